@@ -1,0 +1,1 @@
+"""claimwatch's command line and (later) the standalone OTLP collector."""

@@ -1,0 +1,202 @@
+"""The `claimwatch` command line.
+
+The library raises typed errors; this module turns them into one-line
+messages and exit codes (0 ok, 1 `--fail-on` met, 2 usage or config error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from processors import ConfigError, OutputValidator, load_config
+
+EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
+
+_DESCRIPTION = """\
+claimwatch checks what LLM agents say: it finds claims in agent output
+("X is not installed", "the pipeline is broken", "the user is Iulia"),
+checks them against curated fact registries and gives a verdict
+(pass / flag / block) scaled by the agent's trust.
+"""
+
+_VALIDATE_EPILOG = """\
+examples:
+  claimwatch validate --config claimwatch.yaml --agent worker-1 --trust 10 \\
+      --text "Node.js is not installed."
+  echo "The pipeline is broken." | claimwatch validate --json --fail-on block
+  claimwatch validate --config claimwatch.yaml --jsonl < outputs.jsonl > verdicts.jsonl
+
+--jsonl reads one JSON object per line: {"text": ..., "agent": ..., "trust": ...}
+(agent and trust optional) and writes one result object per line.
+exit codes: 0 ok, 1 a verdict met --fail-on, 2 usage or config error.
+"""
+
+_CHECK_EPILOG = """\
+example:
+  claimwatch check-config claimwatch.yaml
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="claimwatch", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    validate = sub.add_parser(
+        "validate", help="validate agent output text and print the verdict",
+        description="Validate agent output text against the config's detectors and facts.",
+        epilog=_VALIDATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    validate.add_argument("--config", metavar="FILE", help="YAML or JSON config (default: builtin defaults)")
+    validate.add_argument("--agent", metavar="ID", default=None, help="agent id the text came from")
+    validate.add_argument("--trust", metavar="N", type=_trust, default=None, help="agent trust score 0-100")
+    source = validate.add_mutually_exclusive_group()
+    source.add_argument("--text", help="the text to validate (default: read stdin)")
+    source.add_argument("--jsonl", action="store_true", help="batch: JSON lines in, one result per line out")
+    validate.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    validate.add_argument("--fail-on", choices=("block", "flag"), help="exit 1 when a verdict is this or worse")
+    validate.set_defaults(handler=_cmd_validate)
+
+    check = sub.add_parser(
+        "check-config", help="validate a config file and show what it loads",
+        description="Load a config file, report every error with its key path, or summarise what it holds.",
+        epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("file", metavar="FILE")
+    check.add_argument("--json", action="store_true", help="print the summary as JSON")
+    check.set_defaults(handler=_cmd_check_config)
+    return parser
+
+
+def _trust(value: str) -> float:
+    try:
+        score = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"trust must be a number from 0 to 100, got {value!r}") from None
+    if not 0 <= score <= 100:
+        raise argparse.ArgumentTypeError(f"trust must be from 0 to 100, got {value}")
+    return score
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except ConfigError as exc:
+        print(f"claimwatch: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+_RANK = {"pass": 0, "error_fallback": 0, "flag": 1, "block": 2}
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    validator = OutputValidator(load_config(args.config))
+    worst = "pass"
+    if args.jsonl:
+        for number, line in enumerate(sys.stdin, start=1):
+            if not line.strip():
+                continue
+            item = _parse_jsonl(line, number)
+            if item is None:
+                worst = max(worst, "pass", key=_RANK.__getitem__)
+                continue
+            result = validator.validate(item["text"], agent_id=item.get("agent"), trust=item.get("trust"))
+            out = result.to_dict()
+            out["line"] = number
+            print(json.dumps(out, ensure_ascii=False))
+            worst = max(worst, result.verdict, key=_RANK.__getitem__)
+    else:
+        text = args.text if args.text is not None else sys.stdin.read()
+        result = validator.validate(text, agent_id=args.agent, trust=args.trust)
+        print(json.dumps(result.to_dict(), ensure_ascii=False) if args.json else _summary(result))
+        worst = result.verdict
+    if args.fail_on and _RANK[worst] >= _RANK[args.fail_on]:
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def _parse_jsonl(line: str, number: int) -> dict | None:
+    """One input line; a bad line is reported on stderr and skipped, never fatal."""
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as exc:
+        print(f"claimwatch: line {number}: not valid JSON: {exc.msg}", file=sys.stderr)
+        return None
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        print(f'claimwatch: line {number}: expected an object with a string "text"', file=sys.stderr)
+        return None
+    trust = item.get("trust")
+    if trust is not None and (isinstance(trust, bool) or not isinstance(trust, (int, float))):
+        print(f"claimwatch: line {number}: trust must be a number, got {trust!r}", file=sys.stderr)
+        return None
+    return item
+
+
+def _summary(result) -> str:
+    lines = [f"verdict: {result.verdict}" + (f" (skipped: {result.skipped})" if result.skipped else "")]
+    lines.append(f"trust: {result.trust.score:g} ({result.trust.tier})   time: {result.evaluation_us:.0f} us")
+    for check in result.fact_checks:
+        c = check.claim
+        fact = f" [{check.fact_id}]" if check.fact_id else ""
+        lines.append(f"  claim @{c.offset} {c.category}: {c.subject!r} {c.assertion} -> {check.status}{fact}")
+    for claim in result.claims:
+        if claim.category == "self_referential":
+            lines.append(f"  claim @{claim.offset} self_referential: {claim.matched_text!r}")
+    for v in result.violations:
+        lines.append(f"  {v.policy.upper()} ({v.severity}): {v.reason}")
+    if result.error:
+        lines.append(f"  error: {result.error}")
+    return "\n".join(lines)
+
+
+def _cmd_check_config(args: argparse.Namespace) -> int:
+    config = load_config(args.file)
+    validator = OutputValidator(config)
+    v = config.validation
+    summary = {
+        "file": args.file,
+        "config_hash": config.config_hash,
+        "enabled": v.enabled,
+        "detectors": {
+            "builtin": [d.id for d in validator.detectors if d.builtin],
+            "custom": [d.id for d in validator.detectors if not d.builtin],
+        },
+        "registries": [
+            {"id": r.id, "name": r.name, "enabled": r.enabled, "facts": [f.id for f in r.facts]}
+            for r in v.fact_registries
+        ],
+        "overrides": [o.model_dump(by_alias=True, exclude_defaults=True) for o in v.agent_overrides],
+        "exempt": list(v.exempt),
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return EXIT_OK
+    print(f"{args.file}: OK (config hash {summary['config_hash']})")
+    print(f"  validation: {'enabled' if v.enabled else 'disabled'}")
+    print(f"  detectors: {len(summary['detectors']['builtin'])} builtin, {len(summary['detectors']['custom'])} custom"
+          + (f" ({', '.join(summary['detectors']['custom'])})" if summary["detectors"]["custom"] else ""))
+    fact_count = sum(len(r["facts"]) for r in summary["registries"])
+    print(f"  registries: {len(summary['registries'])} with {fact_count} facts")
+    for r in summary["registries"]:
+        state = "" if r["enabled"] else " (disabled)"
+        print(f"    {r['id']}{state}: {', '.join(r['facts']) or 'no facts'}")
+    print(f"  agent overrides: {len(summary['overrides'])}")
+    for o in summary["overrides"]:
+        rest = ", ".join(f"{k}={val}" for k, val in o.items() if k != "agent")
+        print(f"    {o['agent']}: {rest}")
+    if v.exempt:
+        print(f"  exempt agents: {', '.join(v.exempt)}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The validation core: detectors, fact registries, trust-scaled verdicts."""

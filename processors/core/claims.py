@@ -1,0 +1,148 @@
+"""From raw pattern matches to claims: subject, assertion, polarity, confidence, context."""
+
+from __future__ import annotations
+
+import re
+
+from .context import HEDGE_FACTOR, frame_claim
+from .detectors._fragments import NEGATION
+from .model import Claim
+from .patterns import RawMatch
+from .phrases import is_pronoun, normalize_subject, phrase_after, phrase_before
+
+_NEGATION = re.compile(NEGATION, re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+# Words after "is running" that make it an activity, not a state ("running out of memory").
+_NOT_A_STATE = re.compile(r"\s+(?:out\b|late\b|low\b|short\b|behind\b|into\b|away\b|a\b|an\b|the\b|some\b|my\b|our\b)")
+# "there is no need to", "there's no way": idioms, not claims about a thing.
+_IDIOM_SUBJECTS = frozenset(
+    """
+    need way reason point doubt harm chance guarantee difference rush hurry longer more question telling
+    knowing problem problems issue issues worry worries excuse substitute shortage limit time evidence sign
+    indication mention cost charge one luck denying
+    """.split()
+)
+_NON_NAMES = frozenset(
+    "The This That These Those It He She They We I You There Here Everything Nothing Someone Everyone "
+    "Then Now Also But And So Yes No Ok Okay Note Please Thanks Sure Done Next First Finally".split()
+)
+
+
+def build_claim(text: str, raw: RawMatch, original: str | None = None) -> Claim | None:
+    """Turn one match into a claim, or None when the context shows it is not an assertion.
+
+    `text` is the code-masked text the patterns ran on; `original` (same
+    length) is what matched text and subjects are quoted from.
+    """
+    original = text if original is None else original
+    spec = raw.spec
+    if spec.builtin and spec.subject_before and "state" in raw.groups:
+        if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
+            return None
+    located = _subject(text, raw)
+    if located is None:
+        return None
+    subject, role, start = located
+    if original is not text:
+        subject = _requote(original, text, subject, start)
+    frame = frame_claim(text, start, raw.end)
+    if not frame.asserted:
+        return None
+    negative = spec.negative or _negated(raw)
+    confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
+    return Claim(
+        category=spec.category,
+        detector_id=spec.id,
+        matched_text=original[start : raw.end],
+        offset=start,
+        subject=subject,
+        assertion=_assertion(spec.assertion, raw, negative),
+        negative=negative,
+        confidence=round(confidence, 3),
+        role=role,
+    )
+
+
+def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
+    """(subject, role, claim start offset), or None when there is no usable subject."""
+    spec = raw.spec
+    if spec.fixed_subject:
+        return spec.fixed_subject, None, raw.start
+    if spec.name_group:
+        return _name_subject(text, raw)
+    if spec.subject_before:
+        anchor = raw.groups[spec.subject_includes_match_group].start if spec.subject_includes_match_group else raw.start
+        found = phrase_before(text, anchor)
+        if spec.subject_includes_match_group:
+            start = found[1] if found else anchor
+            subject = _SPACES.sub(" ", text[start : raw.groups[spec.subject_includes_match_group].end])
+            return subject, None, start
+        if found is None or (is_pronoun(normalize_subject(found[0])) and spec.builtin):
+            return None
+        return found[0], None, found[1]
+    group = raw.groups.get(spec.subject_group or "subject")
+    if group is None:
+        if spec.builtin:
+            return None
+        return raw.text, None, raw.start
+    subject = group.text
+    if spec.builtin:
+        trimmed = phrase_after(text, group.start, group.end)
+        if trimmed is None:
+            return None
+        subject = trimmed[0]
+        normalized = normalize_subject(subject)
+        if is_pronoun(normalized) or normalized.split(" ")[0] in _IDIOM_SUBJECTS:
+            return None
+    role = None
+    start = raw.start
+    if spec.role_before:
+        found = phrase_before(text, raw.start)
+        if found and not is_pronoun(normalize_subject(found[0])):
+            role, start = found
+    return subject, role, start
+
+
+def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
+    spec = raw.spec
+    name = raw.groups.get(spec.name_group)
+    if name is None:
+        return None
+    if name.text.split(" ")[0] in _NON_NAMES:
+        return None
+    start = name.start if spec.subject_group is None and not spec.role_before else raw.start
+    role = None
+    if spec.role_before:
+        found = phrase_before(text, raw.start)
+        if found and not is_pronoun(normalize_subject(found[0])):
+            role, start = found
+    elif spec.subject_group and spec.subject_group in raw.groups:
+        role = raw.groups[spec.subject_group].text
+    return name.text, role, start
+
+
+def _requote(original: str, masked: str, subject: str, start: int) -> str:
+    """Subjects are found in masked text; quote them from the original when they lie inside it."""
+    at = masked.find(subject, start)
+    return original[at : at + len(subject)] if at >= 0 else subject
+
+
+def _negated(raw: RawMatch) -> bool:
+    group = raw.groups.get(raw.spec.negation_group or "")
+    return bool(group and _NEGATION.search(group.text))
+
+
+def _assertion(template: str, raw: RawMatch, negative: bool) -> str:
+    if "{" not in template:
+        return template
+    values = {name: _SPACES.sub("_", g.text.strip().lower()) for name, g in raw.groups.items()}
+    values["not_"] = "not_" if negative else ""
+    try:
+        return template.format_map(_Default(values))
+    except (ValueError, IndexError):
+        return template
+
+
+class _Default(dict):
+    def __missing__(self, key: str) -> str:
+        return ""

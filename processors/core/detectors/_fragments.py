@@ -1,0 +1,33 @@
+"""Regex fragments shared by the builtin detector families (RE2 syntax).
+
+Builtin patterns match the predicate and, where the subject follows a
+trigger, a bounded window after it. `\\p{L}` is used instead of `\\w`
+because RE2's `\\w` is ASCII-only.
+"""
+
+# A copula, optionally modal or hedged, optionally negated: "is", "isn't",
+# "has not been", "might not be", "doesn't seem to be", "is no longer".
+COPULA = (
+    r"(?P<cop>(?:"
+    r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
+    r"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been"
+    r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?\s+be"
+    r"|(?:seems?|appears?)(?:\s+to\s+be)?"
+    r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"
+    r")"
+    r"(?:\s+(?:not|no\s+longer|never|still\s+not))?"
+    r"(?:\s+(?:currently|actually|really|even|yet|properly|correctly|still|fully|successfully|already|now"
+    r"|definitely|clearly|apparently|probably|completely|totally))?)"
+)
+
+# A word of a name or path: letters, digits and the punctuation names use.
+WORD = r"[\p{L}\p{N}_][\p{L}\p{N}_.@/+#:\-]*"
+QUOTED = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}')"
+# Up to five words (or one quoted phrase) after a trigger; trimmed in Python.
+AFTER = rf"(?P<subject>{QUOTED}|{WORD}(?:[ \t]+{WORD}){{0,4}})"
+# A person's or project's name: capitalised words, or quoted. Case-sensitive.
+NAME = (
+    r"(?P<name>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|'[^'\n]{1,60}'"
+    r"|\p{Lu}[\p{L}\p{M}'’\-]*(?:[ \t]+\p{Lu}[\p{L}\p{M}'’\-]*){0,2})"
+)
+NEGATION = r"\b(?:not|never|no longer|cannot)\b|n't|n’t"

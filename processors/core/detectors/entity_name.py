@@ -1,0 +1,56 @@
+"""Entity names: "the user is Iulia", "a project called Atlas", "Irina reviewed the PR"."""
+
+from ..patterns import DetectorSpec
+from ._fragments import NAME
+
+ROLES = (
+    r"user|person|team\s+member|developer|dev|author|owner|maintainer|creator|manager|lead|partner|boss|reviewer"
+    r"|assignee|founder|co-founder|ceo|cto|cfo|colleague|customer|client|wife|husband|girlfriend|boyfriend"
+    r"|contact|admin|administrator|engineer|designer|architect|requester|reporter|sponsor|stakeholder"
+)
+_ACTIONS = (
+    r"said|says|wrote|created|built|developed|designed|reviewed|approved|merged|asked|mentioned|requested"
+    r"|confirmed|suggested|committed|authored|implemented|reported|decided|owns|maintains"
+)
+
+DETECTORS = (
+    DetectorSpec(
+        id="entity_name.role",
+        category="entity_name",
+        family="entityName",
+        patterns=(
+            rf"\b(?P<subject>(?i:{ROLES}))(?:(?i:'s|’s)\s+(?i:full\s+|first\s+)?(?i:name))?\s+"
+            rf"(?i:is|was|=|is\s+named|is\s+called|named|called)\s+{NAME}",
+        ),
+        assertion="name_reference",
+        name_group="name",
+        case_insensitive=False,
+        confidence=0.9,
+        priority=2,
+    ),
+    DetectorSpec(
+        id="entity_name.called",
+        category="entity_name",
+        family="entityName",
+        patterns=(rf"(?P<cop>\b(?i:(?:is|was|are)\s+)?(?i:named|called|known\s+as|(?:full\s+)?name\s+is))\s+{NAME}",),
+        assertion="name_reference",
+        name_group="name",
+        role_before=True,
+        case_insensitive=False,
+        confidence=0.85,
+    ),
+    DetectorSpec(
+        id="entity_name.actor",
+        category="entity_name",
+        family="entityName",
+        patterns=(
+            rf"(?:^|[.!?]\s+|\n[ \t]*(?:[-*•]\s+)?)(?P<name>\p{{Lu}}\p{{Ll}}+(?:[ \t]+\p{{Lu}}\p{{Ll}}+)?)[ \t]+"
+            rf"(?:(?i:has|had|also|just|already)[ \t]+)?(?i:{_ACTIONS})\b",
+        ),
+        assertion="name_reference",
+        name_group="name",
+        subject_group=None,
+        case_insensitive=False,
+        confidence=0.8,
+    ),
+)

@@ -1,0 +1,47 @@
+"""Self-reference: an agent talking about its own prompt, rules or nature instead of the task."""
+
+from ..patterns import DetectorSpec
+
+DETECTORS = (
+    DetectorSpec(
+        id="self_referential.instructions",
+        category="self_referential",
+        family="selfReferential",
+        patterns=(
+            r"\bmy\s+(?:system\s+prompt|instructions|guidelines|rules|constraints|programming|directives)\s+"
+            r"(?:say|says|tell|tells|instruct|instructs|direct|directs|require|requires|state|states|prevent"
+            r"|prevents|forbid|forbids|prohibit|prohibits|do\s+not\s+allow|don't\s+allow|don’t\s+allow)\b",
+            r"\b(?:according\s+to|based\s+on|as\s+per|per|following)\s+my\s+(?:instructions|system\s+prompt|prompt"
+            r"|guidelines|training|programming|rules)\b",
+            r"\bmy\s+system\s+prompt\b",
+        ),
+        assertion="self_referential",
+        subject_group=None,
+        fixed_subject="self",
+        confidence=0.9,
+    ),
+    DetectorSpec(
+        id="self_referential.identity",
+        category="self_referential",
+        family="selfReferential",
+        patterns=(
+            r"\b(?:I\s+am|I'm|I’m)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?(?:an?\s+)?(?:AI|artificial\s+intelligence"
+            r"|AI\s+assistant|assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent|agent|chatbot|bot)\b",
+            r"\bas\s+an?\s+(?:AI|AI\s+assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent)\b",
+        ),
+        assertion="self_referential",
+        subject_group=None,
+        fixed_subject="self",
+        confidence=0.85,
+    ),
+    DetectorSpec(
+        id="self_referential.tasked",
+        category="self_referential",
+        family="selfReferential",
+        patterns=(r"\bI\s+(?:was|have\s+been|'ve\s+been|’ve\s+been)\s+(?:told|instructed|asked|tasked|programmed)\s+to\b",),
+        assertion="self_referential",
+        subject_group=None,
+        fixed_subject="self",
+        confidence=0.8,
+    ),
+)

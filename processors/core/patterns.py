@@ -1,0 +1,315 @@
+"""Detector specs and the pattern engine that runs them safely and fast.
+
+Detectors are data: a `DetectorSpec` names a category, a few regexes and how
+to turn a match into a claim. Builtin families and user-defined detectors
+share this one type.
+
+Patterns run on RE2 (linear time, so no catastrophic backtracking) whenever
+RE2 can compile them. One `re2.Set` over every pattern tells, in one pass over
+the text, which patterns match at all; only those are run for their groups.
+A user pattern RE2 cannot compile (lookaround, backreferences) runs on the
+`regex` module with a per-run timeout, and is rejected at load time if its
+structure can backtrack catastrophically.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import re2
+import regex
+
+logger = logging.getLogger(__name__)
+
+MAX_PATTERN_LENGTH = 500
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would print parse errors to stderr; we report them ourselves
+
+
+class PatternError(ValueError):
+    """A pattern was rejected at load time; the message names where it came from."""
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorSpec:
+    """One claim detector: the same shape for builtin and custom detectors.
+
+    `assertion` is a template: `{not_}` expands to ``not_`` for a negative
+    claim and any `{group}` to the lowercased text of that named group.
+    The claim is negative when `negative` is true, or when the text of
+    `negation_group` holds a negation ("isn't", "not", "no longer").
+
+    Where the subject comes from, in order: `fixed_subject`; the noun phrase
+    just before the match (`subject_before`, builtins); `name_group` for
+    entity names; else `subject_group` (a named group, or the first capture
+    group when the pattern has no group called ``subject``).
+    """
+
+    id: str
+    category: str
+    patterns: tuple[str, ...]
+    assertion: str
+    subject_group: str | None = "subject"
+    subject_before: bool = False
+    # Also take the phrase before `subject_includes_match_group` as part of the subject.
+    subject_includes_match_group: str | None = None
+    # The phrase before the match is a role/owner ("X doesn't support Y").
+    role_before: bool = False
+    negative: bool = False
+    negation_group: str | None = None
+    confidence: float = 0.8
+    name_group: str | None = None
+    family: str | None = None  # builtinDetectors.<family> switch; None for custom detectors
+    case_insensitive: bool = True
+    fixed_subject: str | None = None
+    # When two claims overlap, the higher priority (more specific) detector wins.
+    priority: int = 1
+    builtin: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RawMatch:
+    """One regex match, engine-neutral."""
+
+    spec: DetectorSpec
+    start: int
+    end: int
+    text: str
+    groups: dict[str, Group]
+
+
+@dataclass(slots=True)
+class _Compiled:
+    spec: DetectorSpec
+    source: str
+    engine: str  # "re2" | "regex"
+    pattern: object
+    names: dict[str, int] = field(default_factory=dict)
+
+
+def compile_pattern(
+    source: str, *, where: str, case_insensitive: bool = True, trusted: bool = False
+) -> tuple[str, object]:
+    """Compile one pattern, RE2 first; raise PatternError naming `where`.
+
+    User patterns are bounded in length. Builtin (`trusted`) patterns may be
+    longer but must compile on RE2, so they can never backtrack.
+    """
+    if not isinstance(source, str) or not source:
+        raise PatternError(f"{where}: pattern must be a non-empty string")
+    if not trusted and len(source) > MAX_PATTERN_LENGTH:
+        raise PatternError(
+            f"{where}: pattern is {len(source)} characters long; the limit is {MAX_PATTERN_LENGTH}"
+        )
+    flagged = f"(?i){source}" if case_insensitive else source
+    try:
+        return "re2", re2.compile(flagged, _RE2_OPTIONS)
+    except re2.error as exc:
+        if trusted:
+            raise PatternError(f"{where}: builtin pattern must compile on RE2: {exc}") from None
+    try:
+        compiled = regex.compile(flagged, regex.V0)
+    except regex.error as exc:
+        raise PatternError(f"{where}: invalid regex {source!r}: {exc}") from None
+    problem = backtracking_risk(source)
+    if problem:
+        raise PatternError(f"{where}: pattern {source!r} can backtrack catastrophically ({problem})")
+    return "regex", compiled
+
+
+def backtracking_risk(source: str) -> str | None:
+    """Return why `source` may backtrack exponentially, or None if its shape is safe.
+
+    Only patterns that fall back to the backtracking engine are checked. The
+    check walks the parsed pattern for an unbounded repeat that contains
+    another unbounded repeat, or an alternation whose branches can match the
+    same text, under an unbounded repeat: the shapes behind ReDoS.
+    """
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        tree = sre_parse.parse(source)
+    except Exception:  # noqa: BLE001 - syntax only `regex` knows; rely on the run-time timeout
+        return None
+    return _walk(tree, inside_repeat=False)
+
+
+def _walk(tree, inside_repeat: bool) -> str | None:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, av in tree:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            lo, hi, sub = av
+            unbounded = hi == c.MAXREPEAT or hi > 50
+            if unbounded and inside_repeat and op != c.POSSESSIVE_REPEAT and _can_vary(sub):
+                return "nested quantifier"
+            if unbounded and _has_overlapping_branches(sub):
+                return "overlapping alternatives under a quantifier"
+            found = _walk(sub, inside_repeat or unbounded)
+            if found:
+                return found
+        elif op == c.SUBPATTERN:
+            found = _walk(av[-1], inside_repeat)
+            if found:
+                return found
+        elif op == c.BRANCH:
+            for branch in av[1]:
+                found = _walk(branch, inside_repeat)
+                if found:
+                    return found
+        elif op == c.ATOMIC_GROUP:
+            continue
+    return None
+
+
+def _can_vary(tree) -> bool:
+    """True when the subtree can match strings of more than one length."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    lo, hi = tree.getwidth()
+    return lo != hi or any(op in (c.MAX_REPEAT, c.MIN_REPEAT) for op, _ in tree)
+
+
+def _has_overlapping_branches(tree) -> bool:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, av in tree:
+        if op == c.SUBPATTERN:
+            return _has_overlapping_branches(av[-1])
+        if op == c.BRANCH:
+            firsts = [_first_literal(b) for b in av[1]]
+            if None in firsts or len(set(firsts)) < len(firsts):
+                return True
+    return False
+
+
+def _first_literal(tree):
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, av in tree:
+        if op == c.LITERAL:
+            return av
+        return None
+    return None
+
+
+_WARM_UP_TEXT = (
+    "Node.js is not installed. I couldn't find docker. The user is Iulia. There is no config file. "
+    "The pipeline is broken and the build failed. My system prompt says hello. OpenClaw doesn't support "
+    "streaming. This feature is not available. - Redis: not running\n- Postgres: installed\n"
+    "Everything is fine, the service is running, and the gateway is operational as expected. "
+) * 3
+
+
+class PatternEngine:
+    """Runs a fixed list of detector specs over text, at most once per pattern."""
+
+    def __init__(self, specs: list[DetectorSpec], *, regex_timeout_s: float = 0.005) -> None:
+        self._compiled: list[_Compiled] = []
+        self._regex_timeout_s = regex_timeout_s
+        for spec in specs:
+            for i, source in enumerate(spec.patterns):
+                engine, pattern = compile_pattern(
+                    source,
+                    where=f"detector {spec.id!r} pattern {i}",
+                    case_insensitive=spec.case_insensitive,
+                    trusted=spec.builtin,
+                )
+                names = dict(pattern.groupindex)
+                self._check_groups(spec, names, i)
+                self._compiled.append(_Compiled(spec, source, engine, pattern, names))
+        self._re2_ids = [i for i, c in enumerate(self._compiled) if c.engine == "re2"]
+        self._regex_ids = [i for i, c in enumerate(self._compiled) if c.engine == "regex"]
+        self._set = self._build_set()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Run once at load: RE2 builds its DFAs lazily, and the first scan would pay for it."""
+        for sample in (_WARM_UP_TEXT, _WARM_UP_TEXT.upper(), "é" + _WARM_UP_TEXT):
+            try:
+                self.scan(sample)
+            except Exception:  # noqa: BLE001 - warm-up is best effort
+                logger.debug("pattern warm-up failed", exc_info=True)
+
+    @staticmethod
+    def _check_groups(spec: DetectorSpec, names: dict[str, int], index: int) -> None:
+        wanted = [spec.name_group, spec.subject_includes_match_group]
+        if spec.subject_group != "subject":
+            wanted.append(spec.subject_group)
+        for group in wanted:
+            if group and group not in names:
+                raise PatternError(f"detector {spec.id!r} pattern {index}: no group named {group!r}")
+
+    def _build_set(self):
+        if not self._re2_ids:
+            return None
+        rset = re2.Set.SearchSet(_RE2_OPTIONS)
+        for i in self._re2_ids:
+            c = self._compiled[i]
+            rset.Add(f"(?i){c.source}" if c.spec.case_insensitive else c.source)
+        rset.Compile()
+        return rset
+
+    @property
+    def pattern_count(self) -> int:
+        return len(self._compiled)
+
+    def scan(self, text: str, deadline: float | None = None) -> tuple[list[RawMatch], list[str], bool]:
+        """Return (matches, ids of patterns that timed out, whether the deadline cut the scan)."""
+        matches: list[RawMatch] = []
+        timed_out: list[str] = []
+        hits = (self._set.Match(text) or []) if self._set is not None else []
+        for set_index in sorted(hits):
+            if deadline is not None and time.perf_counter() > deadline:
+                return matches, timed_out, True
+            matches.extend(self._run_re2(self._compiled[self._re2_ids[set_index]], text))
+        for i in self._regex_ids:
+            if deadline is not None and time.perf_counter() > deadline:
+                return matches, timed_out, True
+            compiled = self._compiled[i]
+            try:
+                matches.extend(self._run_regex(compiled, text))
+            except TimeoutError:
+                timed_out.append(compiled.spec.id)
+                logger.warning("pattern of detector %r timed out and was skipped", compiled.spec.id)
+        return matches, timed_out, False
+
+    @staticmethod
+    def _run_re2(c: _Compiled, text: str) -> list[RawMatch]:
+        out = []
+        for m in c.pattern.finditer(text):
+            groups = {}
+            for name, idx in c.names.items():
+                start, end = m.span(idx)
+                if start >= 0:
+                    groups[name] = Group(start, end, text[start:end])
+            if "subject" not in c.names and c.spec.subject_group == "subject" and m.re.groups >= 1:
+                start, end = m.span(1)
+                if start >= 0:
+                    groups["subject"] = Group(start, end, text[start:end])
+            out.append(RawMatch(c.spec, m.start(), m.end(), m.group(0), groups))
+        return out
+
+    def _run_regex(self, c: _Compiled, text: str) -> list[RawMatch]:
+        out = []
+        for m in c.pattern.finditer(text, timeout=self._regex_timeout_s):
+            groups = {}
+            for name in c.names:
+                start, end = m.span(name)
+                if start >= 0:
+                    groups[name] = Group(start, end, text[start:end])
+            if "subject" not in c.names and c.spec.subject_group == "subject" and c.pattern.groups >= 1:
+                start, end = m.span(1)
+                if start >= 0:
+                    groups["subject"] = Group(start, end, text[start:end])
+            out.append(RawMatch(c.spec, m.start(), m.end(), m.group(0), groups))
+        return out

@@ -1,0 +1,174 @@
+"""Subject phrases: find them next to a predicate, and normalise them for lookup.
+
+Builtin detectors match only the predicate ("is not installed") and take the
+subject from the few words before it (or after a trigger such as "couldn't
+find"). Doing this here, on a short window, keeps the regexes small, which is
+what makes the RE2 set fast, and lets us stop a phrase at words that cannot
+belong to it ("I checked and docker ...").
+"""
+
+from __future__ import annotations
+
+import re
+
+_MAX_WORDS = 5
+_WINDOW = 160
+_QUOTES = {'"': '"', "'": "'", "`": "`", "”": "“", "’": "‘", "»": "«"}
+_OPENING = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "«": "»"}
+
+# Words that end a subject phrase when met while walking away from the predicate.
+_BOUNDARY_WORDS = frozenset(
+    """
+    and or but so because since as that which who whom whose where when while whereas although though
+    if unless whether then than also however therefore thus hence now currently still already yet
+    actually apparently clearly obviously unfortunately sadly indeed just really definitely probably
+    possibly maybe perhaps likely certainly basically essentially otherwise meanwhile instead
+    i we you they he she me us them
+    is are was were be been being am has have had do does did can could will would should may might
+    must shall not no never think believe found noticed confirmed see saw seen says said shows showed
+    reports reported means meaning verified checked noted note looks seems appears turns out
+    to at by from into onto about after before during via per like
+    tells told says said know knew realized realised discovered learned learnt
+    """.split()
+)
+_LEADING_DETERMINERS = frozenset(
+    "the a an this that these those our your my their its his her some any all every each both".split()
+)
+# Subjects that carry no referent: a claim about them cannot be checked.
+PRONOUN_SUBJECTS = frozenset(
+    """
+    it this that these those there they he she we you i which what who something anything nothing
+    one ones here everyone someone anyone nobody someone else thing things stuff
+    """.split()
+)
+# Type nouns that decorate a name ("the docker service", "file config.yaml");
+# fact lookup also tries the name without them.
+_TYPE_NOUNS = frozenset(
+    """
+    service services daemon server package binary binaries cli command tool plugin module library lib app
+    application extension process container feature function file directory folder dir config option
+    setting field parameter method class endpoint key variable repo repository project branch table
+    column image integration api
+    """.split()
+)
+_TOKEN = re.compile(r"\S+")
+_EDGE_PUNCT = "\"'`“”‘’«»*_()[]{}<>,;:!?"
+_TRAILING_STOP = re.compile(r"[.,;:!?)\]]$")
+_BULLET = re.compile(r"^(?:[-*•+>#]+|\d+[.)]|[a-z][.)])$")
+_SPACES = re.compile(r"\s+")
+
+
+def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
+    """The noun phrase that ends just before `pos`, and its start offset.
+
+    Stops at sentence or clause punctuation, at boundary words, at bullets
+    and after five words. A quoted or backticked phrase is taken whole.
+    """
+    end = pos
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    if end == 0:
+        return None
+    closing = text[end - 1]
+    if closing in _QUOTES:
+        quoted = _quoted_before(text, end, closing)
+        if quoted:
+            return quoted
+    window_start = max(0, end - _WINDOW)
+    line_start = text.rfind("\n", window_start, end)
+    window_start = line_start + 1 if line_start >= 0 else window_start
+    tokens = list(_TOKEN.finditer(text, window_start, end))
+    kept: list[re.Match] = []
+    for tok in reversed(tokens):
+        word = tok.group(0)
+        if kept and _TRAILING_STOP.search(word):
+            break
+        bare = word.strip(_EDGE_PUNCT).lower()
+        if not bare or _BULLET.match(word):
+            break
+        if bare in _BOUNDARY_WORDS and not (not kept and bare in PRONOUN_SUBJECTS):
+            break
+        kept.append(tok)
+        if bare in PRONOUN_SUBJECTS or bare in _LEADING_DETERMINERS or len(kept) >= _MAX_WORDS:
+            break
+    if not kept:
+        return None
+    start = kept[-1].start()
+    phrase = text[start:end]
+    # Markdown emphasis or an opening bracket at the front is not part of the name.
+    stripped = phrase.lstrip("*_([{<“\"'")
+    start += len(phrase) - len(stripped)
+    phrase = stripped.rstrip("*_:,")
+    return (phrase, start) if phrase else None
+
+
+def _quoted_before(text: str, end: int, closing: str) -> tuple[str, int] | None:
+    opening = _QUOTES[closing]
+    start = text.rfind(opening, max(0, end - 82), end - 1)
+    if start < 0 or "\n" in text[start:end]:
+        return None
+    inner = text[start + 1 : end - 1]
+    if not inner.strip() or len(inner) > 80:
+        return None
+    return text[start:end], start
+
+
+def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """Trim a subject window captured after a trigger ("couldn't find X on this host")."""
+    raw = text[start:end]
+    if raw[:1] in _OPENING:
+        close = raw.find(_OPENING[raw[0]], 1)
+        if close > 0:
+            return raw[: close + 1], start
+    words: list[str] = []
+    for tok in _TOKEN.finditer(raw):
+        word = tok.group(0)
+        bare = word.strip(_EDGE_PUNCT + ".").lower()
+        if not bare or (bare in _BOUNDARY_WORDS and words) or bare in _AFTER_STOP:
+            break
+        if not words and bare in _LEADING_DETERMINERS:
+            words.append(word)
+            continue
+        words.append(word.rstrip(".,;:!?"))
+        if _TRAILING_STOP.search(word):
+            break
+    phrase = " ".join(words).strip(_EDGE_PUNCT.replace(")", "")) if words else ""
+    return (phrase, start) if phrase else None
+
+
+# Words after a trigger that begin a modifier, not more of the name.
+_AFTER_STOP = frozenset(
+    """
+    on in at anywhere installed running here there for with within inside under anymore any more
+    either yet today now currently available configured enabled defined
+    """.split()
+)
+
+
+def normalize_subject(subject: str) -> str:
+    """Lowercase, strip quotes/markup and leading determiners: the key facts are looked up by."""
+    words = _SPACES.sub(" ", subject.strip(_EDGE_PUNCT + " .")).lower().split(" ")
+    words = [w.strip(_EDGE_PUNCT) for w in words]
+    while len(words) > 1 and words[0] in _LEADING_DETERMINERS:
+        words = words[1:]
+    if words and words[0] in _LEADING_DETERMINERS and len(words) == 1:
+        return ""
+    return " ".join(w for w in words if w).strip(" .")
+
+
+def subject_candidates(normalized: str) -> list[str]:
+    """The subject as written, then without a leading or trailing type noun."""
+    out = [normalized] if normalized else []
+    words = normalized.split(" ")
+    if len(words) > 1 and words[0] in _TYPE_NOUNS:
+        out.append(" ".join(words[1:]))
+    if len(words) > 1 and words[-1] in _TYPE_NOUNS:
+        out.append(" ".join(words[:-1]))
+    for possessive in ("'s", "’s"):
+        if normalized.endswith(possessive):
+            out.append(normalized[: -len(possessive)])
+    return out
+
+
+def is_pronoun(normalized: str) -> bool:
+    return not normalized or normalized in PRONOUN_SUBJECTS

@@ -1,0 +1,205 @@
+"""The validation pipeline: text -> claims -> fact checks -> verdict (RFC-003 §6-§9).
+
+Synchronous, in-memory, no LLM calls. Any internal error fails open with an
+`error_fallback` verdict and a logged error; `validate` never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from .claims import build_claim
+from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
+from .context import mask_code
+from .detectors import builtin_detectors
+from .facts import FactIndex
+from .model import Claim, FactCheck, ValidationResult, Violation
+from .patterns import DetectorSpec, PatternEngine
+from .policy import AgentPolicy, PolicyResolver
+
+logger = logging.getLogger("claimwatch.validation")
+
+_RANK = {"pass": 0, "flag": 1, "block": 2}
+_SEVERITY = {"contradicted": "high", "self_referential": "medium", "unverified": "low"}
+
+
+def custom_spec(detector: CustomDetector) -> DetectorSpec:
+    """A user detector from config, as the same spec type the builtins use."""
+    return DetectorSpec(
+        id=detector.id,
+        category=detector.category,
+        patterns=detector.patterns,
+        assertion=detector.assertion,
+        subject_group=detector.subject_group or "subject",
+        negative=detector.negative,
+        confidence=detector.confidence,
+        builtin=False,
+        fixed_subject="self" if detector.category == "self_referential" else None,
+    )
+
+
+class OutputValidator:
+    """Validates agent output text against detectors, fact registries and trust-scaled policies.
+
+    Build one per config (patterns and facts are compiled here, once) and
+    call `validate` from any thread: it holds no per-call state.
+    """
+
+    def __init__(self, config: ClaimwatchConfig | ValidationConfig | str | os.PathLike | dict | None = None) -> None:
+        if isinstance(config, ValidationConfig):
+            config = ClaimwatchConfig(validation=config)
+        loaded = load_config(config)
+        self.config: ValidationConfig = loaded.validation
+        self.config_hash = loaded.config_hash
+        families = self.config.builtin_detectors.model_dump(by_alias=True)
+        specs = builtin_detectors(families) + [custom_spec(d) for d in self.config.custom_detectors]
+        self.detectors: tuple[DetectorSpec, ...] = tuple(specs)
+        self._engine = PatternEngine(specs, regex_timeout_s=self.config.performance.regex_timeout_ms / 1000)
+        self._facts = FactIndex(self.config.fact_registries)
+        self._policies = PolicyResolver(self.config)
+        self._checkable: dict[frozenset[str], frozenset[str]] = {}
+
+    def validate(self, text: str, agent_id: str | None = None, trust: float | None = None) -> ValidationResult:
+        """Validate one output. Never raises: an internal error gives verdict `error_fallback`."""
+        started = time.perf_counter()
+        agent = agent_id or "unknown"
+        try:
+            return self._validate(text, agent, trust, started)
+        except Exception as exc:  # noqa: BLE001 - fail open (RFC §15.2)
+            logger.exception("output validation failed for agent %r; failing open", agent)
+            return ValidationResult(
+                verdict="error_fallback", claims=(), fact_checks=(), violations=(),
+                evaluation_us=_elapsed_us(started), trust=self._safe_trust(trust), agent_id=agent,
+                error=f"{type(exc).__name__}: {exc}",
+            )
+
+    def detect(self, text: str) -> list[Claim]:
+        """All claims in `text` with every detector, regardless of agent policy."""
+        claims, _, _ = self._detect(text[: self.config.performance.max_text_length], None)
+        return claims
+
+    def _safe_trust(self, trust: float | None):
+        try:
+            return self._policies.trust(trust)
+        except (TypeError, ValueError):
+            return self._policies.trust(None)
+
+    def _validate(self, text: str, agent: str, trust_score: float | None, started: float) -> ValidationResult:
+        trust = self._policies.trust(trust_score)
+        policy = self._policies.resolve(agent, trust)
+        if not isinstance(text, str):
+            text = "" if text is None else str(text)
+
+        def skipped(reason: str) -> ValidationResult:
+            return ValidationResult("pass", (), (), (), _elapsed_us(started), trust, agent, skipped=reason)
+
+        if policy.skipped:
+            return skipped(policy.skipped)
+        if len(text.strip()) < self.config.min_text_length:
+            return skipped("too_short")
+        perf = self.config.performance
+        truncated = len(text) > perf.max_text_length
+        if truncated:
+            text = text[: perf.max_text_length]
+        deadline = started + perf.max_eval_us / 1e6
+        claims, timed_out, bailed = self._detect(text, deadline)
+        if policy.contradiction_only:
+            checkable = self._checkable_categories(policy.registries)
+            claims = [c for c in claims if c.category in checkable]
+        checks, violations = self._judge(claims, policy)
+        verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
+        return ValidationResult(
+            verdict=verdict, claims=tuple(claims), fact_checks=tuple(checks), violations=tuple(violations),
+            evaluation_us=_elapsed_us(started), trust=trust, agent_id=agent, truncated=truncated,
+            bailed_out=bailed, patterns_timed_out=tuple(timed_out),
+        )
+
+    def _detect(self, text: str, deadline: float | None) -> tuple[list[Claim], list[str], bool]:
+        masked = mask_code(text)
+        raw, timed_out, bailed = self._engine.scan(masked, deadline)
+        if not raw:
+            return [], timed_out, bailed
+        found: list[Claim] = []
+        for match in raw:
+            if deadline is not None and time.perf_counter() > deadline:
+                bailed = True
+                break
+            claim = build_claim(masked, match, original=text)
+            if claim is not None:
+                found.append((match.spec.priority, claim))
+        return _dedupe(found, self.config.performance.max_claims_per_output), timed_out, bailed
+
+    def _checkable_categories(self, registries: frozenset[str]) -> frozenset[str]:
+        cached = self._checkable.get(registries)
+        if cached is None:
+            by_registry = self._facts.categories_by_registry
+            cached = frozenset(c for r in registries for c in by_registry.get(r, ()))
+            self._checkable[registries] = cached
+        return cached
+
+    def _judge(self, claims: list[Claim], policy: AgentPolicy) -> tuple[list[FactCheck], list[Violation]]:
+        checks: list[FactCheck] = []
+        violations: list[Violation] = []
+        now = time.time()
+        for claim in claims:
+            if claim.category == "self_referential":
+                violation = self._violation(
+                    claim, policy.self_referential, "self_referential",
+                    "self-referential: the agent talks about its own instructions or nature",
+                )
+            else:
+                check = self._facts.check(claim, policy.registries, now) if policy.registries else FactCheck(
+                    claim, "no_fact_found"
+                )
+                checks.append(check)
+                violation = self._violation_for_check(check, policy)
+            if violation is not None:
+                violations.append(violation)
+        return checks, violations
+
+    def _violation_for_check(self, check: FactCheck, policy: AgentPolicy) -> Violation | None:
+        claim = check.claim
+        if check.status == "confirmed":
+            return None
+        if check.status == "contradicted":
+            reason = f"contradicts fact {check.fact_id!r}: expected {check.expected}, claimed {check.claimed}"
+            return self._violation(claim, policy.contradiction, "contradicted", reason, check)
+        if check.status == "expired_fact":
+            reason = f"unverified: fact {check.fact_id!r} has expired"
+        else:
+            reason = f"unverified: no fact covers {claim.subject!r}"
+        return self._violation(claim, policy.unverified, "unverified", reason, check)
+
+    def _violation(
+        self, claim: Claim, action: str, kind: str, reason: str, check: FactCheck | None = None
+    ) -> Violation | None:
+        if action == "ignore":
+            return None
+        threshold = self.config.block_min_confidence
+        if action == "block" and claim.confidence < threshold:
+            action = "flag"
+            reason += f" (confidence {claim.confidence:.2f} is below {threshold:.2f}: flagged, not blocked)"
+        return Violation(
+            claim=claim, reason=reason, severity=_SEVERITY[kind], policy=action,  # type: ignore[arg-type]
+            fact_id=check.fact_id if check else None, expected=check.expected if check else None,
+            fact_status=check.status if check else None,
+        )
+
+
+def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
+    """Drop claims that overlap a more specific (or earlier) claim; keep text order."""
+    found.sort(key=lambda pc: (-pc[0], pc[1].offset, -len(pc[1].matched_text)))
+    kept: list[Claim] = []
+    for _, claim in found:
+        end = claim.offset + len(claim.matched_text)
+        if any(claim.offset < k.offset + len(k.matched_text) and k.offset < end for k in kept):
+            continue
+        kept.append(claim)
+    kept.sort(key=lambda c: c.offset)
+    return kept[:limit]
+
+
+def _elapsed_us(started: float) -> float:
+    return (time.perf_counter() - started) * 1e6
