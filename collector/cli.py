@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from processors import ConfigError, OutputValidator, load_config
 
@@ -48,9 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     validate = sub.add_parser(
-        "validate", help="validate agent output text and print the verdict",
+        "validate",
+        help="validate agent output text and print the verdict",
         description="Validate agent output text against the config's detectors and facts.",
-        epilog=_VALIDATE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_VALIDATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     validate.add_argument("--config", metavar="FILE", help="YAML or JSON config (default: builtin defaults)")
     validate.add_argument("--agent", metavar="ID", default=None, help="agent id the text came from")
@@ -63,9 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     validate.set_defaults(handler=_cmd_validate)
 
     check = sub.add_parser(
-        "check-config", help="validate a config file and show what it loads",
+        "check-config",
+        help="validate a config file and show what it loads",
         description="Load a config file, report every error with its key path, or summarise what it holds.",
-        epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("file", metavar="FILE")
     check.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -182,8 +186,10 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"{args.file}: OK (config hash {summary['config_hash']})")
     print(f"  validation: {'enabled' if v.enabled else 'disabled'}")
-    print(f"  detectors: {len(summary['detectors']['builtin'])} builtin, {len(summary['detectors']['custom'])} custom"
-          + (f" ({', '.join(summary['detectors']['custom'])})" if summary["detectors"]["custom"] else ""))
+    print(
+        f"  detectors: {len(summary['detectors']['builtin'])} builtin, {len(summary['detectors']['custom'])} custom"
+        + (f" ({', '.join(summary['detectors']['custom'])})" if summary["detectors"]["custom"] else "")
+    )
     fact_count = sum(len(r["facts"]) for r in summary["registries"])
     print(f"  registries: {len(summary['registries'])} with {fact_count} facts")
     for r in summary["registries"]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from datetime import datetime, timezone
+import re
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
@@ -88,7 +89,7 @@ class Fact(_Model):
     updated_at: datetime | None = None
 
     @model_validator(mode="after")
-    def _check_subject(self) -> "Fact":
+    def _check_subject(self) -> Fact:
         if self.subject_is_regex:
             try:
                 compile_pattern(self.subject, where="subject")
@@ -188,10 +189,10 @@ class ValidationConfig(_Model):
     performance: Performance = Performance()
 
     @model_validator(mode="after")
-    def _check_references(self) -> "ValidationConfig":
-        _unique("factRegistries", [r.id for r in self.fact_registries])
-        _unique("fact id", [f.id for r in self.fact_registries for f in r.facts])
-        _unique("customDetectors", [d.id for d in self.custom_detectors])
+    def _check_references(self) -> ValidationConfig:
+        _unique("factRegistries", "id", [r.id for r in self.fact_registries])
+        _unique("factRegistries", "fact id", [f.id for r in self.fact_registries for f in r.facts])
+        _unique("customDetectors", "id", [d.id for d in self.custom_detectors])
         known = {r.id for r in self.fact_registries}
         for i, override in enumerate(self.agent_overrides):
             for key in ("additional_registries", "exclude_registries"):
@@ -204,11 +205,11 @@ class ValidationConfig(_Model):
         return self
 
 
-def _unique(what: str, ids: list[str]) -> None:
+def _unique(key: str, what: str, ids: list[str]) -> None:
     seen: set[str] = set()
     for ident in ids:
         if ident in seen:
-            raise ValueError(f"duplicate {what} {ident!r}")
+            raise ValueError(f"{key}: duplicate {what} {ident!r}")
         seen.add(ident)
 
 
@@ -251,7 +252,9 @@ def _parse(raw_text: str, path: Path) -> Any:
         try:
             return json.loads(raw_text) if raw_text.strip() else {}
         except json.JSONDecodeError as exc:
-            raise ConfigError(str(path), [("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]) from None
+            raise ConfigError(
+                str(path), [("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+            ) from None
     import yaml
 
     try:
@@ -303,6 +306,7 @@ def _describe(err: dict, data: Any) -> tuple[str, str]:
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     message = err["msg"].removeprefix("Value error, ")
+    path, message = _merge_subpath(path, message)
     if err["type"] == "extra_forbidden":
         message = "unknown key"
     if err["type"] not in ("missing",) and "input" in err and not isinstance(err["input"], (dict, list)):
@@ -310,5 +314,15 @@ def _describe(err: dict, data: Any) -> tuple[str, str]:
     return path, message
 
 
-def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
+_SUBPATH = re.compile(r"^([A-Za-z_][\w]*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): (.*)$", re.S)
+
+
+def _merge_subpath(path: str, message: str) -> tuple[str, str]:
+    """Our validators say "patterns[0]: bad ..."; fold that into the key path the user reads."""
+    while (m := _SUBPATH.match(message)) is not None:
+        sub, message = m.group(1), m.group(2)
+        last = path.rsplit(".", 1)[-1]
+        if last == sub.split("[", 1)[0]:
+            path = path[: len(path) - len(last)].rstrip(".")
+        path = f"{path}.{sub}" if path else sub
+    return path, message

@@ -129,10 +129,8 @@ def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
 
 
 def _last_clause(prefix: str) -> str:
-    last = None
-    for last in _CLAUSE_BREAK.finditer(prefix):
-        pass
-    return prefix[last.end() :] if last else prefix
+    ends = [m.end() for m in _CLAUSE_BREAK.finditer(prefix)]
+    return prefix[ends[-1] :] if ends else prefix
 
 
 def _next_nonspace(text: str, pos: int) -> str:

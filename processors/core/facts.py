@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import UTC
 
 import re2
 
 from .config import Fact, FactRegistry
 from .model import Claim, FactCheck
-from .patterns import compile_pattern
+from .patterns import compile_pattern, set_matches
 from .phrases import normalize_subject, subject_candidates
 
 _OPTIONS = re2.Options()
@@ -57,13 +57,11 @@ class FactIndex:
 
     def lookup(self, category: str, subject: str, registries: frozenset[str]) -> list[IndexedFact]:
         """Facts of `category` in `registries` whose subject matches, in config order."""
-        found: list[IndexedFact] = [
-            f for f in self._exact.get((category, subject), ()) if f.registry_id in registries
-        ]
+        found: list[IndexedFact] = [f for f in self._exact.get((category, subject), ()) if f.registry_id in registries]
         entries = self._regex.get(category)
         if entries:
             rset = self._sets.get(category)
-            hits = set(rset.Match(subject)) if rset is not None else set()
+            hits = set(set_matches(rset, subject)) if rset is not None else set()
             for i, (indexed, pattern, engine) in enumerate(entries):
                 if indexed.registry_id not in registries:
                     continue
@@ -117,7 +115,7 @@ def _expiry(fact: Fact, loaded_at: float) -> float | None:
     if base is None:
         return loaded_at + fact.ttl_seconds
     if base.tzinfo is None:
-        base = base.replace(tzinfo=timezone.utc)
+        base = base.replace(tzinfo=UTC)
     return base.timestamp() + fact.ttl_seconds
 
 
@@ -142,10 +140,34 @@ def _claimed(claim: Claim) -> str:
 # --- comparing a claim's assertion with a fact's value -------------------------------------------
 
 _POSITIVE_STATES = {
-    "running": {"running", "active", "started", "installed", "present", "available", "found", "detected",
-                "loaded", "listening", "deployed", "exists", "up", "reachable", "accessible"},
-    "installed": {"installed", "present", "found", "detected", "available", "exists", "in_place",
-                  "on_the_path", "on_path"},
+    "running": {
+        "running",
+        "active",
+        "started",
+        "installed",
+        "present",
+        "available",
+        "found",
+        "detected",
+        "loaded",
+        "listening",
+        "deployed",
+        "exists",
+        "up",
+        "reachable",
+        "accessible",
+    },
+    "installed": {
+        "installed",
+        "present",
+        "found",
+        "detected",
+        "available",
+        "exists",
+        "in_place",
+        "on_the_path",
+        "on_path",
+    },
     "configured": {"configured", "set_up", "setup", "present", "in_place", "initialized", "initialised"},
     "enabled": {"enabled", "active", "configured", "on"},
     "deployed": {"deployed", "installed", "present", "available", "found", "exists"},
@@ -160,14 +182,52 @@ _NEGATIVE_STATES = {
     "missing": {"installed", "present", "found", "exists", "running"},
     "not_configured": {"configured", "set_up", "setup"},
 }
-_FAILING = {"broken", "down", "failing", "crashed", "dead", "offline", "unreachable", "unresponsive",
-            "unhealthy", "erroring", "hanging", "stuck", "red", "not_working", "not_responding",
-            "out_of_service", "failed", "timed_out", "errored", "errored_out", "went_down", "keeps_failing",
-            "keep_failing", "keeps_crashing", "keep_crashing", "in_a_crash_loop", "crashlooping",
-            "crash-looping"}
+_FAILING = {
+    "broken",
+    "down",
+    "failing",
+    "crashed",
+    "dead",
+    "offline",
+    "unreachable",
+    "unresponsive",
+    "unhealthy",
+    "erroring",
+    "hanging",
+    "stuck",
+    "red",
+    "not_working",
+    "not_responding",
+    "out_of_service",
+    "failed",
+    "timed_out",
+    "errored",
+    "errored_out",
+    "went_down",
+    "keeps_failing",
+    "keep_failing",
+    "keeps_crashing",
+    "keep_crashing",
+    "in_a_crash_loop",
+    "crashlooping",
+    "crash-looping",
+}
 _HARD_DOWN = {"down", "crashed", "dead", "offline", "unreachable", "out_of_service", "went_down"}
-_HEALTHY = {"up", "operational", "working", "healthy", "green", "passing", "online", "stable",
-            "up_and_running", "working_fine", "passed", "succeeded", "running"}
+_HEALTHY = {
+    "up",
+    "operational",
+    "working",
+    "healthy",
+    "green",
+    "passing",
+    "online",
+    "stable",
+    "up_and_running",
+    "working_fine",
+    "passed",
+    "succeeded",
+    "running",
+}
 
 
 def compare(claim: Claim, fact: Fact) -> tuple[str, str] | None:
@@ -178,8 +238,11 @@ def compare(claim: Claim, fact: Fact) -> tuple[str, str] | None:
         return _compare_name(claim, value)
     base, negative = _split(claim)
     if kind == "exists":
-        return _polar(not negative if base in _EXISTENCE_WORDS else None, value.exists,
-                      "exists" if value.exists else "does not exist")
+        return _polar(
+            not negative if base in _EXISTENCE_WORDS else None,
+            value.exists,
+            "exists" if value.exists else "does not exist",
+        )
     if kind == "capability":
         claimed = (not negative) if base in ("supported", "available", "enabled", "implemented", "possible") else None
         return _polar(claimed, value.supported, "supported" if value.supported else "not supported")
@@ -190,8 +253,20 @@ def compare(claim: Claim, fact: Fact) -> tuple[str, str] | None:
     return None
 
 
-_EXISTENCE_WORDS = {"exists", "found", "present", "installed", "available", "detected", "supported",
-                    "implemented", "deployed", "in_place", "missing", "absent"}
+_EXISTENCE_WORDS = {
+    "exists",
+    "found",
+    "present",
+    "installed",
+    "available",
+    "detected",
+    "supported",
+    "implemented",
+    "deployed",
+    "in_place",
+    "missing",
+    "absent",
+}
 
 
 def _split(claim: Claim) -> tuple[str, bool]:

@@ -28,6 +28,11 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # RE2 would print parse errors to stderr; we report them ourselves
 
 
+def set_matches(rset, text: str) -> list[int]:
+    """Indices of the patterns of an `re2.Set` that match; the binding returns None for none."""
+    return rset.Match(text) or []
+
+
 class PatternError(ValueError):
     """A pattern was rejected at load time; the message names where it came from."""
 
@@ -107,9 +112,7 @@ def compile_pattern(
     if not isinstance(source, str) or not source:
         raise PatternError(f"{where}: pattern must be a non-empty string")
     if not trusted and len(source) > MAX_PATTERN_LENGTH:
-        raise PatternError(
-            f"{where}: pattern is {len(source)} characters long; the limit is {MAX_PATTERN_LENGTH}"
-        )
+        raise PatternError(f"{where}: pattern is {len(source)} characters long; the limit is {MAX_PATTERN_LENGTH}")
     flagged = f"(?i){source}" if case_insensitive else source
     try:
         return "re2", re2.compile(flagged, _RE2_OPTIONS)
@@ -117,7 +120,7 @@ def compile_pattern(
         if trusted:
             raise PatternError(f"{where}: builtin pattern must compile on RE2: {exc}") from None
     try:
-        compiled = regex.compile(flagged, regex.V0)
+        compiled = regex.compile(source, regex.V0 | (regex.IGNORECASE if case_insensitive else 0))
     except regex.error as exc:
         raise PatternError(f"{where}: invalid regex {source!r}: {exc}") from None
     problem = backtracking_risk(source)
@@ -138,7 +141,7 @@ def backtracking_risk(source: str) -> str | None:
         from re import _parser as sre_parse  # type: ignore[attr-defined]
 
         tree = sre_parse.parse(source)
-    except Exception:  # noqa: BLE001 - syntax only `regex` knows; rely on the run-time timeout
+    except Exception:
         return None
     return _walk(tree, inside_repeat=False)
 
@@ -148,9 +151,9 @@ def _walk(tree, inside_repeat: bool) -> str | None:
 
     for op, av in tree:
         if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-            lo, hi, sub = av
+            _lo, hi, sub = av
             unbounded = hi == c.MAXREPEAT or hi > 50
-            if unbounded and inside_repeat and op != c.POSSESSIVE_REPEAT and _can_vary(sub):
+            if unbounded and inside_repeat and op != c.POSSESSIVE_REPEAT:
                 return "nested quantifier"
             if unbounded and _has_overlapping_branches(sub):
                 return "overlapping alternatives under a quantifier"
@@ -169,14 +172,6 @@ def _walk(tree, inside_repeat: bool) -> str | None:
         elif op == c.ATOMIC_GROUP:
             continue
     return None
-
-
-def _can_vary(tree) -> bool:
-    """True when the subtree can match strings of more than one length."""
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    lo, hi = tree.getwidth()
-    return lo != hi or any(op in (c.MAX_REPEAT, c.MIN_REPEAT) for op, _ in tree)
 
 
 def _has_overlapping_branches(tree) -> bool:
@@ -237,7 +232,7 @@ class PatternEngine:
         for sample in (_WARM_UP_TEXT, _WARM_UP_TEXT.upper(), "é" + _WARM_UP_TEXT):
             try:
                 self.scan(sample)
-            except Exception:  # noqa: BLE001 - warm-up is best effort
+            except Exception:
                 logger.debug("pattern warm-up failed", exc_info=True)
 
     @staticmethod
@@ -267,7 +262,7 @@ class PatternEngine:
         """Return (matches, ids of patterns that timed out, whether the deadline cut the scan)."""
         matches: list[RawMatch] = []
         timed_out: list[str] = []
-        hits = (self._set.Match(text) or []) if self._set is not None else []
+        hits = set_matches(self._set, text) if self._set is not None else []
         for set_index in sorted(hits):
             if deadline is not None and time.perf_counter() > deadline:
                 return matches, timed_out, True

@@ -29,6 +29,8 @@ _BOUNDARY_WORDS = frozenset(
     reports reported means meaning verified checked noted note looks seems appears turns out
     to at by from into onto about after before during via per like
     tells told says said know knew realized realised discovered learned learnt
+    sure ensure ensures verify check confirm make makes please try consider remember wait test determine
+    assume suppose expect expected hope hoping guess suspect wonder wondering whether
     """.split()
 )
 _LEADING_DETERMINERS = frozenset(
@@ -167,6 +169,9 @@ def subject_candidates(normalized: str) -> list[str]:
     for possessive in ("'s", "’s"):
         if normalized.endswith(possessive):
             out.append(normalized[: -len(possessive)])
+    # Last, the head noun of a short phrase: "the ci pipeline" is about "pipeline".
+    if 1 < len(words) <= 3 and words[-1] not in _TYPE_NOUNS and words[-1] not in out:
+        out.append(words[-1])
     return out
 
 

@@ -67,11 +67,16 @@ class OutputValidator:
         agent = agent_id or "unknown"
         try:
             return self._validate(text, agent, trust, started)
-        except Exception as exc:  # noqa: BLE001 - fail open (RFC §15.2)
+        except Exception as exc:
             logger.exception("output validation failed for agent %r; failing open", agent)
             return ValidationResult(
-                verdict="error_fallback", claims=(), fact_checks=(), violations=(),
-                evaluation_us=_elapsed_us(started), trust=self._safe_trust(trust), agent_id=agent,
+                verdict="error_fallback",
+                claims=(),
+                fact_checks=(),
+                violations=(),
+                evaluation_us=_elapsed_us(started),
+                trust=self._safe_trust(trust),
+                agent_id=agent,
                 error=f"{type(exc).__name__}: {exc}",
             )
 
@@ -111,9 +116,16 @@ class OutputValidator:
         checks, violations = self._judge(claims, policy)
         verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
         return ValidationResult(
-            verdict=verdict, claims=tuple(claims), fact_checks=tuple(checks), violations=tuple(violations),
-            evaluation_us=_elapsed_us(started), trust=trust, agent_id=agent, truncated=truncated,
-            bailed_out=bailed, patterns_timed_out=tuple(timed_out),
+            verdict=verdict,
+            claims=tuple(claims),
+            fact_checks=tuple(checks),
+            violations=tuple(violations),
+            evaluation_us=_elapsed_us(started),
+            trust=trust,
+            agent_id=agent,
+            truncated=truncated,
+            bailed_out=bailed,
+            patterns_timed_out=tuple(timed_out),
         )
 
     def _detect(self, text: str, deadline: float | None) -> tuple[list[Claim], list[str], bool]:
@@ -146,12 +158,16 @@ class OutputValidator:
         for claim in claims:
             if claim.category == "self_referential":
                 violation = self._violation(
-                    claim, policy.self_referential, "self_referential",
+                    claim,
+                    policy.self_referential,
+                    "self_referential",
                     "self-referential: the agent talks about its own instructions or nature",
                 )
             else:
-                check = self._facts.check(claim, policy.registries, now) if policy.registries else FactCheck(
-                    claim, "no_fact_found"
+                check = (
+                    self._facts.check(claim, policy.registries, now)
+                    if policy.registries
+                    else FactCheck(claim, "no_fact_found")
                 )
                 checks.append(check)
                 violation = self._violation_for_check(check, policy)
@@ -182,8 +198,12 @@ class OutputValidator:
             action = "flag"
             reason += f" (confidence {claim.confidence:.2f} is below {threshold:.2f}: flagged, not blocked)"
         return Violation(
-            claim=claim, reason=reason, severity=_SEVERITY[kind], policy=action,  # type: ignore[arg-type]
-            fact_id=check.fact_id if check else None, expected=check.expected if check else None,
+            claim=claim,
+            reason=reason,
+            severity=_SEVERITY[kind],
+            policy=action,  # type: ignore[arg-type]
+            fact_id=check.fact_id if check else None,
+            expected=check.expected if check else None,
             fact_status=check.status if check else None,
         )
 

@@ -38,7 +38,9 @@ DETECTORS = (
         id="self_referential.tasked",
         category="self_referential",
         family="selfReferential",
-        patterns=(r"\bI\s+(?:was|have\s+been|'ve\s+been|’ve\s+been)\s+(?:told|instructed|asked|tasked|programmed)\s+to\b",),
+        patterns=(
+            r"\bI\s+(?:was|have\s+been|'ve\s+been|’ve\s+been)\s+(?:told|instructed|asked|tasked|programmed)\s+to\b",
+        ),
         assertion="self_referential",
         subject_group=None,
         fixed_subject="self",

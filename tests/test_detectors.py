@@ -1,0 +1,212 @@
+"""Claim detection: what is a claim, with which subject and assertion, and what is not."""
+
+from __future__ import annotations
+
+import pytest
+
+# text, category, subject, assertion, negative
+CLAIMS = [
+    # RFC §4.4.1 system state
+    ("Node.js is not installed", "system_state", "Node.js", "not_installed", True),
+    ("The service is running fine", "system_state", "The service", "running", False),
+    ("I couldn't find docker", "system_state", "docker", "not_found", True),
+    ("Redis isn't running on this host.", "system_state", "Redis", "not_running", True),
+    ("PostgreSQL was not configured for SSL.", "system_state", "PostgreSQL", "not_configured", True),
+    ("The docker daemon is no longer running.", "system_state", "The docker daemon", "not_running", True),
+    ("Kubectl has not been installed yet.", "system_state", "Kubectl", "not_installed", True),
+    ('The "payments worker" is not running.', "system_state", '"payments worker"', "not_running", True),
+    ("`ripgrep` is not installed.", "system_state", "`ripgrep`", "not_installed", True),
+    ("After checking, nginx isn’t running.", "system_state", "nginx", "not_running", True),
+    ("I was unable to locate the terraform binary.", "system_state", "terraform binary", "not_found", True),
+    # RFC §4.4.2 entity names
+    ("The user is Iulia", "entity_name", "Iulia", "name_reference", False),
+    ("The project is called Atlas.", "entity_name", "Atlas", "name_reference", False),
+    ("Her name is Irina.", "entity_name", "Irina", "name_reference", False),
+    ("Irina reviewed the pull request.", "entity_name", "Irina", "name_reference", False),
+    ('The maintainer is "Albert Hild".', "entity_name", '"Albert Hild"', "name_reference", False),
+    # RFC §4.4.3 existence
+    ("Feature Y doesn't exist", "existence", "Feature Y", "not_exists", True),
+    ("There is no config file for the gateway.", "existence", "config file", "not_exists", True),
+    ("The timeout option is missing.", "existence", "The timeout option", "not_exists", True),
+    ("We don't have a staging environment.", "existence", "staging environment", "not_exists", True),
+    ("The export endpoint already exists.", "existence", "The export endpoint", "exists", False),
+    # RFC §4.4.4 operational status
+    ("Pipeline is broken", "operational_status", "Pipeline", "broken", False),
+    ("The build failed.", "operational_status", "The build", "failed", False),
+    ("All services are down.", "operational_status", "All services", "down", False),
+    ("Everything is broken.", "operational_status", "Everything", "broken", False),
+    ("The database was unreachable during the deploy.", "operational_status", "The database", "unreachable", False),
+    ("The deploy timed out.", "operational_status", "The deploy", "timed_out", False),
+    ("The gateway is operational.", "operational_status", "The gateway", "operational", False),
+    # capability
+    ("OpenClaw doesn't support streaming.", "capability", "streaming", "not_supported", True),
+    ("This feature is not available.", "capability", "This feature", "not_supported", True),
+    ("Batch mode is not supported.", "capability", "Batch mode", "not_supported", True),
+    # RFC §4.4.5 self-reference
+    ("My system prompt says I should only summarise.", "self_referential", "self", "self_referential", False),
+    ("According to my instructions, I cannot do that.", "self_referential", "self", "self_referential", False),
+    ("I'm an AI assistant, so I cannot browse.", "self_referential", "self", "self_referential", False),
+    ("I was instructed to avoid the database.", "self_referential", "self", "self_referential", False),
+]
+
+
+@pytest.mark.parametrize(("text", "category", "subject", "assertion", "negative"), CLAIMS)
+def test_claim_is_detected_when_text_asserts_it(validator, text, category, subject, assertion, negative):
+    claims = validator.detect(text)
+    assert len(claims) == 1, [(c.detector_id, c.matched_text) for c in claims]
+    claim = claims[0]
+    assert (claim.category, claim.subject, claim.assertion, claim.negative) == (
+        category,
+        subject,
+        assertion,
+        negative,
+    )
+    assert text[claim.offset : claim.offset + len(claim.matched_text)] == claim.matched_text
+    assert claim.subject in claim.matched_text or claim.subject == "self"
+
+
+# Not assertions: questions, conditionals, suggestions, instructions, intents, code.
+NOT_CLAIMS = [
+    "Is Docker running?",
+    "Is the pipeline broken right now?",
+    "Docker is running, right?",
+    "If the pipeline is broken, restart the runner.",
+    "If you see this error, the service is down and you should page someone.",
+    "Unless Node.js is installed, the script will fail to start.",
+    "You might want to install X",
+    "You may want to check whether Redis is running.",
+    "Make sure Docker is running before you start.",
+    "Please ensure the database is configured.",
+    "Ensure that nginx is not running on port 80.",
+    "Let me check whether X is installed.",
+    "I'll verify that the service is running.",
+    "I need to confirm the build failed before retrying.",
+    "Run `systemctl status docker` to see if docker is running.",
+    "```\n$ node --version\nbash: node: command not found\nNode.js is not installed\n```",
+    "The script prints `ERROR: service is down` when it cannot connect.",
+    "Once the database is running, apply the migrations.",
+    "It is not installed.",
+    "There is no need to restart the server.",
+    "There's no way to tell from the logs alone.",
+    "The team is running out of time before the release.",
+    "We're running the migration now.",
+    "Not that the build failed; it was cancelled.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_CLAIMS)
+def test_no_claim_when_text_does_not_assert(validator, text):
+    claims = validator.detect(text)
+    assert claims == [], [(c.detector_id, c.matched_text) for c in claims]
+
+
+HEDGED = [
+    "It seems Docker is not running.",
+    "Redis might not be installed.",
+    "The pipeline is probably broken.",
+    "I think the gateway is down.",
+    "Docker doesn't appear to be running.",
+]
+
+
+@pytest.mark.parametrize("text", HEDGED)
+def test_hedged_claim_has_confidence_below_block_threshold(validator, text):
+    claims = validator.detect(text)
+    assert len(claims) == 1, [(c.detector_id, c.matched_text) for c in claims]
+    assert claims[0].confidence < 0.8
+
+
+def test_several_claims_in_one_text_are_all_found(validator):
+    text = (
+        "Status report:\n"
+        "- Redis: not running\n"
+        "- Postgres: installed\n"
+        "* **Node.js**: not installed\n\n"
+        "Also, the pipeline is broken and the user is Iulia. I couldn't find docker."
+    )
+    claims = validator.detect(text)
+    found = [(c.subject, c.assertion) for c in claims]
+    assert found == [
+        ("Redis", "not_running"),
+        ("Postgres", "installed"),
+        ("Node.js", "not_installed"),
+        ("the pipeline", "broken"),
+        ("Iulia", "name_reference"),
+        ("docker", "not_found"),
+    ]
+    offsets = [c.offset for c in claims]
+    assert offsets == sorted(offsets)
+
+
+def test_compound_subjects_keep_the_noun_phrase(validator):
+    claims = validator.detect("I checked the logs and the docker service is not running.")
+    assert [(c.subject, c.assertion) for c in claims] == [("the docker service", "not_running")]
+
+
+def test_claim_after_a_question_in_the_same_text_is_still_found(validator):
+    claims = validator.detect("Is Docker running? I checked: Docker is not running.")
+    assert [(c.subject, c.assertion) for c in claims] == [("Docker", "not_running")]
+
+
+def test_assertion_after_a_conditional_clause_in_another_sentence_is_found(validator):
+    claims = validator.detect("If you restart it, it will recover. The gateway is down.")
+    assert [(c.subject, c.assertion) for c in claims] == [("The gateway", "down")]
+
+
+def test_non_ascii_subjects_are_kept_whole(validator):
+    claims = validator.detect("Der Dienst Zürich-Gateway — and Zürich-Gateway is not running.")
+    assert [c.subject for c in claims] == ["Zürich-Gateway"]
+
+
+def test_builtin_family_can_be_switched_off():
+    from processors import OutputValidator
+
+    v = OutputValidator({"validation": {"builtinDetectors": {"selfReferential": False}}})
+    assert v.detect("My system prompt says hello.") == []
+    assert v.detect("Docker is not running.") != []
+
+
+def test_custom_detector_runs_like_a_builtin():
+    from processors import OutputValidator
+
+    v = OutputValidator(
+        {
+            "validation": {
+                "customDetectors": [
+                    {
+                        "id": "ticket-closed",
+                        "category": "existence",
+                        "patterns": [r"ticket (?P<subject>[A-Z]+-\d+) (?:was|is) closed"],
+                        "subjectGroup": "subject",
+                        "assertion": "closed",
+                        "negative": False,
+                        "confidence": 0.9,
+                    }
+                ]
+            }
+        }
+    )
+    claims = v.detect("FYI ticket OPS-42 was closed yesterday.")
+    assert [(c.detector_id, c.subject, c.assertion, c.confidence) for c in claims] == [
+        ("ticket-closed", "OPS-42", "closed", 0.9)
+    ]
+
+
+def test_custom_detector_defaults_to_first_capture_group():
+    from processors import OutputValidator
+
+    v = OutputValidator(
+        {
+            "validation": {
+                "customDetectors": [
+                    {
+                        "id": "quota",
+                        "category": "system_state",
+                        "patterns": [r"quota for (\w+) is exhausted"],
+                        "assertion": "exhausted",
+                    }
+                ]
+            }
+        }
+    )
+    assert [c.subject for c in v.detect("The quota for billing is exhausted.")] == ["billing"]
