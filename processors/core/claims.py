@@ -28,13 +28,8 @@ _NON_NAMES = frozenset(
 )
 
 
-def build_claim(text: str, raw: RawMatch, original: str | None = None) -> Claim | None:
-    """Turn one match into a claim, or None when the context shows it is not an assertion.
-
-    `text` is the code-masked text the patterns ran on; `original` (same
-    length) is what matched text and subjects are quoted from.
-    """
-    original = text if original is None else original
+def build_claim(text: str, raw: RawMatch) -> Claim | None:
+    """Turn one match into a claim, or None when the context shows it is not an assertion."""
     spec = raw.spec
     if spec.builtin and spec.subject_before and "state" in raw.groups:
         if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
@@ -43,8 +38,6 @@ def build_claim(text: str, raw: RawMatch, original: str | None = None) -> Claim 
     if located is None:
         return None
     subject, role, start = located
-    if original is not text:
-        subject = _requote(original, text, subject, start)
     frame = frame_claim(text, start, raw.end)
     if not frame.asserted:
         return None
@@ -53,7 +46,7 @@ def build_claim(text: str, raw: RawMatch, original: str | None = None) -> Claim 
     return Claim(
         category=spec.category,
         detector_id=spec.id,
-        matched_text=original[start : raw.end],
+        matched_text=text[start : raw.end],
         offset=start,
         subject=subject,
         assertion=_assertion(spec.assertion, raw, negative),
@@ -119,12 +112,6 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     elif spec.subject_group and spec.subject_group in raw.groups:
         role = raw.groups[spec.subject_group].text
     return name.text, role, start
-
-
-def _requote(original: str, masked: str, subject: str, start: int) -> str:
-    """Subjects are found in masked text; quote them from the original when they lie inside it."""
-    at = masked.find(subject, start)
-    return original[at : at + len(subject)] if at >= 0 else subject
 
 
 def _negated(raw: RawMatch) -> bool:

@@ -9,18 +9,17 @@ around a match, cheaply, and only for texts that had a match at all.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
-# Fenced blocks and multi-word inline code are examples, commands or output,
-# not the agent's own assertions. A single-token inline span stays: "`rg` is
-# not installed" names its subject in backticks.
-_FENCE = re.compile(r"(?ms)^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)")
 _INLINE = re.compile(r"`[^`\n]+`")
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 _CLAUSE_BREAK = re.compile(r";|\bbut\b|\bhowever\b|\bwhereas\b|\bexcept\b|—|–| - ")
 
+# A prefix that is only an interrogative: "Is |Docker running", "Why is |the build failing".
 _QUESTION_LEAD = re.compile(
-    r"^\W*(?:is|are|was|were|does|do|did|can|could|has|have|why|how|what|which|who|where|should|would|will)\b"
+    r"^\W*(?:(?:why|how|what|which|who|where|when)\s+)?"
+    r"(?:is|are|was|were|does|do|did|can|could|has|have|should|would|will)\s*$"
 )
 _CONDITIONAL = re.compile(
     r"\b(?:if|unless|whether|in case|assuming|assume|suppose|supposing|provided that|in the event|"
@@ -41,7 +40,7 @@ _INTENT = re.compile(
     r"i'll now|next,? i)\b"
 )
 _VERIFY_RIGHT_BEFORE = re.compile(
-    r"\b(?:check|verify|confirm|see|determine|test|find out|investigate|ensure|know)\s+(?:that\s+|if\s+|whether\s+)?$"
+    r"\b(?:check|verify|confirm|see|determine|find out|investigate|ensure|know)\s+(?:that\s+|if\s+|whether\s+)?$"
 )
 _HEDGE = re.compile(
     r"\b(?:seems?|seemingly|appears?|apparently|might|may|could|possibly|probably|perhaps|maybe|likely|"
@@ -51,6 +50,11 @@ _HEDGE = re.compile(
 )
 _NEGATED_FRAME = re.compile(r"\b(?:not true|isn't true|is false|incorrect|wrong) that\b|\bnot that\b")
 _ASCII_APOS = str.maketrans({"’": "'", "‘": "'"})
+
+_NOT_ASSERTED = re.compile(
+    rf"(?P<conditional>{_CONDITIONAL.pattern})|(?P<suggestion>{_SUGGESTION.pattern})"
+    rf"|(?P<intent>{_INTENT.pattern})|(?P<negated>{_NEGATED_FRAME.pattern})"
+)
 
 HEDGE_FACTOR = 0.6
 
@@ -62,39 +66,95 @@ class Sentence:
     terminator: str
 
 
-def mask_code(text: str) -> str:
-    """Blank out code (same length, so offsets still point into the original text)."""
-    if "`" not in text and "~~~" not in text:
-        return text
-    chars = list(text)
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """Sorted spans of fenced code blocks (``` or ~~~)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    return _fence_spans(text)
 
-    def blank(start: int, end: int) -> None:
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
 
-    for m in _FENCE.finditer(text):
-        blank(m.start(), m.end())
-    masked = "".join(chars)
-    for m in _INLINE.finditer(masked):
-        inner = m.group(0)[1:-1]
-        if any(ch.isspace() for ch in inner.strip()) or not inner.strip():
-            blank(m.start(), m.end())
-    return "".join(chars)
+def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> bool:
+    """True when [start, end) touches a fenced block or multi-word inline code.
+
+    Claims there are examples, commands or tool output, not the agent's own
+    assertions. A single-token inline span is not code here: "`rg` is not
+    installed" names its subject in backticks. Inline code never spans lines,
+    so only the lines of the match are searched.
+    """
+    if fences and overlaps(fences, start, end):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    if text.find("`", line_start, end + 200) < 0:
+        return False
+    line_end = text.find("\n", end)
+    for m in _INLINE.finditer(text, line_start, len(text) if line_end < 0 else line_end):
+        if m.start() < end and start < m.end() and _MULTI_WORD.search(text, m.start() + 2, m.end() - 1):
+            return True
+    return False
+
+
+def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """True when [start, end) intersects any of the sorted, disjoint `spans`."""
+    i = bisect_right(spans, (start, float("inf"))) - 1
+    if i >= 0 and spans[i][1] > start:
+        return True
+    return i + 1 < len(spans) and spans[i + 1][0] < end
+
+
+def _fence_spans(text: str) -> list[tuple[int, int]]:
+    """Fenced code blocks; an unclosed fence runs to the end of the text, as Markdown renders it."""
+    spans, pos = [], 0
+    while (opened := _next_fence(text, pos)) is not None:
+        start, marker = opened
+        line_end = text.find("\n", start)
+        if line_end < 0:
+            spans.append((start, len(text)))
+            break
+        closed = _next_fence(text, line_end + 1, marker)
+        end = len(text) if closed is None else _line_end(text, closed[0])
+        spans.append((start, end))
+        pos = end
+    return spans
+
+
+def _next_fence(text: str, pos: int, marker: str | None = None) -> tuple[int, str] | None:
+    """The next ``` or ~~~ that starts a line (after indentation), as (line start, marker)."""
+    markers = (marker,) if marker else ("```", "~~~")
+    while True:
+        found = [(i, m) for m in markers if (i := text.find(m, pos)) >= 0]
+        if not found:
+            return None
+        at, which = min(found)
+        line_start = text.rfind("\n", 0, at) + 1
+        if not text[line_start:at].strip(" \t"):
+            return line_start, which
+        pos = at + 3
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+_MULTI_WORD = re.compile(r"\S\s+\S")
+
+
+_STOPS = (". ", "! ", "? ", ".\t", "!\t", "?\t", ".\r", "\n")
+_LOOK = 400  # how far a sentence is followed either way
 
 
 def sentence_at(text: str, pos: int) -> Sentence:
     """The sentence around `pos`: from after the previous terminator to the next one."""
-    start = 0
-    for m in _SENTENCE_END.finditer(text, max(0, pos - 400), pos):
-        start = m.end()
-    nxt = _SENTENCE_END.search(text, pos)
-    end = nxt.start() if nxt else len(text)
+    low = max(0, pos - _LOOK)
+    start = max(text.rfind(stop, low, pos) + 1 for stop in _STOPS)
+    if start == 0 and low > 0:
+        start = low
+    nxt = _SENTENCE_END.search(text, pos, pos + _LOOK)
+    end = nxt.start() if nxt else min(len(text), pos + _LOOK)
     terminator = nxt.group(0) if nxt else ""
     if terminator == "\n":
         # A line without punctuation can still end in a question mark before trailing spaces.
-        stripped = text[start:end].rstrip()
-        terminator = "?" if stripped.endswith("?") else "\n"
+        terminator = "?" if text[start:end].rstrip().endswith("?") else "\n"
     return Sentence(start, end, terminator)
 
 
@@ -113,19 +173,18 @@ def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     if sentence.terminator == "?" or _next_nonspace(text, match_end) == "?":
         return Frame(False, "question", False)
     prefix = text[sentence.start : claim_start].lower().translate(_ASCII_APOS)
-    clause = _last_clause(prefix)
-    whole = (prefix + text[claim_start:match_end].lower()).translate(_ASCII_APOS)
-    if _QUESTION_LEAD.match(prefix) and not clause.strip():
+    if _QUESTION_LEAD.match(prefix):
         return Frame(False, "question", False)
-    if _CONDITIONAL.search(clause):
-        return Frame(False, "conditional", False)
-    if _INSTRUCTION_LEAD.match(clause) or _SUGGESTION.search(clause):
+    clause = _last_clause(prefix)
+    if _INSTRUCTION_LEAD.match(clause):
         return Frame(False, "suggestion", False)
-    if _INTENT.search(clause) or _VERIFY_RIGHT_BEFORE.search(clause):
+    marker = _NOT_ASSERTED.search(clause)
+    if marker is not None:
+        return Frame(False, marker.lastgroup, False)
+    if _VERIFY_RIGHT_BEFORE.search(clause[-40:]):
         return Frame(False, "intent", False)
-    if _NEGATED_FRAME.search(clause):
-        return Frame(False, "negated", False)
-    return Frame(True, None, bool(_HEDGE.search(_last_clause(whole))))
+    claim_text = text[claim_start:match_end].lower().translate(_ASCII_APOS)
+    return Frame(True, None, bool(_HEDGE.search(clause) or _HEDGE.search(claim_text)))
 
 
 def _last_clause(prefix: str) -> str:

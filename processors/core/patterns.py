@@ -101,6 +101,27 @@ class _Compiled:
     names: dict[str, int] = field(default_factory=dict)
 
 
+class _CharOffsets:
+    """Maps UTF-8 byte offsets of one text to character offsets."""
+
+    __slots__ = ("_cache", "_data")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._cache: dict[int, int] = {}
+
+    def __call__(self, offset: int) -> int:
+        found = self._cache.get(offset)
+        if found is None:
+            found = len(self._data[:offset].decode("utf-8", "surrogatepass"))
+            self._cache[offset] = found
+        return found
+
+
+def _identity(offset: int) -> int:
+    return offset
+
+
 def compile_pattern(
     source: str, *, where: str, case_insensitive: bool = True, trusted: bool = False
 ) -> tuple[str, object]:
@@ -259,14 +280,22 @@ class PatternEngine:
         return len(self._compiled)
 
     def scan(self, text: str, deadline: float | None = None) -> tuple[list[RawMatch], list[str], bool]:
-        """Return (matches, ids of patterns that timed out, whether the deadline cut the scan)."""
+        """Return (matches, ids of patterns that timed out, whether the deadline cut the scan).
+
+        RE2 runs on the UTF-8 bytes, encoded once: the binding's str path
+        re-encodes and converts offsets on every call, which costs more than
+        the search itself. Offsets are mapped back to characters only for
+        non-ASCII text.
+        """
         matches: list[RawMatch] = []
         timed_out: list[str] = []
-        hits = set_matches(self._set, text) if self._set is not None else []
+        data = text.encode("utf-8", "surrogatepass")
+        hits = set_matches(self._set, data) if self._set is not None else []
+        to_char = None if len(data) == len(text) else _CharOffsets(data)
         for set_index in sorted(hits):
             if deadline is not None and time.perf_counter() > deadline:
                 return matches, timed_out, True
-            matches.extend(self._run_re2(self._compiled[self._re2_ids[set_index]], text))
+            matches.extend(self._run_re2(self._compiled[self._re2_ids[set_index]], text, data, to_char))
         for i in self._regex_ids:
             if deadline is not None and time.perf_counter() > deadline:
                 return matches, timed_out, True
@@ -279,19 +308,21 @@ class PatternEngine:
         return matches, timed_out, False
 
     @staticmethod
-    def _run_re2(c: _Compiled, text: str) -> list[RawMatch]:
+    def _run_re2(c: _Compiled, text: str, data: bytes, to_char: _CharOffsets | None) -> list[RawMatch]:
         out = []
-        for m in c.pattern.finditer(text):
+        conv = to_char or _identity
+        names = dict(c.names)
+        if "subject" not in names and c.spec.subject_group == "subject" and c.pattern.groups >= 1:
+            names["subject"] = 1
+        for m in c.pattern.finditer(data):
             groups = {}
-            for name, idx in c.names.items():
+            for name, idx in names.items():
                 start, end = m.span(idx)
                 if start >= 0:
+                    start, end = conv(start), conv(end)
                     groups[name] = Group(start, end, text[start:end])
-            if "subject" not in c.names and c.spec.subject_group == "subject" and m.re.groups >= 1:
-                start, end = m.span(1)
-                if start >= 0:
-                    groups["subject"] = Group(start, end, text[start:end])
-            out.append(RawMatch(c.spec, m.start(), m.end(), m.group(0), groups))
+            start, end = conv(m.start()), conv(m.end())
+            out.append(RawMatch(c.spec, start, end, text[start:end], groups))
         return out
 
     def _run_regex(self, c: _Compiled, text: str) -> list[RawMatch]:

@@ -29,7 +29,7 @@ _BOUNDARY_WORDS = frozenset(
     reports reported means meaning verified checked noted note looks seems appears turns out
     to at by from into onto about after before during via per like
     tells told says said know knew realized realised discovered learned learnt
-    sure ensure ensures verify check confirm make makes please try consider remember wait test determine
+    sure ensure ensures verify check confirm make makes please try consider remember wait determine
     assume suppose expect expected hope hoping guess suspect wonder wondering whether
     """.split()
 )

@@ -12,7 +12,7 @@ import time
 
 from .claims import build_claim
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
-from .context import mask_code
+from .context import fence_spans, in_code
 from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
@@ -129,17 +129,17 @@ class OutputValidator:
         )
 
     def _detect(self, text: str, deadline: float | None) -> tuple[list[Claim], list[str], bool]:
-        masked = mask_code(text)
-        raw, timed_out, bailed = self._engine.scan(masked, deadline)
+        raw, timed_out, bailed = self._engine.scan(text, deadline)
         if not raw:
             return [], timed_out, bailed
-        found: list[Claim] = []
+        fences = fence_spans(text)  # only paid for texts that matched something
+        found: list[tuple[int, Claim]] = []
         for match in raw:
             if deadline is not None and time.perf_counter() > deadline:
                 bailed = True
                 break
-            claim = build_claim(masked, match, original=text)
-            if claim is not None:
+            claim = build_claim(text, match)
+            if claim is not None and not in_code(text, fences, claim.offset, match.end):
                 found.append((match.spec.priority, claim))
         return _dedupe(found, self.config.performance.max_claims_per_output), timed_out, bailed
 

@@ -1,0 +1,91 @@
+"""Benchmark: whole `validate()` vs a naive per-pattern `re.finditer` baseline, in one run.
+
+    python benchmarks/bench_validate.py [--count 200] [--rounds 5]
+
+Prints medians and p99 in microseconds per output and the ratio to the
+baseline. Figures are for orientation: these machines are shared and noisy,
+so compare ratios measured in the same run, not absolute times across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.corpus import corpus, hundred_facts
+from processors import OutputValidator
+from processors.core.detectors import builtin_detectors
+
+# RE2/Unicode classes spelled for Python's `re`, close enough for a cost baseline.
+_TO_RE = [
+    (r"[\p{L}\p{N}_]", r"\w"),
+    (r"\p{L}\p{N}_", r"\w"),
+    (r"\p{L}\p{M}", r"\w"),
+    (r"\p{N}", r"\d"),
+    (r"\p{Lu}", "A-ZÀ-Ý"),
+    (r"\p{Ll}", "a-zß-ÿ"),
+    (r"\p{L}", r"\w"),
+]
+
+
+def naive_patterns() -> list[re.Pattern]:
+    """Every builtin pattern compiled for `re`, to be run one after another."""
+    compiled = []
+    for spec in builtin_detectors():
+        for source in spec.patterns:
+            for old, new in _TO_RE:
+                source = source.replace(old, new)
+            source = source.replace("A-ZÀ-Ý[", "[A-ZÀ-Ý").replace("a-zß-ÿ]", "[a-zß-ÿ]]")
+            source = re.sub(r"(?<!\[)A-ZÀ-Ý(?![^\[]*\])", "[A-ZÀ-Ý]", source)
+            source = re.sub(r"(?<!\[)a-zß-ÿ(?![^\[]*\])", "[a-zß-ÿ]", source)
+            compiled.append(re.compile(source, 0 if not spec.case_insensitive else re.IGNORECASE))
+    return compiled
+
+
+def naive(patterns: list[re.Pattern], text: str) -> int:
+    return sum(1 for p in patterns for _ in p.finditer(text))
+
+
+def measure(fn, texts: list[str], rounds: int) -> list[float]:
+    samples = []
+    for _ in range(rounds):
+        for text in texts:
+            start = time.perf_counter_ns()
+            fn(text)
+            samples.append((time.perf_counter_ns() - start) / 1000)
+    return samples
+
+
+def summary(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[int(len(ordered) * 0.99) - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=200, help="outputs per size")
+    parser.add_argument("--rounds", type=int, default=5, help="passes over the outputs")
+    args = parser.parse_args()
+
+    validator = OutputValidator(hundred_facts())
+    patterns = naive_patterns()
+    print(f"builtin patterns: {len(patterns)}, facts: 102, outputs per size: {args.count}, rounds: {args.rounds}")
+    print(f"{'size':>6} {'what':<26} {'median us':>10} {'p99 us':>10} {'ratio':>7}")
+    for size in (2000, 10000):
+        texts = corpus(size, args.count)
+        with_claims = sum(1 for t in texts if validator.validate(t, agent_id="bench", trust=30).claims)
+        base = summary(measure(lambda t: naive(patterns, t), texts, args.rounds))
+        ours = summary(measure(lambda t: validator.validate(t, agent_id="bench", trust=30), texts, args.rounds))
+        print(f"{size:>6} {'naive re.finditer':<26} {base[0]:>10.1f} {base[1]:>10.1f} {1.0:>7.2f}")
+        print(f"{size:>6} {'claimwatch validate()':<26} {ours[0]:>10.1f} {ours[1]:>10.1f} {ours[0] / base[0]:>7.3f}")
+        print(f"{'':>6} ({with_claims} of {len(texts)} outputs have claims)")
+
+
+if __name__ == "__main__":
+    main()
