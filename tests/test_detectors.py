@@ -42,6 +42,13 @@ CLAIMS = [
     ("OpenClaw doesn't support streaming.", "capability", "streaming", "not_supported", True),
     ("This feature is not available.", "capability", "This feature", "not_supported", True),
     ("Batch mode is not supported.", "capability", "Batch mode", "not_supported", True),
+    ("Batch mode is unsupported.", "capability", "Batch mode", "not_supported", True),
+    ("The --force flag is supported.", "capability", "The --force flag", "supported", False),
+    ("Postgres isn't accepting connections.", "operational_status", "Postgres", "not_accepting_connections", True),
+    ("The variable is not defined in this scope.", "existence", "The variable", "not_exists", True),
+    ("The config file does not contain a `timeout` key.", "existence", "`timeout`", "not_exists", True),
+    ("As requested by Irina, I updated the docs.", "entity_name", "Irina", "name_reference", False),
+    ("Hi Albert, here is the summary.", "entity_name", "Albert", "name_reference", False),
     # RFC §4.4.5 self-reference
     ("My system prompt says I should only summarise.", "self_referential", "self", "self_referential", False),
     ("According to my instructions, I cannot do that.", "self_referential", "self", "self_referential", False),
@@ -91,6 +98,8 @@ NOT_CLAIMS = [
     "The team is running out of time before the release.",
     "We're running the migration now.",
     "Not that the build failed; it was cancelled.",
+    "I don't have access to the production database.",
+    "Why is the build failing",
 ]
 
 

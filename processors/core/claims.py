@@ -19,12 +19,19 @@ _IDIOM_SUBJECTS = frozenset(
     """
     need way reason point doubt harm chance guarantee difference rush hurry longer more question telling
     knowing problem problems issue issues worry worries excuse substitute shortage limit time evidence sign
-    indication mention cost charge one luck denying
+    indication mention cost charge one luck denying access permission permissions ability context information
+    visibility
     """.split()
 )
+# Capitalised words that start sentences but never name anyone.
 _NON_NAMES = frozenset(
-    "The This That These Those It He She They We I You There Here Everything Nothing Someone Everyone "
-    "Then Now Also But And So Yes No Ok Okay Note Please Thanks Sure Done Next First Finally".split()
+    """
+    The This That These Those It He She They We I You There Here Everything Nothing Someone Everyone Anyone
+    Then Now Also But And So Yes No Ok Okay Note Please Thanks Sure Done Next First Finally As When If After
+    Before Once While Since Because Although Though Today Yesterday Tomorrow All Each Every Some Any Both
+    Hi Hello Hey Dear Team Everybody Nobody Someone Somebody Meanwhile However Still Just Only Even Let
+    Our Your My Their His Her Its What Which Who Why How Where Great Good Perfect Sorry Unfortunately
+    """.split()
 )
 
 

@@ -101,6 +101,27 @@ class _Compiled:
     names: dict[str, int] = field(default_factory=dict)
 
 
+_SET_OPTIONS = re2.Options()
+_SET_OPTIONS.log_errors = False
+_SET_OPTIONS.max_mem = 64 << 20  # the builtin set needs more than RE2's 8 MiB default
+
+
+def _compile_sets(sources: list[str], first: int) -> list[tuple[int, object]]:
+    if not sources:
+        return []
+    rset = re2.Set.SearchSet(_SET_OPTIONS)
+    for source in sources:
+        rset.Add(source)
+    try:
+        rset.Compile()
+        return [(first, rset)]
+    except re2.error:
+        if len(sources) == 1:
+            raise PatternError(f"pattern {sources[0][:80]!r} is too large for the RE2 engine") from None
+    half = len(sources) // 2
+    return _compile_sets(sources[:half], first) + _compile_sets(sources[half:], first + half)
+
+
 class _CharOffsets:
     """Maps UTF-8 byte offsets of one text to character offsets."""
 
@@ -245,7 +266,7 @@ class PatternEngine:
                 self._compiled.append(_Compiled(spec, source, engine, pattern, names))
         self._re2_ids = [i for i, c in enumerate(self._compiled) if c.engine == "re2"]
         self._regex_ids = [i for i, c in enumerate(self._compiled) if c.engine == "regex"]
-        self._set = self._build_set()
+        self._sets = self._build_set()
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -265,15 +286,18 @@ class PatternEngine:
             if group and group not in names:
                 raise PatternError(f"detector {spec.id!r} pattern {index}: no group named {group!r}")
 
-    def _build_set(self):
-        if not self._re2_ids:
-            return None
-        rset = re2.Set.SearchSet(_RE2_OPTIONS)
+    def _build_set(self) -> list[tuple[int, object]]:
+        """One or more `re2.Set`s over the RE2 patterns, as (first index, set).
+
+        A set that outgrows RE2's memory budget fails to compile; it is then
+        split in halves until every part compiles, so no number of custom
+        detectors can stop the engine from loading.
+        """
+        sources = []
         for i in self._re2_ids:
             c = self._compiled[i]
-            rset.Add(f"(?i){c.source}" if c.spec.case_insensitive else c.source)
-        rset.Compile()
-        return rset
+            sources.append(f"(?i){c.source}" if c.spec.case_insensitive else c.source)
+        return _compile_sets(sources, 0)
 
     @property
     def pattern_count(self) -> int:
@@ -290,7 +314,7 @@ class PatternEngine:
         matches: list[RawMatch] = []
         timed_out: list[str] = []
         data = text.encode("utf-8", "surrogatepass")
-        hits = set_matches(self._set, data) if self._set is not None else []
+        hits = [first + i for first, rset in self._sets for i in set_matches(rset, data)]
         to_char = None if len(data) == len(text) else _CharOffsets(data)
         for set_index in sorted(hits):
             if deadline is not None and time.perf_counter() > deadline:

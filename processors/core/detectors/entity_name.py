@@ -40,6 +40,25 @@ DETECTORS = (
         confidence=0.85,
     ),
     DetectorSpec(
+        # Names in address or attribution: "Hi Albert,", "requested by Irina", "checked with Iulia".
+        id="entity_name.mention",
+        category="entity_name",
+        family="entityName",
+        patterns=(
+            r"\b(?i:hi|hello|hey|dear|thanks|thank\s+you|good\s+morning|good\s+afternoon|cc)[ \t]*,?[ \t]+"
+            + NAME
+            + r"(?:[ \t]*[,!:.\n]|$)",
+            r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"
+            r"|maintained|authored|designed|merged)\s+by|(?:spoke|talked|checked|met|paired|synced|confirmed)\s+with)"
+            r"[ \t]+" + NAME,
+        ),
+        assertion="name_reference",
+        name_group="name",
+        subject_group=None,
+        case_insensitive=False,
+        confidence=0.75,
+    ),
+    DetectorSpec(
         id="entity_name.actor",
         category="entity_name",
         family="entityName",

@@ -19,6 +19,30 @@ DETECTORS = (
         confidence=0.9,
     ),
     DetectorSpec(
+        id="existence.defined",
+        category="existence",
+        family="existence",
+        patterns=(rf"\b{COPULA}\s+(?:defined|declared|implemented)\b",),
+        assertion="{not_}exists",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.85,
+    ),
+    DetectorSpec(
+        # "The config file does not contain a timeout key": the object is what does not exist.
+        id="existence.does_not_contain",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:contain|include|define|expose|provide|have)\s+"
+            r"(?:(?:a|an|the|any)\s+)?" + AFTER,
+        ),
+        assertion="not_exists",
+        negative=True,
+        role_before=True,
+        confidence=0.8,
+    ),
+    DetectorSpec(
         id="existence.exists",
         category="existence",
         family="existence",

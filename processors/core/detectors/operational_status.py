@@ -7,7 +7,10 @@ FAILING = (
     r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging"
     r"|stuck|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping"
 )
-HEALTHY = r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
+HEALTHY = (
+    r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
+    r"|responding|accepting\s+connections|serving\s+(?:traffic|requests)"
+)
 INFRA = (
     r"pipelines?|builds?|tests?|test\s+suite|deploy(?:ment)?s?|services?|servers?|databases?|db|queues?|clusters?"
     r"|jobs?|workflows?|ci|checks?|migrations?|releases?|workers?|nodes?|pods?|containers?|api|endpoints?"
