@@ -103,32 +103,25 @@ def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def _fence_spans(text: str) -> list[tuple[int, int]]:
     """Fenced code blocks; an unclosed fence runs to the end of the text, as Markdown renders it."""
-    spans, pos = [], 0
-    while (opened := _next_fence(text, pos)) is not None:
-        start, marker = opened
-        line_end = text.find("\n", start)
-        if line_end < 0:
-            spans.append((start, len(text)))
-            break
-        closed = _next_fence(text, line_end + 1, marker)
-        end = len(text) if closed is None else _line_end(text, closed[0])
-        spans.append((start, end))
-        pos = end
+    markers = [m.start() for m in _FENCE_MARK.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    opened: tuple[int, str] | None = None
+    for at in markers:
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start:at].strip(" \t"):
+            continue  # not at the start of a line
+        marker = text[at : at + 3]
+        if opened is None:
+            opened = (line_start, marker)
+        elif marker == opened[1]:
+            spans.append((opened[0], _line_end(text, at)))
+            opened = None
+    if opened is not None:
+        spans.append((opened[0], len(text)))
     return spans
 
 
-def _next_fence(text: str, pos: int, marker: str | None = None) -> tuple[int, str] | None:
-    """The next ``` or ~~~ that starts a line (after indentation), as (line start, marker)."""
-    markers = (marker,) if marker else ("```", "~~~")
-    while True:
-        found = [(i, m) for m in markers if (i := text.find(m, pos)) >= 0]
-        if not found:
-            return None
-        at, which = min(found)
-        line_start = text.rfind("\n", 0, at) + 1
-        if not text[line_start:at].strip(" \t"):
-            return line_start, which
-        pos = at + 3
+_FENCE_MARK = re.compile(r"```|~~~")
 
 
 def _line_end(text: str, pos: int) -> int:

@@ -15,7 +15,9 @@ structure can backtrack catastrophically.
 from __future__ import annotations
 
 import logging
+import re
 import time
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import re2
@@ -123,20 +125,30 @@ def _compile_sets(sources: list[str], first: int) -> list[tuple[int, object]]:
 
 
 class _CharOffsets:
-    """Maps UTF-8 byte offsets of one text to character offsets."""
+    """Maps UTF-8 byte offsets of one text to character offsets.
 
-    __slots__ = ("_cache", "_data")
+    Built from the (usually few) non-ASCII characters only: a byte offset
+    minus the extra bytes of the multi-byte characters before it.
+    """
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._cache: dict[int, int] = {}
+    __slots__ = ("_byte_ends", "_extra")
+
+    def __init__(self, text: str) -> None:
+        self._byte_ends: list[int] = []
+        self._extra: list[int] = []
+        extra = 0
+        for m in _NON_ASCII.finditer(text):
+            extra += len(m.group(0).encode("utf-8", "surrogatepass")) - 1
+            # byte offset just after this character, and the extra bytes up to there
+            self._byte_ends.append(m.end() + extra)
+            self._extra.append(extra)
 
     def __call__(self, offset: int) -> int:
-        found = self._cache.get(offset)
-        if found is None:
-            found = len(self._data[:offset].decode("utf-8", "surrogatepass"))
-            self._cache[offset] = found
-        return found
+        i = bisect_right(self._byte_ends, offset)
+        return offset - (self._extra[i - 1] if i else 0)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _identity(offset: int) -> int:
@@ -315,7 +327,7 @@ class PatternEngine:
         timed_out: list[str] = []
         data = text.encode("utf-8", "surrogatepass")
         hits = [first + i for first, rset in self._sets for i in set_matches(rset, data)]
-        to_char = None if len(data) == len(text) else _CharOffsets(data)
+        to_char = None if len(data) == len(text) else _CharOffsets(text)
         for set_index in sorted(hits):
             if deadline is not None and time.perf_counter() > deadline:
                 return matches, timed_out, True
