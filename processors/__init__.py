@@ -4,18 +4,24 @@ from .core.config import ClaimwatchConfig, ConfigError, ValidationConfig, load_c
 from .core.model import Claim, FactCheck, Trust, ValidationResult, Violation
 from .core.patterns import DetectorSpec, PatternError
 from .core.validator import OutputValidator
+from .otel.processor import ClaimwatchSpanProcessor, OutputBlocked, guard
+from .store import AuditStore
 
 __all__ = [
+    "AuditStore",
     "Claim",
     "ClaimwatchConfig",
+    "ClaimwatchSpanProcessor",
     "ConfigError",
     "DetectorSpec",
     "FactCheck",
+    "OutputBlocked",
     "OutputValidator",
     "PatternError",
     "Trust",
     "ValidationConfig",
     "ValidationResult",
     "Violation",
+    "guard",
     "load_config",
 ]

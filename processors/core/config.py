@@ -213,8 +213,47 @@ def _unique(key: str, what: str, ids: list[str]) -> None:
         seen.add(ident)
 
 
+class AgentRule(_Model):
+    """Trust and mode for agents whose id or name matches `match` (a glob). The first match wins."""
+
+    match: str = Field(min_length=1)
+    trust: float | None = Field(default=None, ge=0, le=100)
+    mode: Literal["audit", "enforce"] | None = None
+
+
+class AgentsConfig(_Model):
+    """Who an agent is trusted to be, and whether claimwatch audits or enforces for it."""
+
+    default_mode: Literal["audit", "enforce"] = "audit"
+    # An agent must not raise its own trust: span/resource `claimwatch.agent.trust` is
+    # read only when this is true.
+    trust_from_attributes: bool = False
+    rules: tuple[AgentRule, ...] = ()
+
+
+class AnnotationsConfig(_Model):
+    """What is written onto spans: silent = nothing, info = verdict attributes and
+    events, debug = also matched text and one event per claim."""
+
+    verbosity: Literal["silent", "info", "debug"] = "info"
+
+
+class ProcessorConfig(_Model):
+    queue_size: int = Field(default=8192, gt=0)
+
+
+class StorageConfig(_Model):
+    """The DuckDB audit store."""
+
+    enabled: bool = True
+    path: str = "claimwatch.duckdb"
+    batch_rows: int = Field(default=1000, gt=0)
+    flush_interval_ms: int = Field(default=1000, gt=0)
+    store_matched_text: bool = True
+
+
 class ClaimwatchConfig(BaseModel):
-    """A whole claimwatch config file. Later sections (storage, receivers, ...) sit beside `validation`."""
+    """A whole claimwatch config file: validation plus how it runs in the trace stream."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -222,6 +261,10 @@ class ClaimwatchConfig(BaseModel):
         default_factory=ValidationConfig,
         validation_alias=AliasChoices("validation", "outputValidation", "output_validation"),
     )
+    agents: AgentsConfig = AgentsConfig()
+    annotations: AnnotationsConfig = AnnotationsConfig()
+    processor: ProcessorConfig = ProcessorConfig()
+    storage: StorageConfig = StorageConfig()
 
     @property
     def config_hash(self) -> str:

@@ -1,0 +1,1 @@
+"""OpenTelemetry adapters: reading agent output from spans, annotating them, the SDK processor."""

@@ -1,0 +1,69 @@
+"""Every span attribute and event name claimwatch reads or writes, in one place."""
+
+# --- read: OpenTelemetry GenAI semantic conventions --------------------------------------------
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
+GEN_AI_AGENT_ID = "gen_ai.agent.id"
+GEN_AI_AGENT_NAME = "gen_ai.agent.name"
+GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_COMPLETION = "gen_ai.completion"  # attribute of the older gen_ai.content.completion event
+GEN_AI_CONTENT_COMPLETION_EVENT = "gen_ai.content.completion"
+# OpenLLMetry indexed form: gen_ai.completion.{i}.content|role, gen_ai.completion.{i}.tool_calls.{j}.name
+GEN_AI_COMPLETION_PREFIX = "gen_ai.completion."
+# Log-record (event) forms, received by the collector.
+GEN_AI_CHOICE_EVENT = "gen_ai.choice"
+GEN_AI_ASSISTANT_MESSAGE_EVENT = "gen_ai.assistant.message"
+GEN_AI_OPERATION_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+GEN_AI_EVENT_NAME = "event.name"
+
+# --- read: OpenLLMetry / Traceloop decorators -------------------------------------------------
+TRACELOOP_SPAN_KIND = "traceloop.span.kind"
+TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
+TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+
+# --- read: OpenInference (Arize Phoenix) -------------------------------------------------------
+OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
+LLM_OUTPUT_MESSAGES_PREFIX = "llm.output_messages."
+OUTPUT_VALUE = "output.value"
+SESSION_ID = "session.id"
+AGENT_NAME = "agent.name"
+OPENINFERENCE_REDACTED = "__REDACTED__"
+
+# --- read: resource and claimwatch's own inputs ------------------------------------------------
+SERVICE_NAME = "service.name"
+AGENT_TRUST = "claimwatch.agent.trust"  # honoured only when the config allows it
+
+# --- written: span annotations -----------------------------------------------------------------
+VERDICT = "claimwatch.verdict"
+MODE = "claimwatch.mode"
+ENFORCED = "claimwatch.enforced"
+CLAIMS_COUNT = "claimwatch.claims.count"
+VIOLATIONS_COUNT = "claimwatch.violations.count"
+CLAIMS_CATEGORIES = "claimwatch.claims.categories"
+TRUST_SCORE = "claimwatch.trust.score"
+TRUST_TIER = "claimwatch.trust.tier"
+EVALUATION_US = "claimwatch.evaluation_us"
+TRUNCATED = "claimwatch.truncated"
+SOURCE = "claimwatch.source"
+SKIPPED = "claimwatch.skipped"
+
+VIOLATION_EVENT = "claimwatch.violation"
+CLAIM_EVENT = "claimwatch.claim"  # debug verbosity only
+V_CATEGORY = "claimwatch.violation.category"
+V_DETECTOR = "claimwatch.violation.detector"
+V_SUBJECT = "claimwatch.violation.subject"
+V_ASSERTION = "claimwatch.violation.assertion"
+V_SEVERITY = "claimwatch.violation.severity"
+V_REASON = "claimwatch.violation.reason"
+V_ACTION = "claimwatch.violation.action"
+V_FACT_ID = "claimwatch.violation.fact_id"
+V_EXPECTED = "claimwatch.violation.expected"
+V_MATCHED_TEXT = "claimwatch.violation.matched_text"  # debug verbosity only
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+EVALUATION_NAME = "gen_ai.evaluation.name"
+EVALUATION_SCORE_LABEL = "gen_ai.evaluation.score.label"
+EVALUATION_SCORE_VALUE = "gen_ai.evaluation.score.value"
+EVALUATION_EXPLANATION = "gen_ai.evaluation.explanation"
+EVALUATION_NAME_VALUE = "claimwatch.output_validation"

@@ -1,0 +1,238 @@
+"""Find the LLM output text on a span, whichever convention the instrumentation used.
+
+Conventions, in the order they are tried (the first that yields text wins):
+GenAI `gen_ai.output.messages`; the older `gen_ai.content.completion` event;
+OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
+`llm.output_messages.{i}.*`; OpenInference `output.value` on LLM/AGENT spans;
+Traceloop `traceloop.entity.output` on agent/workflow/task spans.
+
+Text and reasoning parts are validated; tool calls are recorded, not validated
+as prose. A JSON value cut by the attribute length limit is still read for the
+text it holds, and the output is marked truncated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import attributes as A
+from .records import SpanRecord
+
+_TEXT_PART_TYPES = {"text", "reasoning", "thinking", "output_text"}
+_CONTENT_STRINGS = re.compile(r'"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.)*)(?:"|$)', re.S)
+_INDEXED_COMPLETION = re.compile(r"^gen_ai\.completion\.(\d+)\.(content|role)$")
+_INDEXED_TOOL = re.compile(r"^gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.name$")
+_OI_MESSAGE = re.compile(
+    r"^llm\.output_messages\.(\d+)\.message\.(?:(content|role)|contents\.(\d+)\.message_content\.text)$"
+)
+_OI_TOOL = re.compile(r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    name: str
+    arguments: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """The agent-generated text found on one span."""
+
+    text: str
+    source: str
+    truncated: bool = False
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+def extract(span: SpanRecord) -> Output | None:
+    """The LLM output on `span`, or None when it carries none."""
+    attrs = span.attributes
+    for finder in _FINDERS:
+        found = finder(span, attrs)
+        if found is not None and (found.text.strip() or found.tool_calls):
+            return found
+    return None
+
+
+def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    value = attrs.get(A.GEN_AI_OUTPUT_MESSAGES)
+    if value is None:
+        return None
+    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES)
+
+
+def messages_output(value: Any, source: str) -> Output | None:
+    """Text and tool calls from a GenAI messages value (JSON string or structured)."""
+    messages, truncated = _decode(value)
+    if messages is None:
+        return Output(_salvage(value), source, truncated=True) if isinstance(value, str) else None
+    if isinstance(messages, Mapping):
+        messages = [messages]
+    if not isinstance(messages, list):
+        return None
+    texts: list[str] = []
+    tools: list[ToolCall] = []
+    for message in messages:
+        if not isinstance(message, Mapping) or message.get("role", "assistant") not in ("assistant", "model"):
+            continue
+        _collect_message(message, texts, tools)
+    return Output("\n\n".join(texts), source, truncated, tuple(tools))
+
+
+def _collect_message(message: Mapping[str, Any], texts: list[str], tools: list[ToolCall]) -> None:
+    parts = message.get("parts")
+    if isinstance(parts, list):
+        for part in parts:
+            if not isinstance(part, Mapping):
+                continue
+            kind = part.get("type")
+            if kind in _TEXT_PART_TYPES and isinstance(part.get("content"), str):
+                texts.append(part["content"])
+            elif kind == "tool_call" and part.get("name"):
+                tools.append(ToolCall(str(part["name"]), _as_text(part.get("arguments"))))
+        return
+    # OpenAI message shape: {"role", "content", "tool_calls": [{"function": {"name", "arguments"}}]}
+    content = message.get("content")
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        texts.extend(c["text"] for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping) and function.get("name"):
+            tools.append(ToolCall(str(function["name"]), _as_text(function.get("arguments"))))
+
+
+def _from_completion_event(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    for event in span.events:
+        if event.name == A.GEN_AI_CONTENT_COMPLETION_EVENT and A.GEN_AI_COMPLETION in event.attributes:
+            return messages_output(event.attributes[A.GEN_AI_COMPLETION], A.GEN_AI_CONTENT_COMPLETION_EVENT)
+    return None
+
+
+def _from_indexed_completion(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    if not any(key.startswith(A.GEN_AI_COMPLETION_PREFIX) for key in attrs):
+        return None
+    contents: dict[int, str] = {}
+    roles: dict[int, str] = {}
+    tools: list[ToolCall] = []
+    for key, value in attrs.items():
+        m = _INDEXED_COMPLETION.match(key)
+        if m:
+            (contents if m.group(2) == "content" else roles)[int(m.group(1))] = str(value)
+        elif _INDEXED_TOOL.match(key):
+            args = attrs.get(key[: -len("name")] + "arguments")
+            tools.append(ToolCall(str(value), _as_text(args)))
+    texts = [contents[i] for i in sorted(contents) if roles.get(i, "assistant") == "assistant"]
+    return Output("\n\n".join(texts), "gen_ai.completion.indexed", False, tuple(tools))
+
+
+def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    if not any(key.startswith(A.LLM_OUTPUT_MESSAGES_PREFIX) for key in attrs):
+        return None
+    texts: dict[tuple[int, int], str] = {}
+    roles: dict[int, str] = {}
+    tools: list[ToolCall] = []
+    for key, value in attrs.items():
+        m = _OI_MESSAGE.match(key)
+        if m:
+            index = int(m.group(1))
+            if m.group(2) == "role":
+                roles[index] = str(value)
+            elif value != A.OPENINFERENCE_REDACTED:
+                texts[(index, -1 if m.group(2) else int(m.group(3)))] = str(value)
+        elif _OI_TOOL.match(key):
+            tools.append(ToolCall(str(value), _as_text(attrs.get(key[: -len("name")] + "arguments"))))
+    kept = [t for (i, _), t in sorted(texts.items()) if roles.get(i, "assistant") == "assistant"]
+    return Output("\n\n".join(kept), "llm.output_messages", False, tuple(tools))
+
+
+def _from_openinference_value(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    if str(attrs.get(A.OPENINFERENCE_SPAN_KIND, "")).upper() not in ("LLM", "AGENT"):
+        return None
+    value = attrs.get(A.OUTPUT_VALUE)
+    if not isinstance(value, str) or value == A.OPENINFERENCE_REDACTED:
+        return None
+    return _text_or_json(value, A.OUTPUT_VALUE)
+
+
+def _from_traceloop(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    if str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() not in ("agent", "workflow", "task"):
+        return None
+    value = attrs.get(A.TRACELOOP_ENTITY_OUTPUT)
+    return _text_or_json(value, A.TRACELOOP_ENTITY_OUTPUT) if isinstance(value, str) else None
+
+
+def _text_or_json(value: str, source: str) -> Output:
+    """A raw output value: plain text, or JSON whose strings are the text."""
+    stripped = value.lstrip()
+    if not stripped.startswith(("{", "[", '"')):
+        return Output(value, source)
+    decoded, _ = _decode(value)
+    if decoded is None:
+        return Output(_salvage(value) or value, source, truncated=True)
+    if isinstance(decoded, (list, Mapping)) and _looks_like_messages(decoded):
+        found = messages_output(decoded, source)
+        if found is not None:
+            return found
+    return Output("\n\n".join(_strings(decoded)), source)
+
+
+def _looks_like_messages(value: Any) -> bool:
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(m, Mapping) and "role" in m for m in items)
+
+
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    """Every string inside a decoded JSON value (bounded depth)."""
+    if isinstance(value, str):
+        return [value]
+    if depth > 8:
+        return []
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v, depth + 1)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v, depth + 1)]
+    return []
+
+
+def _decode(value: Any) -> tuple[Any, bool]:
+    """(decoded value or None when undecodable, truncated?)."""
+    if not isinstance(value, str):
+        return value, False
+    try:
+        return json.loads(value), False
+    except ValueError:
+        return None, True
+
+
+def _salvage(value: str) -> str:
+    """The readable text of a JSON value cut mid-way: its content/text strings, the last one partial."""
+    pieces = []
+    for m in _CONTENT_STRINGS.finditer(value):
+        raw = m.group(1).rstrip("\\")
+        try:
+            pieces.append(json.loads(f'"{raw}"'))
+        except ValueError:
+            pieces.append(raw)
+    return "\n\n".join(pieces)
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+_FINDERS = (
+    _from_output_messages,
+    _from_completion_event,
+    _from_indexed_completion,
+    _from_openinference_messages,
+    _from_openinference_value,
+    _from_traceloop,
+)

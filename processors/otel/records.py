@@ -1,0 +1,58 @@
+"""Engine-neutral span records: what the pipeline reads, whatever delivered the span.
+
+The SDK adapter builds them from `ReadableSpan`; the OTLP collector builds
+them from protobuf. Attribute values are plain Python (str, numbers, lists,
+dicts), so structured GenAI values arrive the same way from both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    name: str
+    attributes: Mapping[str, Any]
+    time_ns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SpanRecord:
+    trace_id: str  # 32 hex digits
+    span_id: str  # 16 hex digits
+    parent_span_id: str | None
+    name: str
+    attributes: Mapping[str, Any]
+    events: tuple[EventRecord, ...] = ()
+    resource: Mapping[str, Any] = field(default_factory=dict)
+    start_ns: int = 0
+    end_ns: int = 0
+
+    @property
+    def service(self) -> str | None:
+        value = self.resource.get("service.name")
+        return str(value) if value is not None else None
+
+
+def hex_id(value: int, width: int) -> str:
+    return format(value, f"0{width}x")
+
+
+def from_readable_span(span) -> SpanRecord:
+    """A SpanRecord view of an SDK span (attributes are not copied)."""
+    ctx = span.context
+    parent = span.parent
+    return SpanRecord(
+        trace_id=hex_id(ctx.trace_id, 32),
+        span_id=hex_id(ctx.span_id, 16),
+        parent_span_id=hex_id(parent.span_id, 16) if parent is not None else None,
+        name=span.name,
+        attributes=span.attributes or {},
+        events=tuple(EventRecord(e.name, e.attributes or {}, e.timestamp or 0) for e in span.events),
+        resource=span.resource.attributes if span.resource is not None else {},
+        start_ns=span.start_time or 0,
+        end_ns=span.end_time or 0,
+    )
