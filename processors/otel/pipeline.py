@@ -169,7 +169,8 @@ class Pipeline:
 
 def _evaluation(span, output, identity, mode, result, enforced, text) -> Evaluation:
     ended = span.end_ns or span.start_ns
-    when = datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)
+    # Stored as naive UTC: DuckDB returns TIMESTAMPTZ only with pytz installed.
+    when = (datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)).replace(tzinfo=None)
     return Evaluation(
         evaluation_id=uuid.uuid4().hex,
         span=span,

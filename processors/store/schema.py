@@ -16,7 +16,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         """
         CREATE TABLE evaluations (
             evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMPTZ NOT NULL,
+            time TIMESTAMP NOT NULL, -- UTC
             trace_id VARCHAR,
             span_id VARCHAR,
             parent_span_id VARCHAR,
@@ -46,7 +46,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         CREATE TABLE violations (
             evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMPTZ NOT NULL,
+            time TIMESTAMP NOT NULL, -- UTC
             trace_id VARCHAR,
             span_id VARCHAR,
             agent_id VARCHAR,
@@ -86,7 +86,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
 ]
 
-_S, _B, _D, _I, _T = pa.string(), pa.bool_(), pa.float64(), pa.int32(), pa.timestamp("us", tz="UTC")
+_S, _B, _D, _I, _T = pa.string(), pa.bool_(), pa.float64(), pa.int32(), pa.timestamp("us")
 _LIST = pa.list_(pa.string())
 
 # Arrow types of the rows the store inserts, in column order.

@@ -1,0 +1,129 @@
+"""`claimwatch query`: run a named query from `queries/` against the audit database."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from processors.store.queries import QueryError, load_queries, run_query
+
+EPILOG = """\
+examples:
+  claimwatch query --list
+  claimwatch query violations --param agent='worker-*' --param since=24h
+  claimwatch query violations --param category=entity_name --format json
+  claimwatch query verdict_counts --db /var/lib/claimwatch/claimwatch.duckdb --format csv > verdicts.csv
+
+Timestamps take ISO 8601 or an age: 30m, 24h, 7d.
+"""
+
+
+def add_parser(sub) -> None:
+    q = sub.add_parser(
+        "query",
+        help="answer audit questions from the DuckDB file with a named query",
+        description="Run a named query from queries/*.sql against the audit database.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    q.add_argument("name", nargs="?", help="query name (see --list)")
+    q.add_argument("--list", action="store_true", help="list the queries and their parameters")
+    q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter (repeatable)")
+    q.add_argument("--db", metavar="FILE", default="claimwatch.duckdb", help="DuckDB file (default: %(default)s)")
+    q.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    q.add_argument("--queries", metavar="DIR", type=Path, help="directory of .sql files (default: the bundled one)")
+    q.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        queries = load_queries(args.queries)
+        if args.list or not args.name:
+            print(describe(queries))
+            return 0 if args.list else 2
+        if args.name not in queries:
+            raise QueryError(f"no query named {args.name!r} (known: {', '.join(sorted(queries))})")
+        params = _params(args.param)
+        columns, rows = _run_on_file(Path(args.db), queries[args.name], params)
+    except QueryError as exc:
+        print(f"claimwatch: {exc}", file=sys.stderr)
+        return 2
+    print(render(columns, rows, args.format))
+    return 0
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise QueryError(f"--param takes KEY=VALUE, got {pair!r}")
+        out[key.strip()] = value
+    return out
+
+
+def _run_on_file(db: Path, query, params):
+    import duckdb
+
+    if not db.exists():
+        raise QueryError(f"no audit database at {db} (start claimwatch or pass --db FILE)")
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.IOException as exc:
+        raise QueryError(f"cannot open {db}: {exc}") from None
+    try:
+        return run_query(con, query, params)
+    except duckdb.Error as exc:
+        raise QueryError(f"query {query.name!r} failed: {exc}") from None
+    finally:
+        con.close()
+
+
+def describe(queries) -> str:
+    lines = []
+    for q in queries.values():
+        lines.append(f"{q.name}: {q.description}")
+        for p in q.params:
+            need = "required" if p.required else (f"default {p.default}" if p.default else "optional")
+            lines.append(f"    --param {p.name}=<{p.type}>  ({need}) {p.description}")
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="seconds")
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def render(columns: list[str], rows: list[tuple], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps([dict(zip(columns, row, strict=True)) for row in rows], default=str, ensure_ascii=False)
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[_cell(v) for v in row] for row in rows])
+        return buf.getvalue().rstrip("\n")
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [min(60, max([len(c)] + [len(r[i]) for r in cells])) for i, c in enumerate(columns)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)), "  ".join("-" * w for w in widths)]
+    for row in cells:
+        out.append("  ".join(_clip(v, w).ljust(w) for v, w in zip(row, widths, strict=True)))
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out)
+
+
+def _clip(value: str, width: int) -> str:
+    value = value.replace("\n", " ")
+    return value if len(value) <= width else value[: width - 1] + "…"
