@@ -72,7 +72,7 @@ def messages_output(value: Any, source: str) -> Output | None:
         return Output(_salvage(value), source, truncated=True) if isinstance(value, str) else None
     if isinstance(messages, Mapping):
         messages = [messages]
-    if not isinstance(messages, list):
+    if not isinstance(messages, (list, tuple)):  # the SDK stores structured lists as tuples
         return None
     texts: list[str] = []
     tools: list[ToolCall] = []
@@ -85,7 +85,7 @@ def messages_output(value: Any, source: str) -> Output | None:
 
 def _collect_message(message: Mapping[str, Any], texts: list[str], tools: list[ToolCall]) -> None:
     parts = message.get("parts")
-    if isinstance(parts, list):
+    if isinstance(parts, (list, tuple)):
         for part in parts:
             if not isinstance(part, Mapping):
                 continue
@@ -99,7 +99,7 @@ def _collect_message(message: Mapping[str, Any], texts: list[str], tools: list[T
     content = message.get("content")
     if isinstance(content, str):
         texts.append(content)
-    elif isinstance(content, list):
+    elif isinstance(content, (list, tuple)):
         texts.extend(c["text"] for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str))
     for call in message.get("tool_calls") or ():
         function = call.get("function") if isinstance(call, Mapping) else None
@@ -175,7 +175,7 @@ def _text_or_json(value: str, source: str) -> Output:
     decoded, _ = _decode(value)
     if decoded is None:
         return Output(_salvage(value) or value, source, truncated=True)
-    if isinstance(decoded, (list, Mapping)) and _looks_like_messages(decoded):
+    if isinstance(decoded, (list, tuple, Mapping)) and _looks_like_messages(decoded):
         found = messages_output(decoded, source)
         if found is not None:
             return found
@@ -183,7 +183,7 @@ def _text_or_json(value: str, source: str) -> Output:
 
 
 def _looks_like_messages(value: Any) -> bool:
-    items = value if isinstance(value, list) else [value]
+    items = value if isinstance(value, (list, tuple)) else [value]
     return any(isinstance(m, Mapping) and "role" in m for m in items)
 
 
@@ -195,7 +195,7 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
         return []
     if isinstance(value, Mapping):
         return [s for v in value.values() for s in _strings(v, depth + 1)]
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [s for v in value for s in _strings(v, depth + 1)]
     return []
 
