@@ -247,7 +247,7 @@ class StorageConfig(_Model):
 
     enabled: bool = True
     path: str = "claimwatch.duckdb"
-    batch_rows: int = Field(default=1000, gt=0)
+    batch_rows: int = Field(default=5000, gt=0)
     flush_interval_ms: int = Field(default=1000, gt=0)
     store_matched_text: bool = True
 

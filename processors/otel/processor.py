@@ -74,7 +74,10 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self.pipeline = Pipeline(self.config, validator)
         self._wrapped = wrapped
         self._store = self._open_store(store)
-        self._queue: queue.Queue = queue.Queue(maxsize=self.config.processor.queue_size)
+        # SimpleQueue.put is C-level and lock-free for the caller (~0.1 us against ~1 us for
+        # Queue.put_nowait): it is all the agent's span.end() pays. The bound is checked by hand.
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue_size = self.config.processor.queue_size
         self._live: dict[int, object] = {}
         self._guarded: OrderedDict[tuple[int, int], Guarded] = OrderedDict()
         self._guard_lock = threading.Lock()
@@ -106,10 +109,10 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self._wrapped.on_start(span, parent_context=parent_context)
 
     def on_end(self, span: ReadableSpan) -> None:
-        try:
-            self._queue.put_nowait(span)
-        except queue.Full:
+        if self._queue.qsize() >= self._queue_size:
             self._drop(span)
+        else:
+            self._queue.put(span)
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         deadline = time.monotonic() + timeout_millis / 1000

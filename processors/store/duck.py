@@ -33,7 +33,7 @@ class AuditStore:
         migrate(self._con)
         self._batch_rows = batch_rows
         self._interval = flush_interval_s
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self.rows_written = 0
         self.write_errors = 0
