@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-from benchmarks.corpus import corpus, hundred_facts  # noqa: E402
-from processors import AuditStore, ClaimwatchSpanProcessor  # noqa: E402
+from benchmarks.corpus import corpus, hundred_facts
+from processors import AuditStore, ClaimwatchSpanProcessor
 
 
 class NullExporter(SpanExporter):

@@ -94,7 +94,7 @@ CONVENTIONS = {
 
 @pytest.mark.parametrize("convention", sorted(CONVENTIONS))
 def test_output_in_each_convention_is_validated_annotated_and_stored(tmp_path, convention):
-    provider, processor, exporter = make(tmp_path)
+    provider, _processor, exporter = make(tmp_path)
     tracer = provider.get_tracer("agent")
     with tracer.start_as_current_span(
         "invoke_agent worker-1", attributes={"gen_ai.agent.name": "worker-1", "gen_ai.conversation.id": "conv-42"}
@@ -135,7 +135,7 @@ def test_output_in_each_convention_is_validated_annotated_and_stored(tmp_path, c
 
 
 def test_spans_without_output_pass_through_unchanged(tmp_path):
-    provider, processor, exporter = make(tmp_path)
+    provider, _processor, exporter = make(tmp_path)
     with provider.get_tracer("t").start_as_current_span("GET /health", attributes={"http.method": "GET"}):
         pass
     provider.shutdown()
@@ -145,7 +145,7 @@ def test_spans_without_output_pass_through_unchanged(tmp_path):
 
 
 def test_guard_raises_for_enforcing_agent_and_span_records_enforcement(tmp_path):
-    provider, processor, exporter = make(
+    provider, _processor, exporter = make(
         tmp_path, agents={"rules": [{"match": "sub-*", "trust": 10, "mode": "enforce"}, {"match": "main", "trust": 10}]}
     )
     tracer = provider.get_tracer("agent")
@@ -177,7 +177,7 @@ def test_guard_raises_for_enforcing_agent_and_span_records_enforcement(tmp_path)
 
 
 def test_guard_result_is_reused_for_its_span(tmp_path):
-    provider, processor, exporter = make(tmp_path)
+    provider, processor, _exporter = make(tmp_path)
     tracer = provider.get_tracer("agent")
     calls = []
     original = processor.pipeline.validator.validate
@@ -205,7 +205,7 @@ def test_guard_without_processor_uses_given_validator_and_mode():
     ("verbosity", "has_attrs", "matched_text"), [("silent", False, False), ("info", True, False), ("debug", True, True)]
 )
 def test_verbosity_controls_what_is_written(tmp_path, verbosity, has_attrs, matched_text):
-    provider, processor, exporter = make(tmp_path, annotations={"verbosity": verbosity})
+    provider, _processor, exporter = make(tmp_path, annotations={"verbosity": verbosity})
     with provider.get_tracer("t").start_as_current_span("chat") as span:
         CONVENTIONS["genai"](span, "Docker is not running.")
     provider.shutdown()
@@ -239,7 +239,7 @@ def test_full_queue_forwards_spans_unvalidated_and_counts_them(tmp_path):
 
 
 def test_truncated_attribute_is_validated_and_marked(tmp_path):
-    provider, processor, exporter = make(tmp_path)
+    provider, _processor, exporter = make(tmp_path)
     value = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Docker is not running. " * 50}]}])
     with provider.get_tracer("t").start_as_current_span("chat") as span:
         span.set_attribute("gen_ai.output.messages", value[:200])
