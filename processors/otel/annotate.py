@@ -64,14 +64,14 @@ def _violation_attrs(v, verbosity: str) -> dict[str, Any]:
 
 def _claim_attrs(c) -> dict[str, Any]:
     return {
-        "claimwatch.claim.category": c.category,
-        "claimwatch.claim.detector": c.detector_id,
-        "claimwatch.claim.subject": c.subject,
-        "claimwatch.claim.assertion": c.assertion,
-        "claimwatch.claim.negative": c.negative,
-        "claimwatch.claim.confidence": c.confidence,
-        "claimwatch.claim.offset": c.offset,
-        "claimwatch.claim.matched_text": c.matched_text,
+        A.C_CATEGORY: c.category,
+        A.C_DETECTOR: c.detector_id,
+        A.C_SUBJECT: c.subject,
+        A.C_ASSERTION: c.assertion,
+        A.C_NEGATIVE: c.negative,
+        A.C_CONFIDENCE: c.confidence,
+        A.C_OFFSET: c.offset,
+        A.C_MATCHED_TEXT: c.matched_text,
     }
 
 

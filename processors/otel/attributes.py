@@ -61,6 +61,15 @@ V_FACT_ID = "claimwatch.violation.fact_id"
 V_EXPECTED = "claimwatch.violation.expected"
 V_MATCHED_TEXT = "claimwatch.violation.matched_text"  # debug verbosity only
 
+C_CATEGORY = "claimwatch.claim.category"  # claim events: debug verbosity only
+C_DETECTOR = "claimwatch.claim.detector"
+C_SUBJECT = "claimwatch.claim.subject"
+C_ASSERTION = "claimwatch.claim.assertion"
+C_NEGATIVE = "claimwatch.claim.negative"
+C_CONFIDENCE = "claimwatch.claim.confidence"
+C_OFFSET = "claimwatch.claim.offset"
+C_MATCHED_TEXT = "claimwatch.claim.matched_text"
+
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 EVALUATION_NAME = "gen_ai.evaluation.name"
 EVALUATION_SCORE_LABEL = "gen_ai.evaluation.score.label"

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .attributes import SERVICE_NAME
+
 
 @dataclass(frozen=True, slots=True)
 class EventRecord:
@@ -33,7 +35,7 @@ class SpanRecord:
 
     @property
     def service(self) -> str | None:
-        value = self.resource.get("service.name")
+        value = self.resource.get(SERVICE_NAME)
         return str(value) if value is not None else None
 
 
