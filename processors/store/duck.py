@@ -26,7 +26,7 @@ class AuditStore:
     """Evaluation and violation rows in a DuckDB file (or `:memory:`)."""
 
     def __init__(
-        self, path: str | Path = "claimwatch.duckdb", *, batch_rows: int = 1000, flush_interval_s: float = 1.0
+        self, path: str | Path = "claimwatch.duckdb", *, batch_rows: int = 5000, flush_interval_s: float = 1.0
     ) -> None:
         self.path = str(path)
         self._con = duckdb.connect(self.path)
