@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from processors import ConfigError, OutputValidator, load_config
 
-from . import query_cmd
+from . import query_cmd, serve_cmd
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
 
@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the summary as JSON")
     check.set_defaults(handler=_cmd_check_config)
     query_cmd.add_parser(sub)
+    serve_cmd.add_parsers(sub)
     return parser
 
 

@@ -6,6 +6,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -13,13 +14,20 @@ from pathlib import Path
 from processors.store.queries import QueryError, load_queries, run_query
 
 EPILOG = """\
+While a collector runs it holds the DuckDB file, so queries go through its API
+(--server, $CLAIMWATCH_SERVER, default http://127.0.0.1:8787). With no collector
+running, or with --db, the file is opened read-only instead.
+
 examples:
   claimwatch query --list
   claimwatch query violations --param agent='worker-*' --param since=24h
   claimwatch query violations --param category=entity_name --format json
   claimwatch query verdict_counts --db /var/lib/claimwatch/claimwatch.duckdb --format csv > verdicts.csv
 
-Timestamps take ISO 8601 or an age: 30m, 24h, 7d.
+  claimwatch query --sql "SELECT agent_id, count(*) FROM violations GROUP BY 1" --token "$TOKEN"
+
+Timestamps take ISO 8601 or an age: 30m, 24h, 7d. Ad-hoc --sql must be a single
+SELECT; through a collector it also needs the API token (service.api.token).
 """
 
 
@@ -34,7 +42,14 @@ def add_parser(sub) -> None:
     q.add_argument("name", nargs="?", help="query name (see --list)")
     q.add_argument("--list", action="store_true", help="list the queries and their parameters")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter (repeatable)")
-    q.add_argument("--db", metavar="FILE", default="claimwatch.duckdb", help="DuckDB file (default: %(default)s)")
+    q.add_argument("--db", metavar="FILE", help="open this DuckDB file instead of asking a running collector")
+    q.add_argument(
+        "--server", metavar="URL", help="collector API (default: $CLAIMWATCH_SERVER or http://127.0.0.1:8787)"
+    )
+    q.add_argument("--sql", metavar="SELECT", help="ad-hoc read-only SQL instead of a named query")
+    q.add_argument(
+        "--token", metavar="TOKEN", help="API token for --sql through a collector (or $CLAIMWATCH_API_TOKEN)"
+    )
     q.add_argument("--format", choices=("table", "json", "csv"), default="table")
     q.add_argument("--queries", metavar="DIR", type=Path, help="directory of .sql files (default: the bundled one)")
     q.set_defaults(handler=run)
@@ -43,18 +58,64 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         queries = load_queries(args.queries)
-        if args.list or not args.name:
+        if args.list or not (args.name or args.sql):
             print(describe(queries))
             return 0 if args.list else 2
-        if args.name not in queries:
+        if args.name and args.name not in queries:
             raise QueryError(f"no query named {args.name!r} (known: {', '.join(sorted(queries))})")
         params = _params(args.param)
-        columns, rows = _run_on_file(Path(args.db), queries[args.name], params)
-    except QueryError as exc:
+        if args.name:
+            queries[args.name].bind(params)  # report bad parameters before going anywhere
+        columns, rows = _answer(args, queries, params)
+    except (QueryError, RuntimeError) as exc:
         print(f"claimwatch: {exc}", file=sys.stderr)
         return 2
     print(render(columns, rows, args.format))
     return 0
+
+
+def _answer(args, queries, params):
+    """Through a running collector when one answers (unless --db is given), else from the file."""
+    if args.db is None:
+        try:
+            return _via_server(args, params)
+        except ConnectionError:
+            pass  # no collector: the file is free to open
+    db = Path(args.db or "claimwatch.duckdb")
+    if args.sql:
+        return _sql_on_file(db, args.sql)
+    return _run_on_file(db, queries[args.name], params)
+
+
+def _via_server(args, params):
+    from .serve_cmd import fetch_json
+    from .settings import server_url
+
+    base = server_url(args.server)
+    if args.sql:
+        token = args.token or os.environ.get("CLAIMWATCH_API_TOKEN", "")
+        payload = fetch_json(
+            f"{base}/api/sql", data=json.dumps({"sql": args.sql}).encode(), headers={"Authorization": f"Bearer {token}"}
+        )
+    else:
+        payload = fetch_json(f"{base}/api/query/{args.name}", data=json.dumps(params).encode())
+    return payload["columns"], [tuple(r) for r in payload["rows"]]
+
+
+def _sql_on_file(db: Path, sql: str):
+    import duckdb
+
+    from .api import read_only_sql
+
+    if not db.exists():
+        raise QueryError(f"no audit database at {db} (start claimwatch or pass --db FILE)")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return read_only_sql(con, sql)
+    except ValueError as exc:
+        raise QueryError(str(exc)) from None
+    finally:
+        con.close()
 
 
 def _params(pairs: list[str]) -> dict[str, str]:
@@ -75,7 +136,7 @@ def _run_on_file(db: Path, query, params):
     try:
         con = duckdb.connect(str(db), read_only=True)
     except duckdb.IOException as exc:
-        raise QueryError(f"cannot open {db}: {exc}") from None
+        raise QueryError(f"cannot open {db} (is a collector holding it? query through --server): {exc}") from None
     try:
         return run_query(con, query, params)
     except duckdb.Error as exc:

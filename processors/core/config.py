@@ -239,7 +239,64 @@ class AnnotationsConfig(_Model):
 
 
 class ProcessorConfig(_Model):
+    """The in-process queue, and trace assembly in the collector (like the tail sampling processor)."""
+
     queue_size: int = Field(default=8192, gt=0)
+    decision_wait_ms: int = Field(default=2000, ge=0)  # how long a trace's spans are held for its ancestors
+    max_traces: int = Field(default=50_000, gt=0)
+    max_spans: int = Field(default=1_000_000, gt=0)
+
+
+_ENDPOINT = r"^[^\s:/]*:\d{1,5}$"
+
+
+class HttpReceiver(_Model):
+    enabled: bool = True
+    endpoint: str = Field(default="127.0.0.1:4318", pattern=_ENDPOINT)
+    max_request_bytes: int = Field(default=64 << 20, gt=0)  # after decompression
+
+
+class GrpcReceiver(_Model):
+    enabled: bool = True
+    endpoint: str = Field(default="127.0.0.1:4317", pattern=_ENDPOINT)
+    max_request_bytes: int = Field(default=64 << 20, gt=0)
+
+
+class OtlpProtocols(_Model):
+    http: HttpReceiver = HttpReceiver()
+    grpc: GrpcReceiver = GrpcReceiver()
+
+
+class OtlpReceiver(_Model):
+    protocols: OtlpProtocols = OtlpProtocols()
+
+
+class Receivers(_Model):
+    otlp: OtlpReceiver = OtlpReceiver()
+
+
+class OtlpExporter(_Model):
+    """Where annotated spans go next (another collector, a tracing backend)."""
+
+    endpoint: str = Field(min_length=1)  # http(s)://host:port[/v1/traces] for http, host:port for grpc
+    protocol: Literal["http/protobuf", "grpc"] = "http/protobuf"
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float = Field(default=10.0, gt=0)
+    queue_batches: int = Field(default=256, gt=0)
+
+
+class Exporters(_Model):
+    otlp: OtlpExporter | None = None
+
+
+class ApiConfig(_Model):
+    endpoint: str = Field(default="127.0.0.1:8787", pattern=_ENDPOINT)
+    # Ad-hoc SQL over the API needs this token; named queries do not.
+    token: str | None = None
+
+
+class ServiceConfig(_Model):
+    api: ApiConfig = ApiConfig()
 
 
 class StorageConfig(_Model):
@@ -265,12 +322,33 @@ class ClaimwatchConfig(BaseModel):
     annotations: AnnotationsConfig = AnnotationsConfig()
     processor: ProcessorConfig = ProcessorConfig()
     storage: StorageConfig = StorageConfig()
+    receivers: Receivers = Receivers()
+    exporters: Exporters = Exporters()
+    service: ServiceConfig = ServiceConfig()
 
     @property
     def config_hash(self) -> str:
         """A short, stable hash of the effective config, recorded beside every evaluation."""
         canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def read_config_data(path: str | os.PathLike) -> dict:
+    """The raw mapping in a config file (unwrapped), before validation; for layering overrides."""
+    path = Path(path)
+    try:
+        raw_text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(path), [("", f"cannot read file: {exc.strerror or exc}")]) from None
+    data = _unwrap(_parse(raw_text, path))
+    if not isinstance(data, dict):
+        raise ConfigError(str(path), [("", f"the top level must be a mapping, got {type(data).__name__}")])
+    return data
+
+
+def load_config_data(data: dict, source: str) -> ClaimwatchConfig:
+    """Validate a raw mapping; errors name `source`."""
+    return _validate(_unwrap(data), source)
 
 
 def load_config(source: str | os.PathLike | dict | ClaimwatchConfig | None = None) -> ClaimwatchConfig:
@@ -281,13 +359,7 @@ def load_config(source: str | os.PathLike | dict | ClaimwatchConfig | None = Non
         return ClaimwatchConfig()
     if isinstance(source, dict):
         return _validate(_unwrap(source), "<dict>")
-    path = Path(source)
-    try:
-        raw_text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(str(path), [("", f"cannot read file: {exc.strerror or exc}")]) from None
-    data = _parse(raw_text, path)
-    return _validate(_unwrap(data), str(path))
+    return _validate(read_config_data(source), str(source))
 
 
 def _parse(raw_text: str, path: Path) -> Any:

@@ -1,0 +1,104 @@
+"""Forwarding annotated spans downstream over OTLP (HTTP protobuf or gRPC), off the processing thread.
+
+A bounded queue of requests and a few retries with backoff, like a
+collector's sending queue: a slow or absent downstream must not stall
+validation. What cannot be delivered is counted and logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+
+from processors.core.config import OtlpExporter
+
+logger = logging.getLogger("claimwatch.forward")
+_RETRIES = 3
+
+
+class Forwarder:
+    def __init__(self, config: OtlpExporter) -> None:
+        self.config = config
+        self.counts: Counter = Counter()
+        self._queue: queue.Queue = queue.Queue(maxsize=config.queue_batches)
+        self._send = self._grpc_sender() if config.protocol == "grpc" else self._http_sender()
+        self._thread = threading.Thread(target=self._run, name="claimwatch-forward", daemon=True)
+        self._thread.start()
+
+    def submit(self, request) -> None:
+        try:
+            self._queue.put_nowait(request)
+        except queue.Full:
+            self.counts["dropped_batches"] += 1
+            logger.warning("forward queue full; a batch of spans was not forwarded")
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        done = threading.Event()
+        try:
+            self._queue.put(done, timeout=timeout)
+        except queue.Full:
+            return False
+        return done.wait(timeout)
+
+    def close(self) -> None:
+        self.flush()
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            self._deliver(item)
+
+    def _deliver(self, request) -> None:
+        payload = request.SerializeToString()
+        for attempt in range(_RETRIES):
+            try:
+                self._send(payload, request)
+                self.counts["batches"] += 1
+                self.counts["spans"] += sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+                return
+            except Exception as exc:
+                if attempt == _RETRIES - 1:
+                    self.counts["failed_batches"] += 1
+                    logger.error("could not forward spans to %s: %s", self.config.endpoint, exc)
+                    return
+                time.sleep(0.2 * 2**attempt)
+
+    def _http_sender(self):
+        url = self.config.endpoint.rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            url = f"http://{url}"
+        if not url.endswith("/v1/traces"):
+            url += "/v1/traces"
+        headers = {"Content-Type": "application/x-protobuf", **self.config.headers}
+
+        def send(payload: bytes, _request) -> None:
+            req = urllib.request.Request(url, data=payload, headers=headers, method="POST")
+            with urllib.request.urlopen(req, timeout=self.config.timeout_s) as response:
+                response.read()
+
+        return send
+
+    def _grpc_sender(self):
+        import grpc
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
+
+        target = self.config.endpoint.removeprefix("http://").removeprefix("https://")
+        stub = TraceServiceStub(grpc.insecure_channel(target))
+        metadata = tuple(self.config.headers.items())
+
+        def send(_payload: bytes, request) -> None:
+            stub.Export(request, timeout=self.config.timeout_s, metadata=metadata)
+
+        return send

@@ -1,0 +1,197 @@
+"""OTLP wire formats: decode trace and log requests, write annotations back into protobuf spans.
+
+Decoding uses the opentelemetry-proto types. OTLP/JSON differs from the
+protobuf JSON mapping in one trap: trace and span ids are hex, where
+`json_format` expects base64; they are converted before parsing. Unknown
+fields are ignored, as the spec requires.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from processors.otel.records import EventRecord, SpanRecord
+
+_ID_FIELDS = {"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"}
+
+
+class MalformedRequest(ValueError):
+    """The request body is not a valid OTLP message; the text says why."""
+
+
+@dataclass(slots=True)
+class ReceivedSpan:
+    """A decoded span, with the protobuf objects it came from (to annotate and forward)."""
+
+    record: SpanRecord
+    proto: trace_pb2.Span
+    resource: Any  # opentelemetry.proto.resource.v1.Resource
+    scope: Any  # InstrumentationScope
+    resource_schema_url: str = ""
+    scope_schema_url: str = ""
+
+
+def parse_traces(body: bytes, content_type: str) -> ExportTraceServiceRequest:
+    return _parse(body, content_type, ExportTraceServiceRequest)
+
+
+def parse_logs(body: bytes, content_type: str) -> ExportLogsServiceRequest:
+    return _parse(body, content_type, ExportLogsServiceRequest)
+
+
+def _parse(body: bytes, content_type: str, message_type):
+    message = message_type()
+    if content_type == "application/json":
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise MalformedRequest(f"body is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise MalformedRequest("OTLP/JSON body must be a JSON object")
+        try:
+            json_format.ParseDict(_hex_ids_to_base64(data), message, ignore_unknown_fields=True)
+        except (json_format.ParseError, ValueError, TypeError) as exc:
+            raise MalformedRequest(f"body is not a valid OTLP/JSON {message_type.__name__}: {exc}") from None
+        return message
+    try:
+        message.ParseFromString(body)
+    except (DecodeError, ValueError) as exc:
+        raise MalformedRequest(f"body is not a valid OTLP protobuf {message_type.__name__}: {exc}") from None
+    return message
+
+
+def _hex_ids_to_base64(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in _ID_FIELDS and isinstance(item, str):
+                try:
+                    item = base64.b64encode(bytes.fromhex(item)).decode() if item else ""
+                except ValueError:
+                    raise MalformedRequest(f"{key} must be hex, got {item[:40]!r}") from None
+            out[key] = _hex_ids_to_base64(item)
+        return out
+    if isinstance(value, list):
+        return [_hex_ids_to_base64(v) for v in value]
+    return value
+
+
+def any_value(value: AnyValue) -> Any:
+    """An OTLP AnyValue as plain Python (arrays -> list, kvlists -> dict)."""
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "int_value":
+        return value.int_value
+    if kind == "double_value":
+        return value.double_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "array_value":
+        return [any_value(v) for v in value.array_value.values]
+    if kind == "kvlist_value":
+        return {kv.key: any_value(kv.value) for kv in value.kvlist_value.values}
+    if kind == "bytes_value":
+        return value.bytes_value.hex()
+    return None
+
+
+def attributes(kvs) -> dict[str, Any]:
+    return {kv.key: any_value(kv.value) for kv in kvs}
+
+
+def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
+    """Every span of a request as a `ReceivedSpan` (records share their resource's attributes)."""
+    for rs in request.resource_spans:
+        resource = attributes(rs.resource.attributes)
+        for ss in rs.scope_spans:
+            for span in ss.spans:
+                record = SpanRecord(
+                    trace_id=span.trace_id.hex(),
+                    span_id=span.span_id.hex(),
+                    parent_span_id=span.parent_span_id.hex() or None,
+                    name=span.name,
+                    attributes=attributes(span.attributes),
+                    events=tuple(EventRecord(e.name, attributes(e.attributes), e.time_unix_nano) for e in span.events),
+                    resource=resource,
+                    start_ns=span.start_time_unix_nano,
+                    end_ns=span.end_time_unix_nano,
+                )
+                yield ReceivedSpan(record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url)
+
+
+def set_value(target: AnyValue, value: Any) -> None:
+    """Write a plain Python value into an AnyValue."""
+    if isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, int):
+        target.int_value = value
+    elif isinstance(value, float):
+        target.double_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    elif isinstance(value, (list, tuple)):
+        array = target.array_value
+        for item in value:
+            set_value(array.values.add(), item)
+    elif isinstance(value, Mapping):
+        kvlist = target.kvlist_value
+        for key, item in value.items():
+            set_value(kvlist.values.add(key=str(key)).value, item)
+    elif value is not None:
+        target.string_value = str(value)
+
+
+def upsert_attributes(kvs, values: Mapping[str, Any]) -> None:
+    """Set attributes on a repeated KeyValue field, replacing keys that exist."""
+    index = {kv.key: kv for kv in kvs}
+    for key, value in values.items():
+        kv = index.get(key)
+        if kv is None:
+            kv = kvs.add(key=key)
+        kv.value.Clear()
+        set_value(kv.value, value)
+
+
+def add_event(span: trace_pb2.Span, name: str, attrs: Mapping[str, Any], time_ns: int) -> None:
+    event = span.events.add(name=name, time_unix_nano=time_ns or span.end_time_unix_nano)
+    upsert_attributes(event.attributes, attrs)
+
+
+def build_request(spans: list[ReceivedSpan]) -> ExportTraceServiceRequest:
+    """Group spans back under their resource and scope for forwarding."""
+    request = ExportTraceServiceRequest()
+    by_resource: dict[int, Any] = {}
+    by_scope: dict[tuple[int, int], Any] = {}
+    for item in spans:
+        rkey = id(item.resource)
+        rs = by_resource.get(rkey)
+        if rs is None:
+            rs = request.resource_spans.add(schema_url=item.resource_schema_url)
+            rs.resource.CopyFrom(item.resource)
+            by_resource[rkey] = rs
+        skey = (rkey, id(item.scope))
+        ss = by_scope.get(skey)
+        if ss is None:
+            ss = rs.scope_spans.add(schema_url=item.scope_schema_url)
+            ss.scope.CopyFrom(item.scope)
+            by_scope[skey] = ss
+        ss.spans.append(item.proto)
+    return request
+
+
+def KeyValueOf(key: str, value: Any) -> KeyValue:
+    kv = KeyValue(key=key)
+    set_value(kv.value, value)
+    return kv

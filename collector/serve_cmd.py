@@ -1,0 +1,138 @@
+"""`claimwatch serve` and `claimwatch status`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+import urllib.error
+import urllib.request
+
+from processors import ConfigError
+
+from .settings import ENVIRONMENT, resolve, server_url
+
+SERVE_EPILOG = """\
+examples:
+  claimwatch serve                                   # defaults: OTLP on 127.0.0.1:4318/4317, API on :8787
+  claimwatch serve --config claimwatch.yaml --db /var/lib/claimwatch/audit.duckdb
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_agent.py   # then point an agent at it
+
+Settings: flags > environment > config file > defaults. Environment variables:
+""" + "\n".join(f"  {var:<28} {key}" for var, key in ENVIRONMENT.items())
+
+STATUS_EPILOG = """\
+example:
+  claimwatch status --server http://127.0.0.1:8787
+"""
+
+
+def add_parsers(sub) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="run the collector: receive OTLP, validate, annotate, store, forward",
+        description="Run the claimwatch collector until SIGINT/SIGTERM, then drain and flush everything accepted.",
+        epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--config", metavar="FILE", help="YAML or JSON config file")
+    serve.add_argument("--db", metavar="PATH", help="DuckDB file (default: claimwatch.duckdb)")
+    serve.add_argument("--otlp-http", metavar="HOST:PORT", help="OTLP/HTTP listen address (default: 127.0.0.1:4318)")
+    serve.add_argument("--otlp-grpc", metavar="HOST:PORT", help="OTLP/gRPC listen address (default: 127.0.0.1:4317)")
+    serve.add_argument("--api", metavar="HOST:PORT", help="query/status API address (default: 127.0.0.1:8787)")
+    serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    serve.set_defaults(handler=run_serve)
+
+    status = sub.add_parser(
+        "status",
+        help="show a running collector's counters",
+        description="Ask a running collector for its listen addresses and self-telemetry counters.",
+        epilog=STATUS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    status.add_argument(
+        "--server", metavar="URL", help="collector API (default: $CLAIMWATCH_SERVER or http://127.0.0.1:8787)"
+    )
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(handler=run_status)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from .service import Collector
+
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = resolve(
+        args.config,
+        {
+            "storage.path": args.db,
+            "receivers.otlp.protocols.http.endpoint": args.otlp_http,
+            "receivers.otlp.protocols.grpc.endpoint": args.otlp_grpc,
+            "service.api.endpoint": args.api,
+        },
+    )
+    collector = Collector(config)
+    try:
+        addresses = collector.start()
+    except OSError as exc:
+        print(f"claimwatch: cannot start: {exc}", file=sys.stderr)
+        return 2
+    print(f"claimwatch {collector.status()['version']} collecting", flush=True)
+    if addresses.otlp_http:
+        print(f"  OTLP/HTTP  http://{addresses.otlp_http}/v1/traces  (and /v1/logs)", flush=True)
+    if addresses.otlp_grpc:
+        print(f"  OTLP/gRPC  {addresses.otlp_grpc}", flush=True)
+    print(f"  API        http://{addresses.api}  (/health, /metrics, /api/status, /api/query/<name>)", flush=True)
+    print(f"  database   {config.storage.path}", flush=True)
+    if config.exporters.otlp:
+        print(f"  forwarding {config.exporters.otlp.protocol} -> {config.exporters.otlp.endpoint}", flush=True)
+    print("  stop with Ctrl-C (SIGINT) or SIGTERM; everything accepted is flushed first", flush=True)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    print("claimwatch: shutting down, flushing buffered spans and the store ...", flush=True)
+    collector.stop()
+    counters = collector.engine.stats()
+    print(
+        f"claimwatch: stopped after {counters.get('spans_received', 0)} spans, "
+        f"{counters.get('evaluations', 0)} evaluations",
+        flush=True,
+    )
+    return 0
+
+
+def fetch_json(url: str, timeout: float = 5.0, data: bytes | None = None, headers: dict | None = None):
+    """GET (or POST `data`) JSON from the API; raises ConnectionError when nothing listens."""
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        payload = json.loads(exc.read() or b"{}")
+        raise RuntimeError(payload.get("error", f"HTTP {exc.code}")) from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise ConnectionError(f"no collector at {url}: {getattr(exc, 'reason', exc)}") from None
+
+
+def run_status(args: argparse.Namespace) -> int:
+    base = server_url(args.server)
+    try:
+        status = fetch_json(f"{base}/api/status")
+    except (ConnectionError, RuntimeError) as exc:
+        print(f"claimwatch: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return 0
+    print(f"claimwatch {status['version']} up {status['uptime_s']}s, database {status['database']}")
+    for name, address in status["listening"].items():
+        print(f"  {name:<10} {address}")
+    for key, value in sorted(status["counters"].items()):
+        print(f"  {key:<28} {value}")
+    return 0
+
+
+__all__ = ["ConfigError", "add_parsers", "fetch_json"]

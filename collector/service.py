@@ -1,0 +1,112 @@
+"""`Collector`: the standalone claimwatch process, assembled from config and started or stopped whole."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from processors.core.config import ClaimwatchConfig
+from processors.store import AuditStore
+
+from .api import ApiServer
+from .engine import CollectorEngine
+from .forward import Forwarder
+from .grpc_receiver import start_grpc
+from .http_receiver import OtlpHttpServer
+
+logger = logging.getLogger("claimwatch.collector")
+
+
+@dataclass(frozen=True, slots=True)
+class Addresses:
+    otlp_http: str | None
+    otlp_grpc: str | None
+    api: str
+
+
+def split_endpoint(endpoint: str) -> tuple[str, int]:
+    host, _, port = endpoint.rpartition(":")
+    return host or "127.0.0.1", int(port)
+
+
+class Collector:
+    """Receivers, engine, store, forwarder and API. `start()` binds; `stop()` drains and closes."""
+
+    def __init__(self, config: ClaimwatchConfig) -> None:
+        self.config = config
+        self.started_at = time.time()
+        storage = config.storage
+        self.store = AuditStore(
+            storage.path, batch_rows=storage.batch_rows, flush_interval_s=storage.flush_interval_ms / 1000
+        )
+        exporter = config.exporters.otlp
+        self.forwarder = Forwarder(exporter) if exporter is not None else None
+        self.engine = CollectorEngine(config, self.store, self.forwarder)
+        self._http = self._grpc = self._api = None
+        self._threads: list[threading.Thread] = []
+        self.addresses: Addresses | None = None
+
+    def start(self) -> Addresses:
+        protocols = self.config.receivers.otlp.protocols
+        http_addr = grpc_addr = None
+        try:
+            if protocols.http.enabled:
+                self._http = OtlpHttpServer(
+                    split_endpoint(protocols.http.endpoint), self.engine, protocols.http.max_request_bytes
+                )
+                http_addr = _address(self._http)
+                self._serve(self._http, "claimwatch-otlp-http")
+            if protocols.grpc.enabled:
+                self._grpc, port = start_grpc(protocols.grpc.endpoint, self.engine, protocols.grpc.max_request_bytes)
+                grpc_addr = f"{split_endpoint(protocols.grpc.endpoint)[0]}:{port}"
+            self._api = ApiServer(split_endpoint(self.config.service.api.endpoint), self)
+            self._serve(self._api, "claimwatch-api")
+        except OSError:
+            self.stop()
+            raise
+        self.addresses = Addresses(http_addr, grpc_addr, _address(self._api))
+        return self.addresses
+
+    def _serve(self, server, name: str) -> None:
+        thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def stop(self) -> None:
+        """Stop receiving, then process, store and forward everything already accepted."""
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+        if self._grpc is not None:
+            self._grpc.stop(grace=5).wait(10)
+        self.engine.close()
+        if self._api is not None:
+            self._api.shutdown()
+            self._api.server_close()
+
+    def status(self) -> dict:
+        a = self.addresses
+        return {
+            "version": _version(),
+            "uptime_s": round(time.time() - self.started_at, 1),
+            "listening": {"otlp_http": a.otlp_http, "otlp_grpc": a.otlp_grpc, "api": a.api} if a else {},
+            "database": self.store.path,
+            "forwarding_to": self.config.exporters.otlp.endpoint if self.config.exporters.otlp else None,
+            "counters": self.engine.stats(),
+        }
+
+
+def _address(server) -> str:
+    host, port = server.server_address[:2]
+    return f"{host}:{port}"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("claimwatch")
+    except PackageNotFoundError:
+        return "dev"
