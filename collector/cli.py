@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from processors import ConfigError, OutputValidator, load_config
 
-from . import query_cmd, serve_cmd
+from . import demo, query_cmd, serve_cmd
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
 
@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=_cmd_check_config)
     query_cmd.add_parser(sub)
     serve_cmd.add_parsers(sub)
+    demo.add_parser(sub)
     return parser
 
 

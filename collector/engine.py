@@ -171,7 +171,9 @@ class CollectorEngine:
 
     def _annotate(self, item: ReceivedSpan, evaluation: Evaluation) -> None:
         attrs, events = span_annotations(evaluation, self.config.annotations.verbosity)
-        upsert_attributes(item.proto.attributes, attrs)
+        # Annotation keys are new unless something upstream annotated the span already.
+        replace_existing = not item.record.attributes.keys().isdisjoint(attrs)
+        upsert_attributes(item.proto.attributes, attrs, replace_existing)
         for event in events:
             add_event(item.proto, event.name, event.attributes, event.time_ns)
 
@@ -241,9 +243,13 @@ _IDENTITY_KEYS = (
 )
 
 
+_IDENTITY_KEY_SET = frozenset(_IDENTITY_KEYS)
+
+
 def _identity_view(record: SpanRecord) -> SpanRecord:
     """What a late span needs of an ancestor: its parent link and identity attributes only."""
-    kept = {k: record.attributes[k] for k in _IDENTITY_KEYS if k in record.attributes}
+    present = _IDENTITY_KEY_SET.intersection(record.attributes.keys())
+    kept = {k: record.attributes[k] for k in present} if present else {}
     return SpanRecord(
         record.trace_id, record.span_id, record.parent_span_id, record.name, kept, resource=record.resource
     )

@@ -48,8 +48,24 @@ class Output:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
+_EXACT_KEYS = frozenset({A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT})
+_PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
+
+
+def may_carry_output(span: SpanRecord) -> bool:
+    """A cheap first look, by attribute and event names only: most spans carry no LLM output."""
+    keys = span.attributes.keys()
+    if not _EXACT_KEYS.isdisjoint(keys):
+        return True
+    if any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT for e in span.events):
+        return True
+    return any(key.startswith(_PREFIXES) for key in keys)
+
+
 def extract(span: SpanRecord) -> Output | None:
     """The LLM output on `span`, or None when it carries none."""
+    if not may_carry_output(span):
+        return None
     attrs = span.attributes
     for finder in _FINDERS:
         found = finder(span, attrs)
