@@ -40,12 +40,12 @@ def build_batches(count: int) -> list[bytes]:
         json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": t}]}]) for t in corpus(2000, 200)
     ]
     batches, span_no = [], 0
-    for b in range(count):
+    for _ in range(count):
         request = ExportTraceServiceRequest()
         rs = request.resource_spans.add()
         rs.resource.attributes.append(KeyValueOf("service.name", "bench-agent"))
         ss = rs.scope_spans.add()
-        for i in range(BATCH):
+        for _ in range(BATCH):
             span_no += 1
             trace = span_no // 10 + 1
             span = ss.spans.add(
