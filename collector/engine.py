@@ -22,7 +22,6 @@ from processors.otel.extract import redactions
 from processors.otel.pipeline import REPLACEMENT_NOTICE, Evaluation, Pipeline
 from processors.otel.records import SpanRecord
 from processors.store import AuditStore
-from processors.store.rows import evaluation_row, violation_rows
 
 from .assembly import TraceBuffer
 from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, upsert_attributes
@@ -161,13 +160,7 @@ class CollectorEngine:
                 self._redact(item)
                 evaluation = replace(evaluation, enforced=True)
             self._annotate(item, evaluation)
-        self.counts["evaluations"] += 1
-        self.counts[f"verdict_{evaluation.result.verdict}"] += 1
-        if self.store is not None:
-            self.store.add(
-                evaluation_row(evaluation, self.pipeline.validator.config_hash),
-                violation_rows(evaluation, self.config.storage.store_matched_text),
-            )
+        self.pipeline.record(evaluation, self.store, self.counts)
 
     def _annotate(self, item: ReceivedSpan, evaluation: Evaluation) -> None:
         attrs, events = span_annotations(evaluation, self.config.annotations.verbosity)

@@ -15,7 +15,8 @@ import urllib.error
 import urllib.request
 from collections import Counter
 
-from processors.core.config import OtlpExporter
+from processors.core.runtime_config import OtlpExporter
+from processors.worker import drain_forever
 
 logger = logging.getLogger("claimwatch.forward")
 _RETRIES = 3
@@ -51,14 +52,7 @@ class Forwarder:
         self._thread.join(timeout=10)
 
     def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            if isinstance(item, threading.Event):
-                item.set()
-                continue
-            self._deliver(item)
+        drain_forever(self._queue, self._deliver)
 
     def _deliver(self, request) -> None:
         payload = request.SerializeToString()

@@ -11,15 +11,21 @@ from tests.conftest import ROOT
 from tests.otlp_helpers import start_collector, wait_for
 
 NODE_DIR = ROOT / "tests" / "node"
-pytestmark = pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
-                                reason="node and npm are not installed on this machine")
+pytestmark = pytest.mark.skipif(
+    shutil.which("node") is None or shutil.which("npm") is None, reason="node and npm are not installed on this machine"
+)
 
 
 @pytest.fixture(scope="module")
 def node_exporters():
     """npm-install the pinned exporters once per run (quick when already installed)."""
-    out = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=NODE_DIR,
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, f"npm install failed: {out.stderr[-2000:]}"
     return NODE_DIR
 
@@ -30,8 +36,9 @@ def test_node_exporter_spans_are_received_and_validated(tmp_path, node_exporters
     try:
         a = collector.addresses
         url = f"http://{a.otlp_grpc}" if kind == "grpc" else f"http://{a.otlp_http}/v1/traces"
-        out = subprocess.run(["node", "send.js", kind, url], cwd=node_exporters, capture_output=True, text=True,
-                             timeout=120)
+        out = subprocess.run(
+            ["node", "send.js", kind, url], cwd=node_exporters, capture_output=True, text=True, timeout=120
+        )
         assert out.returncode == 0, out.stderr[-2000:]
         wait_for(lambda: collector.engine.stats().get("spans_received", 0) >= 2)
         collector.engine.flush(10)

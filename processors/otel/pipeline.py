@@ -120,6 +120,18 @@ class Pipeline:
             )
             return _evaluation(span, output, identity, "audit", failed, False, output.text)
 
+    def record(self, ev: Evaluation, store, counts) -> None:
+        """Count the evaluation by verdict and queue its rows in `store` (when there is one)."""
+        from ..store.rows import evaluation_row, violation_rows  # store.rows imports this module
+
+        counts["evaluations"] += 1
+        counts[f"verdict_{ev.result.verdict}"] += 1
+        if store is not None:
+            store.add(
+                evaluation_row(ev, self.validator.config_hash),
+                violation_rows(ev, self.config.storage.store_matched_text),
+            )
+
     def identify(self, span: SpanRecord, ancestor: AncestorLookup | None = None) -> Identity:
         """Agent id, name and session from the span or its nearest ancestors in the trace."""
         agent_id = agent_name = session = trust = None

@@ -26,7 +26,7 @@ from ..core.config import ClaimwatchConfig, load_config
 from ..core.model import ValidationResult
 from ..core.validator import OutputValidator
 from ..store import AuditStore
-from ..store.rows import evaluation_row, violation_rows
+from ..worker import drain_forever
 from .annotate import span_annotations
 from .extract import Output
 from .pipeline import REPLACEMENT_NOTICE, Evaluation, Identity, Pipeline
@@ -156,14 +156,7 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self._wrapped.on_end(span)
 
     def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            if isinstance(item, threading.Event):
-                item.set()
-                continue
-            self._handle(item)
+        drain_forever(self._queue, self._handle)
 
     def _handle(self, span: ReadableSpan) -> None:
         out = span
@@ -210,13 +203,7 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         return from_readable_span(span) if span is not None else None
 
     def _record(self, ev: Evaluation) -> None:
-        self._counts["evaluations"] += 1
-        self._counts[f"verdict_{ev.result.verdict}"] += 1
-        if self._store is not None:
-            self._store.add(
-                evaluation_row(ev, self.pipeline.validator.config_hash),
-                violation_rows(ev, self.config.storage.store_matched_text),
-            )
+        self.pipeline.record(ev, self._store, self._counts)
 
     def _annotated(self, span: ReadableSpan, ev: Evaluation) -> ReadableSpan:
         attrs, events = span_annotations(ev, self.config.annotations.verbosity)
