@@ -206,6 +206,12 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
         print(f"    {o['agent']}: {rest}")
     if v.exempt:
         print(f"  exempt agents: {', '.join(v.exempt)}")
+    protocols = config.receivers.otlp.protocols
+    print(f"  collector: OTLP/HTTP {protocols.http.endpoint if protocols.http.enabled else 'off'}, "
+          f"OTLP/gRPC {protocols.grpc.endpoint if protocols.grpc.enabled else 'off'}, "
+          f"API {config.service.api.endpoint}, database {config.storage.path}")
+    exporter = config.exporters.otlp
+    print(f"  forwarding: {f'{exporter.protocol} -> {exporter.endpoint}' if exporter else 'off'}")
     return EXIT_OK
 
 

@@ -65,6 +65,7 @@ class CollectorEngine:
         self._idle = threading.Condition(self._lock)
         self._busy = False
         self._stop = False
+        self._last_eviction_log = 0.0
         self._thread = threading.Thread(target=self._run, name="claimwatch-engine", daemon=True)
         self._thread.start()
 
@@ -105,10 +106,21 @@ class CollectorEngine:
             if self._work_spans + self.buffer.span_count + len(items) > 2 * self._max_backlog:
                 self.counts["requests_refused_overload"] += 1
                 raise Overloaded("processing backlog is full")
+            evicted_before = self.buffer.evicted_traces
             for trace_id, item in items:
                 for released in self.buffer.add(trace_id or f"untraced:{id(item)}", item):
                     self._queue_work(released)
+            if self.buffer.evicted_traces > evicted_before:
+                self._log_eviction()
         self._wake.set()
+
+    def _log_eviction(self) -> None:
+        now = time.monotonic()
+        if now - self._last_eviction_log > 10:
+            self._last_eviction_log = now
+            logger.warning("trace buffer full (maxTraces %d, maxSpans %d): %d traces processed before their "
+                           "decision wait so far", self.buffer.max_traces, self.buffer.max_spans,
+                           self.buffer.evicted_traces)
 
     # --- processing thread -----------------------------------------------------------------------
     def _queue_work(self, released: tuple[str, list]) -> None:
