@@ -13,10 +13,22 @@ import json
 import logging
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 from processors.store.queries import QueryError, load_queries, run_query
 
+from .dashboards import load_dashboards, spec_for_client
+
 logger = logging.getLogger("claimwatch.api")
+
+
+WEB_DIR = Path(__file__).resolve().parent / "web"
+# The only files the dashboard serves, and their types.
+STATIC_FILES = {
+    "app.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+    "vendor/chart.umd.min.js": "text/javascript; charset=utf-8",
+}
 
 
 class ApiServer(ThreadingHTTPServer):
@@ -27,6 +39,7 @@ class ApiServer(ThreadingHTTPServer):
         super().__init__(address, ApiHandler)
         self.collector = collector
         self.queries = load_queries()
+        self.dashboards = load_dashboards(queries=self.queries)
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -51,6 +64,16 @@ class ApiHandler(BaseHTTPRequestHandler):
             elif route.startswith("/api/query/"):
                 params = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
                 self._query(route.removeprefix("/api/query/"), params)
+            elif route == "/api/dashboards":
+                self._json(200, sorted(self.server.dashboards))
+            elif route.startswith("/api/dashboards/"):
+                self._dashboard_spec(route.removeprefix("/api/dashboards/"))
+            elif route == "/dashboard" or (
+                route.startswith("/dashboard/") and not route.startswith("/dashboard/static/")
+            ):
+                self._dashboard_page(route.removeprefix("/dashboard").strip("/") or "overview")
+            elif route.startswith("/dashboard/static/"):
+                self._static(route.removeprefix("/dashboard/static/"))
             else:
                 self._json(404, {"error": f"no such endpoint {route}"})
         except Exception as exc:
@@ -72,6 +95,30 @@ class ApiHandler(BaseHTTPRequestHandler):
         except Exception as exc:
             logger.exception("API error on %s", route)
             self._json(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+
+    def _dashboard_spec(self, name: str) -> None:
+        dashboard = self.server.dashboards.get(name)
+        if dashboard is None:
+            self._json(
+                404, {"error": f"no dashboard named {name!r} (known: {', '.join(sorted(self.server.dashboards))})"}
+            )
+            return
+        self._json(200, spec_for_client(dashboard, self.server.queries))
+
+    def _dashboard_page(self, name: str) -> None:
+        if name not in self.server.dashboards:
+            self._json(404, {"error": f"no dashboard named {name!r}"})
+            return
+        page = (WEB_DIR / "index.html").read_text(encoding="utf-8")
+        page = page.replace('dashboard: "overview"', f"dashboard: {json.dumps(name)}")
+        self._send(200, page.encode(), "text/html; charset=utf-8")
+
+    def _static(self, name: str) -> None:
+        content_type = STATIC_FILES.get(name)
+        if content_type is None:
+            self._json(404, {"error": f"no static file {name!r}"})
+            return
+        self._send(200, (WEB_DIR / name).read_bytes(), content_type, cache=True)
 
     def _query(self, name: str, params: dict) -> None:
         query = self.server.queries.get(name)
@@ -107,10 +154,11 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _text(self, code: int, text: str) -> None:
         self._send(code, text.encode(), "text/plain; version=0.0.4")
 
-    def _send(self, code: int, body: bytes, content_type: str) -> None:
+    def _send(self, code: int, body: bytes, content_type: str, cache: bool = False) -> None:
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=3600" if cache else "no-store")
         self.end_headers()
         self.wfile.write(body)
 

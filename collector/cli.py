@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from processors import ConfigError, OutputValidator, load_config
 
-from . import demo, query_cmd, serve_cmd
+from . import demo, query_cmd, report, serve_cmd
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
 
@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     query_cmd.add_parser(sub)
     serve_cmd.add_parsers(sub)
     demo.add_parser(sub)
+    report.add_parser(sub)
     return parser
 
 
@@ -207,9 +208,11 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
     if v.exempt:
         print(f"  exempt agents: {', '.join(v.exempt)}")
     protocols = config.receivers.otlp.protocols
-    print(f"  collector: OTLP/HTTP {protocols.http.endpoint if protocols.http.enabled else 'off'}, "
-          f"OTLP/gRPC {protocols.grpc.endpoint if protocols.grpc.enabled else 'off'}, "
-          f"API {config.service.api.endpoint}, database {config.storage.path}")
+    print(
+        f"  collector: OTLP/HTTP {protocols.http.endpoint if protocols.http.enabled else 'off'}, "
+        f"OTLP/gRPC {protocols.grpc.endpoint if protocols.grpc.enabled else 'off'}, "
+        f"API {config.service.api.endpoint}, database {config.storage.path}"
+    )
     exporter = config.exporters.otlp
     print(f"  forwarding: {f'{exporter.protocol} -> {exporter.endpoint}' if exporter else 'off'}")
     return EXIT_OK

@@ -118,9 +118,12 @@ class CollectorEngine:
         now = time.monotonic()
         if now - self._last_eviction_log > 10:
             self._last_eviction_log = now
-            logger.warning("trace buffer full (maxTraces %d, maxSpans %d): %d traces processed before their "
-                           "decision wait so far", self.buffer.max_traces, self.buffer.max_spans,
-                           self.buffer.evicted_traces)
+            logger.warning(
+                "trace buffer full (maxTraces %d, maxSpans %d): %d traces processed before their decision wait so far",
+                self.buffer.max_traces,
+                self.buffer.max_spans,
+                self.buffer.evicted_traces,
+            )
 
     # --- processing thread -----------------------------------------------------------------------
     def _queue_work(self, released: tuple[str, list]) -> None:
