@@ -114,8 +114,15 @@ def bench_api(path: Path, spec: dict) -> None:
     from collector.service import Collector
     from processors import load_config
 
-    collector = Collector(load_config({"storage": {"path": str(path)}, "receivers": {"otlp": {"protocols": {
-        "http": {"enabled": False}, "grpc": {"enabled": False}}}}, "service": {"api": {"endpoint": "127.0.0.1:0"}}}))
+    collector = Collector(
+        load_config(
+            {
+                "storage": {"path": str(path)},
+                "receivers": {"otlp": {"protocols": {"http": {"enabled": False}, "grpc": {"enabled": False}}}},
+                "service": {"api": {"endpoint": "127.0.0.1:0"}},
+            }
+        )
+    )
     api = collector.start().api
 
     def fetch(panel):
@@ -144,8 +151,10 @@ def browser_load(api: str) -> None:
     if not chromium.exists():
         return
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu",
-                                    "--disable-background-networking", "--disable-component-update"])
+        browser = p.chromium.launch(
+            executable_path=str(chromium),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
         times = []
         for _ in range(3):
             page = browser.new_page(viewport={"width": 1400, "height": 1800})

@@ -9,6 +9,14 @@ from processors import OutputValidator, load_config
 ROOT = Path(__file__).resolve().parent.parent
 RFC_CONFIG = ROOT / "examples" / "rfc-registries.json"
 
+# The fact most tests contradict with "Docker is not running."
+DOCKER_RUNNING = {
+    "id": "docker-running",
+    "category": "system_state",
+    "subject": "docker",
+    "value": {"type": "state", "state": "running"},
+}
+
 
 @pytest.fixture(scope="session")
 def validator() -> OutputValidator:

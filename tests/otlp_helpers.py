@@ -12,19 +12,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from collector.otlp import KeyValueOf
 from collector.service import Collector
 from processors import load_config
+from tests.conftest import DOCKER_RUNNING
 
 FACTS = {
     "factRegistries": [
         {
             "id": "infra",
-            "facts": [
-                {
-                    "id": "docker-running",
-                    "category": "system_state",
-                    "subject": "docker",
-                    "value": {"type": "state", "state": "running"},
-                }
-            ],
+            "facts": [DOCKER_RUNNING],
         }
     ]
 }

@@ -24,10 +24,14 @@ SCREENSHOT = ROOT / "docs" / "dashboard.png"
 def demo_collector(tmp_path_factory):
     """A running collector fed the demo scenario three times."""
     tmp = tmp_path_factory.mktemp("dash")
-    config = {**DEMO_CONFIG, "storage": {"path": str(tmp / "demo.duckdb")},
-              "receivers": {"otlp": {"protocols": {"http": {"endpoint": "127.0.0.1:0"},
-                                                   "grpc": {"endpoint": "127.0.0.1:0"}}}},
-              "service": {"api": {"endpoint": "127.0.0.1:0"}}}
+    config = {
+        **DEMO_CONFIG,
+        "storage": {"path": str(tmp / "demo.duckdb")},
+        "receivers": {
+            "otlp": {"protocols": {"http": {"endpoint": "127.0.0.1:0"}, "grpc": {"endpoint": "127.0.0.1:0"}}}
+        },
+        "service": {"api": {"endpoint": "127.0.0.1:0"}},
+    }
     collector = Collector(load_config(config))
     addresses = collector.start()
     for _ in range(3):
@@ -67,18 +71,32 @@ def test_dashboard_panels_name_real_queries_and_columns(demo_collector):
 
 
 def test_dashboard_naming_a_missing_query_fails_at_load(tmp_path):
-    (tmp_path / "bad.yaml").write_text("name: bad\ntitle: Bad\npanels:\n  - {id: a, title: A, query: nope, chart: table}\n"
-                                       "  - {id: b, title: B, query: violations, chart: violations, filters: [colour]}\n")
+    (tmp_path / "bad.yaml").write_text(
+        "name: bad\ntitle: Bad\npanels:\n  - {id: a, title: A, query: nope, chart: table}\n"
+        "  - {id: b, title: B, query: violations, chart: violations, filters: [colour]}\n"
+    )
     with pytest.raises(ConfigError) as info:
         load_dashboards(tmp_path)
-    assert str(info.value) == (f"invalid config {tmp_path / 'bad.yaml'}:\n  panels[0].query: no query named 'nope' in "
-                               "queries/\n  panels[1]: query 'violations' has no parameter 'colour'")
+    assert str(info.value) == (
+        f"invalid config {tmp_path / 'bad.yaml'}:\n  panels[0].query: no query named 'nope' in "
+        "queries/\n  panels[1]: query 'violations' has no parameter 'colour'"
+    )
 
 
 # --- real browser -------------------------------------------------------------------------------
-browser = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (.ci/run installs it)")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+browser = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (.ci/run installs it)"
+)
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +113,12 @@ def open_page(chromium, url):
     errors, hosts = [], set()
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: hosts.add(r.url.split("/")[2] if "://" in r.url and not r.url.startswith(("file:", "data:")) else "local"))
+    page.on(
+        "request",
+        lambda r: hosts.add(
+            r.url.split("/")[2] if "://" in r.url and not r.url.startswith(("file:", "data:")) else "local"
+        ),
+    )
     page.goto(url)
     page.wait_for_selector("body[data-ready=true]", timeout=30000)
     return page, errors, hosts
@@ -111,8 +134,10 @@ def test_dashboard_renders_filters_and_stays_on_localhost(demo_collector, chromi
     rows_before = page.locator("#panel-violations tr.main").count()
     assert page.locator("#panel-violations tr.explain").first.inner_text().startswith("why: ")
     page.select_option("#panel-violations select[name=category]", "self_referential")
-    page.wait_for_function("document.querySelectorAll('#panel-violations tr.main').length > 0 && "
-                           f"document.querySelectorAll('#panel-violations tr.main').length < {rows_before}")
+    page.wait_for_function(
+        "document.querySelectorAll('#panel-violations tr.main').length > 0 && "
+        f"document.querySelectorAll('#panel-violations tr.main').length < {rows_before}"
+    )
     categories = page.locator("#panel-violations tr.main td:nth-child(8)").all_inner_texts()
     assert set(categories) == {"self_referential"}
     page.fill("#panel-violations input[name=agent]", "ops-sub-*")
@@ -140,11 +165,16 @@ def test_static_report_opens_offline(demo_collector, chromium, tmp_path):
     cursor.execute(f"ATTACH '{snapshot}' AS snap; COPY FROM DATABASE {_db_name(cursor)} TO snap; DETACH snap;")
     cursor.close()
     out = tmp_path / "report.html"
-    result = subprocess.run([sys.executable, "-m", "collector.cli", "report", "--db", str(snapshot), "-o", str(out),
-                             "--since", "1d"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "collector.cli", "report", "--db", str(snapshot), "-o", str(out), "--since", "1d"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     html = out.read_text()
-    assert "<script src=" not in html and "<link rel=\"stylesheet\"" not in html
+    assert "<script src=" not in html and '<link rel="stylesheet"' not in html
     context = chromium.new_context(offline=True)
     page = context.new_page()
     errors = []

@@ -16,19 +16,14 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcess
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from processors import ClaimwatchSpanProcessor, OutputBlocked, guard, load_config
-from tests.conftest import ROOT
+from tests.conftest import DOCKER_RUNNING, ROOT
 
 FACTS = {
     "factRegistries": [
         {
             "id": "infra",
             "facts": [
-                {
-                    "id": "docker-running",
-                    "category": "system_state",
-                    "subject": "docker",
-                    "value": {"type": "state", "state": "running"},
-                },
+                DOCKER_RUNNING,
                 {
                     "id": "user-name",
                     "category": "entity_name",

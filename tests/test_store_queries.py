@@ -17,6 +17,7 @@ from processors.otel.records import SpanRecord
 from processors.store import MIGRATIONS, AuditStore, migrate
 from processors.store.queries import QueryError, load_queries, parse_query, run_query
 from processors.store.rows import evaluation_row, violation_rows
+from tests.conftest import DOCKER_RUNNING
 
 CONFIG = {
     "validation": {
@@ -24,12 +25,7 @@ CONFIG = {
             {
                 "id": "infra",
                 "facts": [
-                    {
-                        "id": "docker-running",
-                        "category": "system_state",
-                        "subject": "docker",
-                        "value": {"type": "state", "state": "running"},
-                    },
+                    DOCKER_RUNNING,
                     {
                         "id": "pipeline-green",
                         "category": "operational_status",
