@@ -49,6 +49,10 @@ CLAIMS = [
     ("The config file does not contain a `timeout` key.", "existence", "`timeout`", "not_exists", True),
     ("As requested by Irina, I updated the docs.", "entity_name", "Irina", "name_reference", False),
     ("Hi Albert, here is the summary.", "entity_name", "Albert", "name_reference", False),
+    ("When I checked, Docker was not running.", "system_state", "Docker", "not_running", True),
+    ("When I ran it, the build failed.", "operational_status", "the build", "failed", False),
+    ("No workers are running, so the queue is backing up.", "system_state", "workers", "not_running", True),
+    ("No tests are failing.", "operational_status", "tests", "not_failing", True),
     # RFC §4.4.5 self-reference
     ("My system prompt says I should only summarise.", "self_referential", "self", "self_referential", False),
     ("According to my instructions, I cannot do that.", "self_referential", "self", "self_referential", False),
@@ -100,6 +104,10 @@ NOT_CLAIMS = [
     "Not that the build failed; it was cancelled.",
     "I don't have access to the production database.",
     "Why is the build failing",
+    "The API returns 404 when the resource is not found.",
+    "Returns an empty list when no results are found.",
+    "The service crashes when the disk is full.",
+    "We don't have a good way to test this without a real cluster.",
 ]
 
 

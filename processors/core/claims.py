@@ -12,6 +12,7 @@ from .phrases import is_pronoun, normalize_subject, phrase_after, phrase_before
 
 _NEGATION = re.compile(NEGATION, re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+_NO_BEFORE = re.compile(r"\bno\s+$", re.IGNORECASE)
 # Words after "is running" that make it an activity, not a state ("running out of memory").
 _NOT_A_STATE = re.compile(r"\s+(?:out\b|late\b|low\b|short\b|behind\b|into\b|away\b|a\b|an\b|the\b|some\b|my\b|our\b)")
 # "there is no need to", "there's no way": idioms, not claims about a thing.
@@ -49,6 +50,8 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
     if not frame.asserted:
         return None
     negative = spec.negative or _negated(raw)
+    if spec.subject_before and _NO_BEFORE.search(text, max(0, start - 4), start):
+        negative = not negative  # "no results are found": the determiner carries the negation
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
     return Claim(
         category=spec.category,
@@ -91,8 +94,8 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         if trimmed is None:
             return None
         subject = trimmed[0]
-        normalized = normalize_subject(subject)
-        if is_pronoun(normalized) or normalized.split(" ")[0] in _IDIOM_SUBJECTS:
+        words = normalize_subject(subject).split(" ")
+        if is_pronoun(" ".join(words)) or words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS:
             return None
     role = None
     start = raw.start

@@ -51,6 +51,11 @@ _HEDGE = re.compile(
 _NEGATED_FRAME = re.compile(r"\b(?:not true|isn't true|is false|incorrect|wrong) that\b|\bnot that\b")
 _ASCII_APOS = str.maketrans({"’": "'", "‘": "'"})
 
+_WHEN = re.compile(r"\bwhen(?:ever)?\b")
+_PAST = re.compile(
+    r"\b(?:was|were|wasn't|weren't|had|has been|have been|hasn't been|haven't been|failed|crashed|timed out"
+    r"|errored|went down|passed|succeeded)\b"
+)
 _NOT_ASSERTED = re.compile(
     rf"(?P<conditional>{_CONDITIONAL.pattern})|(?P<suggestion>{_SUGGESTION.pattern})"
     rf"|(?P<intent>{_INTENT.pattern})|(?P<negated>{_NEGATED_FRAME.pattern})"
@@ -177,6 +182,10 @@ def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     if _VERIFY_RIGHT_BEFORE.search(clause[-40:]):
         return Frame(False, "intent", False)
     claim_text = text[claim_start:match_end].lower().translate(_ASCII_APOS)
+    # "returns 404 when the resource is not found" describes behaviour; "when I checked,
+    # docker was not running" reports what happened: only present tense is conditional.
+    if _WHEN.search(clause) and not _PAST.search(claim_text):
+        return Frame(False, "conditional", False)
     return Frame(True, None, bool(_HEDGE.search(clause) or _HEDGE.search(claim_text)))
 
 
