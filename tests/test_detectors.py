@@ -53,6 +53,16 @@ CLAIMS = [
     ("When I ran it, the build failed.", "operational_status", "the build", "failed", False),
     ("No workers are running, so the queue is backing up.", "system_state", "workers", "not_running", True),
     ("No tests are failing.", "operational_status", "tests", "not_failing", True),
+    ("The staging environment has been decommissioned.", "existence", "The staging environment", "not_exists", True),
+    ("Your project lead, Iulia, approved the change.", "entity_name", "Iulia", "name_reference", False),
+    (
+        "The monitoring stack (Prometheus and Grafana) is offline.",
+        "operational_status",
+        "The monitoring stack",
+        "offline",
+        False,
+    ),
+    ("The database is corrupted.", "operational_status", "The database", "corrupted", False),
     # RFC §4.4.5 self-reference
     ("My system prompt says I should only summarise.", "self_referential", "self", "self_referential", False),
     ("According to my instructions, I cannot do that.", "self_referential", "self", "self_referential", False),

@@ -71,6 +71,15 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         end -= 1
     if end == 0:
         return None
+    if text[end - 1] == ")":
+        # "the monitoring stack (Prometheus and Grafana) is offline": the aside is not the subject
+        opened = text.rfind("(", max(0, end - 120), end - 1)
+        if opened > 0 and "\n" not in text[opened:end]:
+            end = opened
+            while end > 0 and text[end - 1] in " \t":
+                end -= 1
+            if end == 0:
+                return None
     closing = text[end - 1]
     if closing in _QUOTES:
         quoted = _quoted_before(text, end, closing)

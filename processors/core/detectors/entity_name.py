@@ -21,6 +21,8 @@ DETECTORS = (
         patterns=(
             rf"\b(?P<subject>(?i:{ROLES}))(?:(?i:'s|’s)\s+(?i:full\s+|first\s+)?(?i:name))?\s+"
             rf"(?i:is|was|=|is\s+named|is\s+called|named|called)\s+{NAME}",
+            # Apposition: "your project lead, Iulia, approved the change"
+            rf"\b(?P<subject>(?i:{ROLES})),[ \t]+{NAME},",
         ),
         assertion="name_reference",
         name_group="name",

@@ -10,8 +10,8 @@ DETECTORS = (
         family="existence",
         patterns=(
             r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|no\s+longer)\s+exists?\b",
-            rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|deleted|removed)\b",
-            r"\b(?P<cop>has|have)\s+(?:been\s+)?(?:deleted|removed)\b",
+            rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|deleted|removed|decommissioned|retired)\b",
+            r"\b(?P<cop>has|have)\s+(?:been\s+)?(?:deleted|removed|decommissioned|retired)\b",
         ),
         assertion="not_exists",
         negative=True,

@@ -4,7 +4,7 @@ from ..patterns import DetectorSpec
 from ._fragments import COPULA
 
 FAILING = (
-    r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging"
+    r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging|corrupted|corrupt"
     r"|stuck|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping"
 )
 HEALTHY = (
