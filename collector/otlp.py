@@ -169,14 +169,16 @@ def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
                     parent_span_id=span.parent_span_id.hex() or None,
                     name=span.name,
                     attributes=ProtoAttributes(span.attributes),
-                    events=tuple(
-                        EventRecord(e.name, ProtoAttributes(e.attributes), e.time_unix_nano) for e in span.events
-                    ),
+                    events=_events(span.events) if len(span.events) else (),
                     resource=resource,
                     start_ns=span.start_time_unix_nano,
                     end_ns=span.end_time_unix_nano,
                 )
                 yield ReceivedSpan(record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url)
+
+
+def _events(events) -> tuple[EventRecord, ...]:
+    return tuple(EventRecord(e.name, ProtoAttributes(e.attributes), e.time_unix_nano) for e in events)
 
 
 def set_value(target: AnyValue, value: Any) -> None:
