@@ -33,7 +33,8 @@ examples:
   claimwatch validate --config claimwatch.yaml --jsonl < outputs.jsonl > verdicts.jsonl
 
 --jsonl reads one JSON object per line: {"text": ..., "agent": ..., "trust": ...}
-(agent and trust optional) and writes one result object per line.
+(agent and trust optional) and writes one result object per input line, in order;
+a malformed line gives verdict error_fallback with "skipped" saying why.
 exit codes: 0 ok, 1 a verdict met --fail-on, 2 usage or config error.
 """
 
@@ -117,17 +118,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     validator = OutputValidator(load_config(args.config))
     worst = "pass"
     if args.jsonl:
+        # One output object per input line, in order, so results line up with what was read.
         for number, line in enumerate(sys.stdin, start=1):
             if not line.strip():
                 continue
-            item = _parse_jsonl(line, number)
-            if item is None:
-                worst = max(worst, "pass", key=_RANK.__getitem__)
+            item, problem = _parse_jsonl(line, number)
+            if problem is not None:
+                print(json.dumps(_bad_line(problem)))
                 continue
             result = validator.validate(item["text"], agent_id=item.get("agent"), trust=item.get("trust"))
-            out = result.to_dict()
-            out["line"] = number
-            print(json.dumps(out, ensure_ascii=False))
+            print(json.dumps(result.to_dict(), ensure_ascii=False))
             worst = max(worst, result.verdict, key=_RANK.__getitem__)
     else:
         text = args.text if args.text is not None else sys.stdin.read()
@@ -139,21 +139,34 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _parse_jsonl(line: str, number: int) -> dict | None:
-    """One input line; a bad line is reported on stderr and skipped, never fatal."""
+def _parse_jsonl(line: str, number: int) -> tuple[dict | None, str | None]:
+    """One input line, or the problem with it (also reported on stderr); never fatal."""
     try:
         item = json.loads(line)
     except json.JSONDecodeError as exc:
-        print(f"claimwatch: line {number}: not valid JSON: {exc.msg}", file=sys.stderr)
-        return None
-    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-        print(f'claimwatch: line {number}: expected an object with a string "text"', file=sys.stderr)
-        return None
-    trust = item.get("trust")
-    if trust is not None and (isinstance(trust, bool) or not isinstance(trust, (int, float))):
-        print(f"claimwatch: line {number}: trust must be a number, got {trust!r}", file=sys.stderr)
-        return None
-    return item
+        problem = f"not valid JSON: {exc.msg}"
+    else:
+        trust = item.get("trust") if isinstance(item, dict) else None
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            problem = 'expected an object with a string "text"'
+        elif trust is not None and (isinstance(trust, bool) or not isinstance(trust, (int, float))):
+            problem = f"trust must be a number, got {trust!r}"
+        else:
+            return item, None
+    print(f"claimwatch: line {number}: {problem}", file=sys.stderr)
+    return None, f"line {number}: {problem}"
+
+
+def _bad_line(problem: str) -> dict:
+    return {
+        "verdict": "error_fallback",
+        "skipped": f"bad input: {problem}",
+        "trust": None,
+        "claims": [],
+        "fact_checks": [],
+        "violations": [],
+        "evaluation_us": 0.0,
+    }
 
 
 def _summary(result) -> str:

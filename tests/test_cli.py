@@ -78,7 +78,7 @@ def test_validate_reads_stdin_and_fail_on_sets_exit_code(monkeypatch, capsys):
     assert code == 0
 
 
-def test_validate_jsonl_writes_one_object_per_line_and_skips_bad_lines(monkeypatch, capsys):
+def test_validate_jsonl_writes_one_object_per_input_line_in_order(monkeypatch, capsys):
     lines = "\n".join(
         [
             json.dumps({"text": "Node.js is not installed.", "agent": "a", "trust": 10}),
@@ -94,7 +94,11 @@ def test_validate_jsonl_writes_one_object_per_line_and_skips_bad_lines(monkeypat
         capsys=capsys,
     )
     rows = [json.loads(line) for line in out.splitlines()]
-    assert [(r["line"], r["verdict"]) for r in rows] == [(1, "block"), (3, "pass")]
+    assert [r["verdict"] for r in rows] == ["block", "error_fallback", "pass", "error_fallback"]
+    assert all(
+        set(r) == {"verdict", "skipped", "trust", "claims", "fact_checks", "violations", "evaluation_us"} for r in rows
+    )
+    assert rows[1]["skipped"].startswith("bad input: line 2: not valid JSON")
     assert "line 2: not valid JSON" in err and 'line 4: expected an object with a string "text"' in err
     assert code == 1
 
