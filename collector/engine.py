@@ -155,8 +155,9 @@ class CollectorEngine:
             index = dict(self.buffer.known(trace_id))
             spans = [i for i in items if isinstance(i, ReceivedSpan)]
             index.update({s.record.span_id: s.record for s in spans})
+            seen: dict = {}
             for item in items:
-                self._evaluate(item, index.get)
+                self._evaluate(item, index.get, seen)
             with self._lock:
                 self.buffer.remember(trace_id, {s.record.span_id: _identity_view(s.record) for s in spans})
             self.counts["spans_processed"] += len(spans)
@@ -166,8 +167,8 @@ class CollectorEngine:
             self.counts["errors"] += 1
             logger.exception("could not process trace %s", trace_id)
 
-    def _evaluate(self, item, lookup) -> None:
-        evaluation = self.pipeline.evaluate(item.record, lookup)
+    def _evaluate(self, item, lookup, seen: dict) -> None:
+        evaluation = self.pipeline.evaluate(item.record, lookup, seen=seen)
         if evaluation is None:
             return
         if isinstance(item, ReceivedSpan):

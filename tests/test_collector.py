@@ -393,3 +393,21 @@ def test_serve_flushes_everything_on_sigterm(tmp_path):
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT agent_id FROM evaluations").fetchall() == [("late",)]
     con.close()
+
+
+def test_repeated_output_in_one_trace_is_stored_once(collector):
+    text = llm_messages("Docker is not running.")
+    request = trace_request(
+        [
+            {
+                "trace": 4,
+                "span": 40,
+                "name": "invoke_agent a",
+                "attrs": {"gen_ai.agent.name": "a", "gen_ai.output.messages": text},
+            },
+            {"trace": 4, "span": 41, "parent": 40, "attrs": {"gen_ai.output.messages": text}},
+        ]
+    )
+    post(collector.addresses.otlp_http, "/v1/traces", request.SerializeToString())
+    assert rows(collector, "SELECT count(*) FROM evaluations") == [(1,)]
+    assert collector.engine.stats()["duplicate_outputs"] == 1

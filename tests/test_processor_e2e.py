@@ -273,3 +273,21 @@ def test_processor_config_can_be_a_path(tmp_path):
     assert processor.config.annotations.verbosity == "debug"
     assert processor.config == load_config(path)
     processor.shutdown()
+
+
+def test_agent_span_repeating_its_llm_output_is_annotated_but_stored_once(tmp_path):
+    provider, processor, exporter = make(tmp_path)
+    tracer = provider.get_tracer("agent")
+    text = "Docker is not running."
+    with tracer.start_as_current_span("invoke_agent worker-1", attributes={"gen_ai.agent.name": "worker-1"}) as agent:
+        with tracer.start_as_current_span("chat model") as chat:
+            CONVENTIONS["genai"](chat, text)
+        CONVENTIONS["genai"](agent, text)
+    provider.shutdown()
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    first, repeat = spans["chat model"], spans["invoke_agent worker-1"]
+    assert repeat.attributes["claimwatch.verdict"] == first.attributes["claimwatch.verdict"] == "flag"
+    assert repeat.attributes["claimwatch.duplicate_of"] == format(first.context.span_id, "016x")
+    assert "claimwatch.duplicate_of" not in first.attributes
+    assert rows(tmp_path, "SELECT span_name FROM evaluations") == [("chat model",)]
+    assert processor.stats()["duplicate_outputs"] == 1

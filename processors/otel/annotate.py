@@ -35,6 +35,8 @@ def span_annotations(ev: Evaluation, verbosity: str) -> tuple[dict[str, Any], li
     }
     if r.skipped:
         attrs[A.SKIPPED] = r.skipped
+    if ev.duplicate_of is not None:
+        attrs[A.DUPLICATE_OF] = ev.duplicate_of.span_id
     at = ev.span.end_ns or None
     events = [EventRecord(A.VIOLATION_EVENT, _violation_attrs(v, verbosity), at or 0) for v in r.violations]
     if verbosity == "debug":

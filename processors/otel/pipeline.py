@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -69,6 +69,9 @@ class Evaluation:
     time: datetime
     text_length: int
     text_sha256: str
+    # Set when the same text was already evaluated in this trace (an agent span repeating its
+    # LLM span's output): the span is annotated alike, but no second row is stored.
+    duplicate_of: SpanRecord | None = None
 
     @property
     def audit_verdict(self) -> str:
@@ -89,8 +92,13 @@ class Pipeline:
         span: SpanRecord,
         ancestor: AncestorLookup | None = None,
         guarded: tuple[str, ValidationResult, bool] | None = None,
+        seen: MutableMapping[str, Evaluation] | None = None,
     ) -> Evaluation | None:
-        """Validate the output on `span`; None when it carries no output. Never raises."""
+        """Validate the output on `span`; None when it carries no output. Never raises.
+
+        With `seen`, an output whose text was already evaluated in the same trace reuses that
+        evaluation (marked `duplicate_of`) instead of being validated and stored twice.
+        """
         try:
             output = extract(span)
         except Exception:
@@ -99,13 +107,20 @@ class Pipeline:
         if output is None:
             return None
         try:
+            key = f"{span.trace_id}:{_sha256(output.text)}" if seen is not None and guarded is None else None
+            first = seen.get(key) if key is not None else None
+            if first is not None:
+                return replace(first, evaluation_id=uuid.uuid4().hex, span=span, output=output, duplicate_of=first.span)
             identity = self.identify(span, ancestor)
             if guarded is not None:
                 text, result, enforced = guarded
             else:
                 text, enforced = output.text, False
                 result = self.validator.validate(text, agent_id=identity.agent_id, trust=self.trust_for(identity))
-            return _evaluation(span, output, identity, self.mode_for(identity), result, enforced, text)
+            evaluation = _evaluation(span, output, identity, self.mode_for(identity), result, enforced, text)
+            if key is not None:
+                seen[key] = evaluation
+            return evaluation
         except Exception as exc:
             logger.exception("evaluation failed for span %s; failing open", span.span_id)
             identity = Identity("unknown", None, None, None)
@@ -124,6 +139,9 @@ class Pipeline:
         """Count the evaluation by verdict and queue its rows in `store` (when there is one)."""
         from ..store.rows import evaluation_row, violation_rows  # store.rows imports this module
 
+        if ev.duplicate_of is not None:
+            counts["duplicate_outputs"] += 1
+            return
         counts["evaluations"] += 1
         counts[f"verdict_{ev.result.verdict}"] += 1
         if store is not None:
@@ -193,8 +211,12 @@ def _evaluation(span, output, identity, mode, result, enforced, text) -> Evaluat
         enforced=enforced,
         time=when,
         text_length=len(text),
-        text_sha256=hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+        text_sha256=_sha256(text),
     )
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _str(value: Any) -> str | None:

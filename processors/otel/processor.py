@@ -35,6 +35,7 @@ from .records import SpanRecord, from_readable_span, hex_id
 logger = logging.getLogger("claimwatch.processor")
 _MAX_GUARDED = 10_000
 _MAX_LIVE = 200_000
+_MAX_SEEN = 10_000
 _active: weakref.ref | None = None
 
 
@@ -82,6 +83,7 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self._guarded: OrderedDict[tuple[int, int], Guarded] = OrderedDict()
         self._guard_lock = threading.Lock()
         self._counts: Counter = Counter()
+        self._seen: OrderedDict[str, Evaluation] = OrderedDict()  # recent outputs, for duplicate detection
         self._last_drop_log = 0.0
         self._shutdown = False
         self._worker = threading.Thread(target=self._run, name="claimwatch-processor", daemon=True)
@@ -178,7 +180,10 @@ class ClaimwatchSpanProcessor(SpanProcessor):
 
     def _evaluate(self, record: SpanRecord, guarded: Guarded | None) -> Evaluation | None:
         if guarded is None:
-            return self.pipeline.evaluate(record, self._ancestor)
+            evaluation = self.pipeline.evaluate(record, self._ancestor, seen=self._seen)
+            while len(self._seen) > _MAX_SEEN:
+                self._seen.popitem(last=False)
+            return evaluation
         evaluation = self.pipeline.evaluate(record, self._ancestor, (guarded.text, guarded.result, guarded.enforced))
         if evaluation is None:  # guard called on a span that carries no output attributes
             output = Output(guarded.text, "claimwatch.guard")
