@@ -311,10 +311,6 @@ class PatternEngine:
             sources.append(f"(?i){c.source}" if c.spec.case_insensitive else c.source)
         return _compile_sets(sources, 0)
 
-    @property
-    def pattern_count(self) -> int:
-        return len(self._compiled)
-
     def scan(self, text: str, deadline: float | None = None) -> tuple[list[RawMatch], list[str], bool]:
         """Return (matches, ids of patterns that timed out, whether the deadline cut the scan).
 
