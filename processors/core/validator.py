@@ -69,16 +69,22 @@ class OutputValidator:
             return self._validate(text, agent, trust, started)
         except Exception as exc:
             logger.exception("output validation failed for agent %r; failing open", agent)
-            return ValidationResult(
-                verdict="error_fallback",
-                claims=(),
-                fact_checks=(),
-                violations=(),
-                evaluation_us=_elapsed_us(started),
-                trust=self._safe_trust(trust),
-                agent_id=agent,
-                error=f"{type(exc).__name__}: {exc}",
-            )
+            return self.failure(exc, agent_id=agent, trust=trust, started=started)
+
+    def failure(
+        self, exc: BaseException, agent_id: str | None = None, trust: float | None = None, started: float | None = None
+    ) -> ValidationResult:
+        """The fail-open result (RFC §15.2) for an error raised while validating."""
+        return ValidationResult(
+            verdict="error_fallback",
+            claims=(),
+            fact_checks=(),
+            violations=(),
+            evaluation_us=_elapsed_us(started) if started is not None else 0.0,
+            trust=self._safe_trust(trust),
+            agent_id=agent_id,
+            error=f"{type(exc).__name__}: {exc}",
+        )
 
     def detect(self, text: str) -> list[Claim]:
         """All claims in `text` with every detector, regardless of agent policy."""

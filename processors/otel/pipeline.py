@@ -56,6 +56,19 @@ class Identity:
 
 
 @dataclass(frozen=True, slots=True)
+class Guarded:
+    """What `guard()` decided for a span, for the processor to record instead of validating again."""
+
+    text: str
+    result: ValidationResult
+    enforced: bool
+    agent_id: str | None
+
+
+GUARD_SOURCE = "claimwatch.guard"
+
+
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """One validated output: everything needed to annotate the span and write rows."""
 
@@ -91,13 +104,15 @@ class Pipeline:
         self,
         span: SpanRecord,
         ancestor: AncestorLookup | None = None,
-        guarded: tuple[str, ValidationResult, bool] | None = None,
+        guarded: Guarded | None = None,
         seen: MutableMapping[str, Evaluation] | None = None,
     ) -> Evaluation | None:
         """Validate the output on `span`; None when it carries no output. Never raises.
 
-        With `seen`, an output whose text was already evaluated in the same trace reuses that
-        evaluation (marked `duplicate_of`) instead of being validated and stored twice.
+        `guarded` is a result `guard()` already produced for this span: it is reused, and
+        its text stands in when the span carries no output attributes. With `seen`, an
+        output whose text was already evaluated in the same trace reuses that evaluation
+        (marked `duplicate_of`) instead of being validated and stored twice.
         """
         try:
             output = extract(span)
@@ -105,35 +120,33 @@ class Pipeline:
             logger.exception("could not read output from span %s", span.span_id)
             return None
         if output is None:
-            return None
+            if guarded is None:
+                return None
+            output = Output(guarded.text, GUARD_SOURCE)
         try:
-            key = f"{span.trace_id}:{_sha256(output.text)}" if seen is not None and guarded is None else None
+            text = guarded.text if guarded is not None else output.text
+            digest = _sha256(text)
+            key = f"{span.trace_id}:{digest}" if seen is not None and guarded is None else None
             first = seen.get(key) if key is not None else None
             if first is not None:
                 return replace(first, evaluation_id=uuid.uuid4().hex, span=span, output=output, duplicate_of=first.span)
             identity = self.identify(span, ancestor)
+            mode = self.mode_for(identity)
             if guarded is not None:
-                text, result, enforced = guarded
+                result, enforced = guarded.result, guarded.enforced
+                if guarded.agent_id:
+                    identity = replace(identity, agent_id=guarded.agent_id)
             else:
-                text, enforced = output.text, False
+                enforced = False
                 result = self.validator.validate(text, agent_id=identity.agent_id, trust=self.trust_for(identity))
-            evaluation = _evaluation(span, output, identity, self.mode_for(identity), result, enforced, text)
+            evaluation = _evaluation(span, output, identity, mode, result, enforced, text, digest)
             if key is not None:
                 seen[key] = evaluation
             return evaluation
         except Exception as exc:
             logger.exception("evaluation failed for span %s; failing open", span.span_id)
             identity = Identity("unknown", None, None, None)
-            failed = ValidationResult(
-                "error_fallback",
-                (),
-                (),
-                (),
-                0.0,
-                self.validator._safe_trust(None),
-                error=f"{type(exc).__name__}: {exc}",
-            )
-            return _evaluation(span, output, identity, "audit", failed, False, output.text)
+            return _evaluation(span, output, identity, "audit", self.validator.failure(exc), False, output.text)
 
     def record(self, ev: Evaluation, store, counts) -> None:
         """Count the evaluation by verdict and queue its rows in `store` (when there is one)."""
@@ -197,7 +210,7 @@ class Pipeline:
         return None
 
 
-def _evaluation(span, output, identity, mode, result, enforced, text) -> Evaluation:
+def _evaluation(span, output, identity, mode, result, enforced, text, digest: str | None = None) -> Evaluation:
     ended = span.end_ns or span.start_ns
     # Stored as naive UTC: DuckDB returns TIMESTAMPTZ only with pytz installed.
     when = (datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)).replace(tzinfo=None)
@@ -211,7 +224,7 @@ def _evaluation(span, output, identity, mode, result, enforced, text) -> Evaluat
         enforced=enforced,
         time=when,
         text_length=len(text),
-        text_sha256=_sha256(text),
+        text_sha256=digest or _sha256(text),
     )
 
 

@@ -17,7 +17,6 @@ import threading
 import time
 import weakref
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, replace
 
 from opentelemetry import trace
 from opentelemetry.sdk.trace import Event, ReadableSpan, SpanProcessor
@@ -28,8 +27,7 @@ from ..core.validator import OutputValidator
 from ..store import AuditStore
 from ..worker import drain_forever
 from .annotate import span_annotations
-from .extract import Output
-from .pipeline import REPLACEMENT_NOTICE, Evaluation, Identity, Pipeline
+from .pipeline import REPLACEMENT_NOTICE, Evaluation, Guarded, Identity, Pipeline
 from .records import SpanRecord, from_readable_span, hex_id
 
 logger = logging.getLogger("claimwatch.processor")
@@ -46,14 +44,6 @@ class OutputBlocked(Exception):
         super().__init__(notice)
         self.result = result
         self.notice = notice
-
-
-@dataclass(frozen=True, slots=True)
-class Guarded:
-    text: str
-    result: ValidationResult
-    enforced: bool
-    agent_id: str | None
 
 
 class ClaimwatchSpanProcessor(SpanProcessor):
@@ -179,28 +169,9 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self._wrapped.on_end(out)
 
     def _evaluate(self, record: SpanRecord, guarded: Guarded | None) -> Evaluation | None:
-        if guarded is None:
-            evaluation = self.pipeline.evaluate(record, self._ancestor, seen=self._seen)
-            while len(self._seen) > _MAX_SEEN:
-                self._seen.popitem(last=False)
-            return evaluation
-        evaluation = self.pipeline.evaluate(record, self._ancestor, (guarded.text, guarded.result, guarded.enforced))
-        if evaluation is None:  # guard called on a span that carries no output attributes
-            output = Output(guarded.text, "claimwatch.guard")
-            identity = self.pipeline.identify(record, self._ancestor)
-            from .pipeline import _evaluation
-
-            evaluation = _evaluation(
-                record,
-                output,
-                identity,
-                self.pipeline.mode_for(identity),
-                guarded.result,
-                guarded.enforced,
-                guarded.text,
-            )
-        if guarded.agent_id:
-            evaluation = replace(evaluation, identity=replace(evaluation.identity, agent_id=guarded.agent_id))
+        evaluation = self.pipeline.evaluate(record, self._ancestor, guarded, seen=self._seen)
+        while len(self._seen) > _MAX_SEEN:
+            self._seen.popitem(last=False)
         return evaluation
 
     def _ancestor(self, span_id_hex: str) -> SpanRecord | None:
