@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest  # noqa: E402
 
 from benchmarks.corpus import corpus, hundred_facts  # noqa: E402
-from collector.otlp import KeyValueOf  # noqa: E402
+from claimwatch.collector.otlp import KeyValueOf  # noqa: E402
 
 BATCH = 512
 

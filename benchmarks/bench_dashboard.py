@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 import duckdb  # noqa: E402
 
-from collector.dashboards import load_dashboards, spec_for_client  # noqa: E402
-from collector.report import bucket_for  # noqa: E402
-from processors.store.queries import load_queries, run_query  # noqa: E402
-from processors.store.schema import migrate  # noqa: E402
+from claimwatch.collector.dashboards import load_dashboards, spec_for_client  # noqa: E402
+from claimwatch.collector.report import bucket_for  # noqa: E402
+from claimwatch.store.queries import load_queries, run_query  # noqa: E402
+from claimwatch.store.schema import migrate  # noqa: E402
 
 GENERATE = """
 INSERT INTO evaluations
@@ -111,8 +111,8 @@ def bench_queries(path: Path, spec: dict, queries) -> float:
 
 
 def bench_api(path: Path, spec: dict) -> None:
-    from collector.service import Collector
-    from processors import load_config
+    from claimwatch.collector.service import Collector
+    from claimwatch import load_config
 
     collector = Collector(
         load_config(

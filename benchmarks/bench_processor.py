@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from benchmarks.corpus import corpus, hundred_facts
-from processors import AuditStore, ClaimwatchSpanProcessor
+from claimwatch import AuditStore, ClaimwatchSpanProcessor
 
 
 class NullExporter(SpanExporter):
@@ -101,7 +101,7 @@ def bench_worker(n: int, llm: list[str], tmp: Path) -> float:
 def bench_store(n: int, tmp: Path) -> float:
     from datetime import datetime
 
-    from processors.store.schema import EVALUATION_COLUMNS
+    from claimwatch.store.schema import EVALUATION_COLUMNS
 
     store = AuditStore(tmp / "rows.duckdb")
     now = datetime.now()

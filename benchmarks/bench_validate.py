@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import corpus, hundred_facts
-from processors import OutputValidator
-from processors.core.detectors import builtin_detectors
+from claimwatch import OutputValidator
+from claimwatch.core.detectors import builtin_detectors
 
 # RE2/Unicode classes spelled for Python's `re`, close enough for a cost baseline.
 _TO_RE = [

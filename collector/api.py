@@ -15,7 +15,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from processors.store.queries import QueryError, load_queries, run_query
+from claimwatch.store.queries import QueryError, load_queries, run_query
 
 from .dashboards import load_dashboards, spec_for_client
 

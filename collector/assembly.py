@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from processors.otel.records import SpanRecord
+from claimwatch.otel.records import SpanRecord
 
 _RECENT_TRACES = 20_000
 

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from processors import ConfigError, OutputValidator, load_config
+from claimwatch import ConfigError, OutputValidator, load_config
 
 from . import demo, query_cmd, report, serve_cmd
 

@@ -13,11 +13,11 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError
 
-from processors.core.config import ConfigError, _describe
-from processors.core.config_base import _Model
-from processors.store.queries import NamedQuery, load_queries
+from claimwatch.core.config import ConfigError, _describe
+from claimwatch.core.config_base import _Model
+from claimwatch.store.queries import NamedQuery, QueryError, load_queries, packaged_files
 
-DASHBOARDS_DIR = Path(__file__).resolve().parents[1] / "dashboards"
+DASHBOARDS_PACKAGE = "claimwatch.dashboards"
 RANGE_PARAMS = ("since", "until")
 
 
@@ -49,7 +49,11 @@ def load_dashboards(
     """Every dashboard in `directory`, checked against the query library."""
     queries = queries if queries is not None else load_queries()
     out: dict[str, Dashboard] = {}
-    for path in sorted((directory or DASHBOARDS_DIR).glob("*.yaml")):
+    try:
+        paths = packaged_files(DASHBOARDS_PACKAGE, ".yaml", directory)
+    except QueryError as exc:
+        raise ConfigError("dashboards", [("", str(exc))]) from None
+    for path in paths:
         try:
             dashboard = Dashboard.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
         except ValidationError as exc:

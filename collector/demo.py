@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from processors import load_config
+from claimwatch import load_config
 
 from .query_cmd import render
 
@@ -224,7 +224,7 @@ def _agent_turn(tracer, agent, tool, result, output) -> int:
 
 
 def _show(collector, name: str, params: dict, title: str, columns: list[str] | None = None) -> None:
-    from processors.store.queries import load_queries, run_query
+    from claimwatch.store.queries import load_queries, run_query
 
     cols, rows = run_query(collector.store, load_queries()[name], params)
     if columns:

@@ -15,13 +15,13 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, replace
 
-from processors.core.config import ClaimwatchConfig
-from processors.otel import attributes as A
-from processors.otel.annotate import span_annotations
-from processors.otel.extract import redactions
-from processors.otel.pipeline import REPLACEMENT_NOTICE, Evaluation, Pipeline
-from processors.otel.records import SpanRecord
-from processors.store import AuditStore
+from claimwatch.core.config import ClaimwatchConfig
+from claimwatch.otel import attributes as A
+from claimwatch.otel.annotate import span_annotations
+from claimwatch.otel.extract import redactions
+from claimwatch.otel.pipeline import REPLACEMENT_NOTICE, Evaluation, Pipeline
+from claimwatch.otel.records import SpanRecord
+from claimwatch.store import AuditStore
 
 from .assembly import TraceBuffer
 from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, upsert_attributes

@@ -15,8 +15,8 @@ import urllib.error
 import urllib.request
 from collections import Counter
 
-from processors.core.runtime_config import OtlpExporter
-from processors.worker import drain_forever
+from claimwatch.core.runtime_config import OtlpExporter
+from claimwatch.worker import drain_forever
 
 logger = logging.getLogger("claimwatch.forward")
 _RETRIES = 3

@@ -11,7 +11,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from processors.store.queries import QueryError, load_queries, run_query
+from claimwatch.store.queries import QueryError, load_queries, run_query
 
 EPILOG = """\
 While a collector runs it holds the DuckDB file, so queries go through its API
@@ -51,13 +51,15 @@ def add_parser(sub) -> None:
         "--token", metavar="TOKEN", help="API token for --sql through a collector (or $CLAIMWATCH_API_TOKEN)"
     )
     q.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    q.add_argument("--queries", metavar="DIR", type=Path, help="directory of .sql files (default: the bundled one)")
+    q.add_argument("--queries", metavar="DIR", type=Path, help="a folder of your own .sql files, added to the bundled library")
     q.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        queries = load_queries(args.queries)
+        queries = load_queries()
+        if args.queries:  # the user's own folder adds to the library (and wins on a shared name)
+            queries.update(load_queries(args.queries))
         if args.list or not (args.name or args.sql):
             print(describe(queries))
             return 0 if args.list else 2

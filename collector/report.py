@@ -12,7 +12,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from processors.store.queries import QueryError, load_queries, parse_time, run_query
+from claimwatch.store.queries import QueryError, load_queries, parse_time, run_query
 
 from .dashboards import load_dashboards, spec_for_client
 

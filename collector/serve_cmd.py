@@ -12,7 +12,7 @@ import threading
 import urllib.error
 import urllib.request
 
-from processors import ConfigError
+from claimwatch import ConfigError
 
 from .settings import ENVIRONMENT, resolve, server_url
 

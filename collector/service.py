@@ -7,8 +7,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from processors.core.config import ClaimwatchConfig
-from processors.store import AuditStore
+from claimwatch.core.config import ClaimwatchConfig
+from claimwatch.store import AuditStore
 
 from .api import ApiServer
 from .engine import CollectorEngine

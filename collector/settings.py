@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from processors.core.config import ClaimwatchConfig, load_config_data, read_config_data
+from claimwatch.core.config import ClaimwatchConfig, load_config_data, read_config_data
 
 # environment variable -> key path in the config file
 ENVIRONMENT = {

@@ -1,4 +1,4 @@
-"""claimwatch processors: the validation core and its OpenTelemetry adapters."""
+"""claimwatch: checks on what LLM agents say and do, in-process and as an OTLP collector."""
 
 from .core.config import ClaimwatchConfig, ConfigError, ValidationConfig, load_config
 from .core.model import Claim, FactCheck, Trust, ValidationResult, Violation

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from processors import OutputValidator, load_config
+from claimwatch import OutputValidator, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 RFC_CONFIG = ROOT / "examples" / "rfc-registries.json"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from collector.cli import build_parser, main
+from claimwatch.collector.cli import build_parser, main
 from tests.conftest import RFC_CONFIG
 
 CLAIM_KEYS = {"category", "detector_id", "matched_text", "offset", "subject", "assertion", "negative", "confidence"}

@@ -25,8 +25,8 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from collector.cli import main
-from collector.otlp import KeyValueOf
+from claimwatch.collector.cli import main
+from claimwatch.collector.otlp import KeyValueOf
 from tests.conftest import ROOT
 from tests.otlp_helpers import Sink, llm_messages, start_collector, trace_request, wait_for
 

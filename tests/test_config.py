@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from processors import ConfigError, load_config
+from claimwatch import ConfigError, load_config
 from tests.conftest import RFC_CONFIG
 
 

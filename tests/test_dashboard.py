@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from collector.dashboards import load_dashboards
-from collector.demo import DEMO_CONFIG, run_scenario
-from collector.service import Collector
-from processors import ConfigError, load_config
-from processors.store.queries import load_queries, run_query
+from claimwatch.collector.dashboards import load_dashboards
+from claimwatch.collector.demo import DEMO_CONFIG, run_scenario
+from claimwatch.collector.service import Collector
+from claimwatch import ConfigError, load_config
+from claimwatch.store.queries import load_queries, run_query
 from tests.conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from collector.settings import resolve, server_url
-from processors import ConfigError
+from claimwatch.collector.settings import resolve, server_url
+from claimwatch import ConfigError
 from tests.conftest import ROOT
 
 

@@ -186,7 +186,7 @@ def test_non_ascii_subjects_are_kept_whole(validator):
 
 
 def test_builtin_family_can_be_switched_off():
-    from processors import OutputValidator
+    from claimwatch import OutputValidator
 
     v = OutputValidator({"validation": {"builtinDetectors": {"selfReferential": False}}})
     assert v.detect("My system prompt says hello.") == []
@@ -194,7 +194,7 @@ def test_builtin_family_can_be_switched_off():
 
 
 def test_custom_detector_runs_like_a_builtin():
-    from processors import OutputValidator
+    from claimwatch import OutputValidator
 
     v = OutputValidator(
         {
@@ -220,7 +220,7 @@ def test_custom_detector_runs_like_a_builtin():
 
 
 def test_custom_detector_defaults_to_first_capture_group():
-    from processors import OutputValidator
+    from claimwatch import OutputValidator
 
     v = OutputValidator(
         {

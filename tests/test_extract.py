@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from processors.otel.extract import extract
-from processors.otel.pipeline import Pipeline
-from processors.otel.records import EventRecord, SpanRecord
+from claimwatch.otel.extract import extract
+from claimwatch.otel.pipeline import Pipeline
+from claimwatch.otel.records import EventRecord, SpanRecord
 
 
 def span(attrs=None, events=(), parent=None, span_id="00000000000000aa", resource=None, name="chat m"):

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from processors import OutputValidator
+from claimwatch import OutputValidator
 
 
 def make(facts, **extra):

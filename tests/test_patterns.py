@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from processors import OutputValidator, PatternError
-from processors.core.patterns import DetectorSpec, PatternEngine, backtracking_risk, compile_pattern
+from claimwatch import OutputValidator, PatternError
+from claimwatch.core.patterns import DetectorSpec, PatternEngine, backtracking_risk, compile_pattern
 
 
 def test_re2_compatible_pattern_runs_on_re2_even_with_nested_quantifiers():
@@ -62,7 +62,7 @@ def test_huge_text_is_bounded_by_max_text_length():
 
 
 def test_builtin_patterns_all_compile_on_re2():
-    from processors.core.detectors import builtin_detectors
+    from claimwatch.core.detectors import builtin_detectors
 
     for spec in builtin_detectors():
         for source in spec.patterns:

@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from processors import ClaimwatchSpanProcessor, OutputBlocked, guard, load_config
+from claimwatch import ClaimwatchSpanProcessor, OutputBlocked, guard, load_config
 from tests.conftest import DOCKER_RUNNING, ROOT
 
 FACTS = {
@@ -189,7 +189,7 @@ def test_guard_result_is_reused_for_its_span(tmp_path):
 
 
 def test_guard_without_processor_uses_given_validator_and_mode():
-    from processors import OutputValidator
+    from claimwatch import OutputValidator
 
     v = OutputValidator({"validation": FACTS})
     with pytest.raises(OutputBlocked):

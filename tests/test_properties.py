@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from processors import OutputValidator
+from claimwatch import OutputValidator
 
 _V = OutputValidator(
     {

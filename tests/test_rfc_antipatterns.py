@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from processors import OutputValidator
+from claimwatch import OutputValidator
 
 # text, (category, subject, assertion, negative), fact status, verdict at trust 10 / 50 / 70
 ANTI_PATTERNS = [

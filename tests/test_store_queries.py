@@ -11,12 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from collector.cli import main
-from processors.otel.pipeline import Pipeline
-from processors.otel.records import SpanRecord
-from processors.store import MIGRATIONS, AuditStore, migrate
-from processors.store.queries import QueryError, load_queries, parse_query, run_query
-from processors.store.rows import evaluation_row, violation_rows
+from claimwatch.collector.cli import main
+from claimwatch.otel.pipeline import Pipeline
+from claimwatch.otel.records import SpanRecord
+from claimwatch.store import MIGRATIONS, AuditStore, migrate
+from claimwatch.store.queries import QueryError, load_queries, parse_query, run_query
+from claimwatch.store.rows import evaluation_row, violation_rows
 from tests.conftest import DOCKER_RUNNING
 
 CONFIG = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from processors import OutputValidator
+from claimwatch import OutputValidator
 
 CONTRADICTED = "Node.js is not installed."  # contradicts node-installed
 UNVERIFIED = "Redis is not running."  # no fact covers redis

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 
-QUERIES_DIR = Path(__file__).resolve().parents[2] / "queries"
+QUERIES_PACKAGE = "claimwatch.queries"
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s*\((\w+)(?:,\s*(optional|default\s+(.+?)))?\)\s*:\s*(.*)$")
 _FIELD = re.compile(r"^--\s*(name|description):\s*(.*)$")
 _USED = re.compile(r"\$(\w+)")
@@ -119,10 +120,24 @@ def parse_query(path: Path) -> NamedQuery:
     return NamedQuery(fields["name"], fields.get("description", ""), tuple(params), sql, path)
 
 
+def packaged_files(package: str, suffix: str, directory: Path | None = None) -> list:
+    """The `*suffix` files shipped in `package` (or in `directory`), sorted by name.
+
+    Package data is read through importlib.resources, so it is found the same way
+    from a wheel, an editable install or a checkout. Finding none is an error that
+    says where it looked: an empty library is a broken install, not an empty answer.
+    """
+    where = directory if directory is not None else resources.files(package)
+    found = sorted((p for p in where.iterdir() if p.name.endswith(suffix)), key=lambda p: p.name)
+    if not found:
+        raise QueryError(f"no {suffix} files in {where} (looked for the {package} package data)")
+    return found
+
+
 def load_queries(directory: Path | None = None) -> dict[str, NamedQuery]:
-    directory = directory or QUERIES_DIR
+    """The packaged query library, or the `*.sql` files in `directory`."""
     queries = {}
-    for path in sorted(directory.glob("*.sql")):
+    for path in packaged_files(QUERIES_PACKAGE, ".sql", directory):
         query = parse_query(path)
         if query.name in queries:
             raise QueryError(f"{path.name}: query name {query.name!r} is used twice")

@@ -49,7 +49,7 @@ def main(db_path: str, config_path: str) -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from processors import ClaimwatchSpanProcessor, load_config
+    from claimwatch import ClaimwatchSpanProcessor, load_config
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -1,0 +1,1 @@
+"""Dashboard specs, shipped as package data (`*.yaml`, panels as data)."""

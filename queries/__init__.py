@@ -1,0 +1,1 @@
+"""The named query library, shipped as package data (`*.sql`, one query per file)."""
