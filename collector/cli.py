@@ -7,6 +7,7 @@ messages and exit codes (0 ok, 1 `--fail-on` met, 2 usage or config error).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -14,7 +15,13 @@ from collections.abc import Sequence
 
 from claimwatch import ConfigError, OutputValidator, load_config
 
-from . import demo, query_cmd, report, serve_cmd
+# Each subcommand module in collector/ exposes add_parser(subparsers); order is the --help order.
+_COMMANDS = (
+    "query_cmd",
+    "serve_cmd",
+    "demo",
+    "report",
+)
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2
 
@@ -78,10 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", metavar="FILE")
     check.add_argument("--json", action="store_true", help="print the summary as JSON")
     check.set_defaults(handler=_cmd_check_config)
-    query_cmd.add_parser(sub)
-    serve_cmd.add_parsers(sub)
-    demo.add_parser(sub)
-    report.add_parser(sub)
+    for name in _COMMANDS:
+        importlib.import_module(f"claimwatch.collector.{name}").add_parser(sub)
     return parser
 
 

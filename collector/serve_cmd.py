@@ -31,7 +31,7 @@ example:
 """
 
 
-def add_parsers(sub) -> None:
+def add_parser(sub) -> None:
     serve = sub.add_parser(
         "serve",
         help="run the collector: receive OTLP, validate, annotate, store, forward",
@@ -139,4 +139,4 @@ def run_status(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["ConfigError", "add_parsers", "fetch_json"]
+__all__ = ["ConfigError", "add_parser", "fetch_json"]
