@@ -21,6 +21,7 @@ _COMMANDS = (
     "serve_cmd",
     "demo",
     "report",
+    "verify_cmd",
 )
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2

@@ -1,0 +1,332 @@
+"""Actions: the tool calls of a trace, in the order they happened, and what each did.
+
+An `Action` is one tool call with its arguments, result and status, read from
+- `execute_tool` spans (GenAI `gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
+  `gen_ai.tool.call.result`, error status), OpenInference TOOL spans
+  (`tool.name`, `input.value`/`tool.parameters`, `output.value`) and
+  OpenLLMetry tool spans (`traceloop.span.kind == "tool"`,
+  `traceloop.entity.input`/`output`), among the spans that ended before the
+  output span;
+- the conversation in the output span's own `gen_ai.input.messages`
+  (assistant tool calls answered by tool results), where many agents keep
+  their whole history;
+- or a JSON line of `claimwatch verify --jsonl`.
+
+`effects_of` says what an action did (files, tests, installs, ...), from the
+tool's name and arguments: shell tools through `commands`, file tools by the
+argument names common frameworks use.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..otel.records import SpanRecord
+from . import commands as C
+from .outcomes import Outcome, outcome_of
+
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
+GEN_AI_TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+GEN_AI_TOOL_RESULT = "gen_ai.tool.call.result"
+GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+OI_SPAN_KIND = "openinference.span.kind"
+OI_TOOL_NAME = "tool.name"
+OI_TOOL_PARAMETERS = "tool.parameters"
+INPUT_VALUE = "input.value"
+OUTPUT_VALUE = "output.value"
+TRACELOOP_SPAN_KIND = "traceloop.span.kind"
+TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
+TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
+TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+STATUS_CODE = "otel.status_code"  # the collector and the SDK adapter copy the span status here
+ERROR_TYPE = "error.type"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One tool call. `index` is its place in the action list; `span_id` the span it came from, if any."""
+
+    index: int
+    tool: str
+    arguments: Any
+    result: Any
+    status: str | None = None  # "ok" | "error" | None when not recorded
+    span_id: str | None = None
+    call_id: str | None = None
+
+    @property
+    def effects(self) -> tuple[C.Effect, ...]:
+        return effects_of(self.tool, _arguments_key(self.arguments))
+
+    @property
+    def outcome(self) -> Outcome:
+        return outcome_of(_result_text(self.result), self.status)
+
+
+# --- what a tool does, by name and arguments ----------------------------------------------------
+_SHELL_TOOLS = frozenset(
+    {"bash", "shell", "sh", "zsh", "terminal", "exec", "execute", "command", "runcommand", "runshellcommand",
+     "executecommand", "executebash", "runterminalcmd", "runcmd", "cmd", "localshell", "computer", "runbash",
+     "shellexec", "subprocess", "executeshell", "runinterminal", "console", "python"}
+)
+_WRITE_TOOLS = frozenset({"write", "writefile", "createfile", "filewrite", "savefile", "fswrite", "writetofile",
+                          "newfile", "create", "put", "writefilecontent"})
+_EDIT_TOOLS = frozenset({"edit", "editfile", "strreplace", "replace", "replaceinfile", "searchreplace", "multiedit",
+                         "applydiff", "applyedit", "insert", "inserttext", "fileedit", "modifyfile", "updatefile",
+                         "patchfile", "edittool", "strreplaceeditor", "strreplacebasededittool", "texteditor",
+                         "appendtofile", "appendfile"})
+_PATCH_TOOLS = frozenset({"applypatch", "patch", "gitapply"})
+_DELETE_TOOLS = frozenset({"delete", "deletefile", "removefile", "rm", "unlink", "fsdelete", "remove", "deletepath"})
+_TEST_TOOLS = frozenset({"runtests", "test", "runtest", "pytest", "runpytest", "testrunner", "runtestsuite"})
+_INSTALL_TOOLS = frozenset({"install", "installpackage", "pipinstall", "npminstall", "installdependencies", "addpackage"})
+_PATH_KEYS = ("path", "file_path", "filepath", "filePath", "file", "filename", "target_file", "targetFile", "target",
+              "absolute_path", "relative_path", "uri")
+_CONTENT_KEYS = ("content", "contents", "file_text", "text", "data", "code", "body")
+_NEW_TEXT_KEYS = ("new_str", "new_string", "newString", "new_text", "newText", "replacement", "insert_text",
+                  "new_content", "replace")
+_COMMAND_KEYS = ("command", "cmd", "script", "commands", "input", "code", "shell_command", "args")
+_PATCH_PATHS = re.compile(r"^(?:\*\*\* (?:Update|Add|Delete) File: |\+\+\+ b/|\+\+\+ )(\S+)", re.M)
+
+
+def _norm_tool(name: str) -> str:
+    """`mcp__fs__write_file` -> `writefile`; `functions.Bash` -> `bash`."""
+    last = re.split(r"__|[.:/]", name)[-1] if name else ""
+    return re.sub(r"[^a-z0-9]", "", last.lower())
+
+
+def _arguments_key(arguments: Any) -> str:
+    """Arguments as one string (hashable, so what a call did is worked out once per distinct call)."""
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(arguments)
+
+
+@lru_cache(maxsize=8192)
+def effects_of(tool: str, arguments: str) -> tuple[C.Effect, ...]:
+    """What one call of `tool` with these arguments (a JSON string, or a bare command) did."""
+    name = _norm_tool(tool)
+    args = _decode(arguments)
+    if name in _SHELL_TOOLS or (not isinstance(args, Mapping) and name not in _PATCH_TOOLS):
+        command = _first(args, _COMMAND_KEYS) if isinstance(args, Mapping) else args
+        if isinstance(command, list):
+            command = " ".join(map(str, command))
+        if name == "python" and isinstance(command, str):
+            return tuple(C.script_effects(command))
+        return C.effects_of_command(command) if isinstance(command, str) else ()
+    if name in _PATCH_TOOLS:
+        text = _first(args, ("patch", "diff", "input", "content")) if isinstance(args, Mapping) else args
+        return tuple(C.Effect(C.EDIT, p) for p in _PATCH_PATHS.findall(text)) if isinstance(text, str) else ()
+    return _tool_effects(name, args)
+
+
+def _tool_effects(name: str, args: Mapping[str, Any]) -> tuple[C.Effect, ...]:
+    path = _first(args, _PATH_KEYS)
+    path = path if isinstance(path, str) else None
+    sub = str(args.get("command", "")).lower()  # str_replace_editor style: command=create|str_replace|insert|view
+    if sub == "view" or name in ("read", "readfile", "view", "cat", "ls", "glob", "grep", "search"):
+        return ()
+    if name in _DELETE_TOOLS:
+        return (C.Effect(C.DELETE, path),) if path else ()
+    if name in _WRITE_TOOLS or sub == "create":
+        content = _first(args, _CONTENT_KEYS)
+        return (C.Effect(C.WRITE, path, content if isinstance(content, str) else None),) if path else ()
+    if name in _EDIT_TOOLS or sub in ("str_replace", "insert", "undo_edit"):
+        edits = args.get("edits")
+        new = _first(args, _NEW_TEXT_KEYS)
+        if new is None and isinstance(edits, list):
+            new = "\n".join(str(_first(e, _NEW_TEXT_KEYS) or "") for e in edits if isinstance(e, Mapping))
+        return (C.Effect(C.EDIT, path, new if isinstance(new, str) else None),) if path else ()
+    if name in _TEST_TOOLS:
+        return (C.Effect(C.TEST, _compact(args)),)
+    if name in _INSTALL_TOOLS:
+        packages = _first(args, ("package", "packages", "name", "names"))
+        packages = packages if isinstance(packages, list) else [packages]
+        return tuple(C.Effect(C.INSTALL, str(p)) for p in packages if p) or (C.Effect(C.INSTALL, None),)
+    if name in ("gitcommit", "commit"):
+        return (C.Effect(C.COMMIT, None),)
+    if name in ("gitpush", "push"):
+        return (C.Effect(C.PUSH, None),)
+    if "migrat" in name:
+        return (C.Effect(C.MIGRATE, name),)
+    return ()
+
+
+def _first(mapping: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    for key in keys:
+        if key in mapping and mapping[key] is not None:
+            return mapping[key]
+    return None
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)[:200]
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _result_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+# --- actions from a trace -----------------------------------------------------------------------
+def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
+    """(tool, arguments, result, status, call id) when the span is a tool execution, else None."""
+    attrs = span.attributes
+    status = _status(attrs)
+    if GEN_AI_TOOL_NAME in attrs and (
+        attrs.get(GEN_AI_OPERATION_NAME) == "execute_tool" or span.name.startswith("execute_tool")
+        or GEN_AI_TOOL_RESULT in attrs or GEN_AI_TOOL_ARGUMENTS in attrs
+    ):
+        return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(GEN_AI_TOOL_ARGUMENTS), attrs.get(GEN_AI_TOOL_RESULT), status,
+                _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
+    if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
+        name = attrs.get(OI_TOOL_NAME) or span.name
+        args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
+        return str(name), args, attrs.get(OUTPUT_VALUE), status, None
+    if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
+        name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
+        return str(name), _traceloop_args(attrs.get(TRACELOOP_ENTITY_INPUT)), attrs.get(TRACELOOP_ENTITY_OUTPUT), status, None
+    return None
+
+
+def _traceloop_args(value: Any) -> Any:
+    """Traceloop wraps tool inputs as {"args": [...], "kwargs": {...}}: the kwargs are the arguments."""
+    decoded = _decode(value)
+    if isinstance(decoded, Mapping) and "kwargs" in decoded and isinstance(decoded["kwargs"], Mapping):
+        kwargs = dict(decoded["kwargs"])
+        if not kwargs and decoded.get("args"):
+            return decoded["args"][0] if len(decoded["args"]) == 1 else decoded["args"]
+        return kwargs
+    return value
+
+
+def _status(attrs: Mapping[str, Any]) -> str | None:
+    code = attrs.get(STATUS_CODE)
+    if code is not None:
+        return str(code).lower()
+    return "error" if attrs.get(ERROR_TYPE) else None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | None = None) -> list[Action]:
+    """The actions before `span`: its own input conversation first, then tool spans it does not already hold.
+
+    A tool call both recorded as a span and echoed in the conversation is kept
+    once (matched by call id, else by tool name and arguments).
+    """
+    actions: list[Action] = []
+    seen_ids: set[str] = set()
+    seen_calls: set[tuple[str, str]] = set()
+    if span is not None:
+        for tool, args, result, status, call_id in messages_tool_calls(span.attributes.get(GEN_AI_INPUT_MESSAGES)):
+            actions.append(Action(len(actions), tool, args, result, status, None, call_id))
+            if call_id:
+                seen_ids.add(call_id)
+            seen_calls.add((tool, _arguments_key(args)))
+    for other in spans_before:
+        call = tool_call_of_span(other)
+        if call is None:
+            continue
+        tool, args, result, status, call_id = call
+        if (call_id and call_id in seen_ids) or (tool, _arguments_key(args)) in seen_calls:
+            continue
+        actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id))
+    return actions
+
+
+def messages_tool_calls(value: Any) -> list[tuple[str, Any, Any, str | None, str | None]]:
+    """(tool, arguments, result, status, call id) for each tool call in a GenAI or OpenAI-shaped conversation."""
+    messages = _decode(value)
+    if isinstance(messages, Mapping):
+        messages = [messages]
+    if not isinstance(messages, (list, tuple)):
+        return []
+    calls: list[list[Any]] = []
+    by_id: dict[str, list[Any]] = {}
+    for message in messages:
+        if not isinstance(message, Mapping):
+            continue
+        for kind, call_id, name, payload in _message_parts(message):
+            if kind == "call":
+                entry = [name, payload, None, None, call_id]
+                calls.append(entry)
+                if call_id:
+                    by_id[call_id] = entry
+            else:
+                entry = by_id.get(call_id) if call_id else next((c for c in reversed(calls) if c[2] is None), None)
+                if entry is not None:
+                    entry[2] = payload
+    return [tuple(c) for c in calls]  # type: ignore[misc]
+
+
+def _message_parts(message: Mapping[str, Any]):
+    """('call' | 'result', call id, tool name, arguments or result) for each tool part of one message."""
+    parts = message.get("parts")
+    if isinstance(parts, (list, tuple)):
+        for part in parts:
+            if not isinstance(part, Mapping):
+                continue
+            if part.get("type") == "tool_call" and part.get("name"):
+                yield "call", _str_or_none(part.get("id")), str(part["name"]), part.get("arguments")
+            elif part.get("type") == "tool_call_response":
+                yield "result", _str_or_none(part.get("id")), None, part.get("response", part.get("result"))
+        return
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, Mapping):
+            function = call.get("function") if isinstance(call.get("function"), Mapping) else call
+            if function.get("name"):
+                yield "call", _str_or_none(call.get("id")), str(function["name"]), function.get("arguments")
+    if message.get("role") == "tool":
+        yield "result", _str_or_none(message.get("tool_call_id")), message.get("name"), message.get("content")
+
+
+def action_from_dict(index: int, item: Mapping[str, Any]) -> Action:
+    """An action of a `verify --jsonl` line: {"tool", "arguments", "result", "status"}."""
+    status = item.get("status")
+    return Action(index, str(item.get("tool") or ""), item.get("arguments"), item.get("result"),
+                  None if status is None else str(status).lower())
+
+
+def latest_turn_results(value: Any) -> list[Action]:
+    """Tool results answering the conversation's last round of tool calls (new since the previous LLM call).
+
+    Older results in the history were checked when they were new, so level 2
+    on an LLM span looks at these only.
+    """
+    messages = _decode(value)
+    if not isinstance(messages, (list, tuple)):
+        return []
+    last = -1
+    for i, message in enumerate(messages):
+        if isinstance(message, Mapping) and any(kind == "call" for kind, *_ in _message_parts(message)):
+            last = i
+    if last < 0:
+        return []
+    calls = messages_tool_calls(list(messages[last:]))
+    return [Action(i, tool, args, result, status, None, call_id)
+            for i, (tool, args, result, status, call_id) in enumerate(calls) if result is not None]
