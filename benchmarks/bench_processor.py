@@ -101,11 +101,9 @@ def bench_worker(n: int, llm: list[str], tmp: Path) -> float:
 def bench_store(n: int, tmp: Path) -> float:
     from datetime import datetime
 
-    from claimwatch.store.schema import EVALUATION_COLUMNS
-
     store = AuditStore(tmp / "rows.duckdb")
     now = datetime.now()
-    row = {c: None for c in EVALUATION_COLUMNS} | {
+    row = {c: None for c in store.columns("evaluations")} | {
         "evaluation_id": "x",
         "time": now,
         "verdict": "pass",

@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             columns=["agent_id", "mode", "action", "severity", "category", "subject", "reason"],
         )
         _show(collector, "top_contradicted_facts", {}, "facts the agents contradicted")
-        redacted = collector.engine.stats().get("redacted", 0)
+        redacted = collector.engine.stats().get("enforced_blocks", 0)
         print(
             f"   enforce mode: {redacted} blocked output(s) of ops-sub-* had their text replaced before forwarding.\n"
         )

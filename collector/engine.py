@@ -1,33 +1,38 @@
-"""The collector's core: received spans and logs in; validated, annotated, stored and forwarded out.
+"""The collector's core: received spans and logs in; checked, annotated, stored and forwarded out.
 
 Receivers (HTTP, gRPC) decode requests on their own threads and hand spans
-to `accept_traces` / `accept_logs`, which only buffer them. One processing
-thread releases assembled traces, runs the same pipeline the in-process
-processor runs, writes annotations (and, for enforcing agents, redactions)
-into the protobuf spans, stores rows and forwards the spans.
+to `accept_traces` / `accept_logs`, which only buffer them. One background
+worker releases assembled traces, runs the checks pipeline the in-process
+processor runs, writes its annotations (and, for an enforced block, the
+redaction of every span of the trace that carries the blocked text) into the
+protobuf spans, stores rows and forwards the spans.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
-from collections import Counter, deque
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass
 
+from claimwatch.checks.pipeline import IDENTITY_KEYS, Pipeline
+from claimwatch.checks.redact import redacted_attributes
+from claimwatch.checks.trace import HeldTrace
 from claimwatch.core.config import ClaimwatchConfig
 from claimwatch.otel import attributes as A
-from claimwatch.otel.annotate import span_annotations
-from claimwatch.otel.extract import redactions
-from claimwatch.otel.pipeline import REPLACEMENT_NOTICE, Evaluation, Pipeline
 from claimwatch.otel.records import SpanRecord
 from claimwatch.store import AuditStore
+from claimwatch.store.rows import record
+from claimwatch.worker import BackgroundWorker
 
 from .assembly import TraceBuffer
 from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, upsert_attributes
 
 logger = logging.getLogger("claimwatch.collector")
 _LOG_OUTPUT_EVENTS = {A.GEN_AI_CHOICE_EVENT, A.GEN_AI_ASSISTANT_MESSAGE_EVENT, A.GEN_AI_OPERATION_DETAILS_EVENT}
+_TICK_S = 0.05
 
 
 @dataclass(slots=True)
@@ -58,16 +63,10 @@ class CollectorEngine:
         self.buffer = TraceBuffer(p.decision_wait_ms / 1000, p.max_traces, p.max_spans)
         self.counts: Counter = Counter()
         self._lock = threading.Lock()
-        self._work: deque = deque()
         self._work_spans = 0
         self._max_backlog = p.max_spans
-        self._wake = threading.Event()
-        self._idle = threading.Condition(self._lock)
-        self._busy = False
-        self._stop = False
         self._last_eviction_log = 0.0
-        self._thread = threading.Thread(target=self._run, name="claimwatch-engine", daemon=True)
-        self._thread.start()
+        self._worker = BackgroundWorker("claimwatch-engine", self._handle, tick_s=_TICK_S)
 
     # --- receiver side ---------------------------------------------------------------------------
     def accept_traces(self, spans: list[ReceivedSpan]) -> Accepted:
@@ -93,9 +92,9 @@ class CollectorEngine:
             for sl in rl.scope_logs:
                 for log in sl.log_records:
                     seen += 1
-                    record = _log_record(log, resource)
-                    if record is not None:
-                        items.append((record.trace_id, LogItem(record)))
+                    record_ = _log_record(log, resource)
+                    if record_ is not None:
+                        items.append((record_.trace_id, LogItem(record_)))
         self._accept(items)
         self.counts["logs_received"] += seen
         self.counts["logs_with_output"] += len(items)
@@ -112,7 +111,6 @@ class CollectorEngine:
                     self._queue_work(released)
             if self.buffer.evicted_traces > evicted_before:
                 self._log_eviction()
-        self._wake.set()
 
     def _log_eviction(self) -> None:
         now = time.monotonic()
@@ -125,39 +123,31 @@ class CollectorEngine:
                 self.buffer.evicted_traces,
             )
 
-    # --- processing thread -----------------------------------------------------------------------
     def _queue_work(self, released: tuple[str, list]) -> None:
-        self._work.append(released)
+        """Hand a released trace to the worker (called with the lock held)."""
         self._work_spans += len(released[1])
+        self._worker.put(released)
 
-    def _run(self) -> None:
-        while not self._stop:
+    # --- processing (the worker's thread) --------------------------------------------------------
+    def _handle(self, batch: list) -> None:
+        with self._lock:
+            batch = batch + self.buffer.ready()
+        for trace_id, items in batch:
+            self._process(trace_id, items)
             with self._lock:
-                for released in self.buffer.ready():
-                    self._queue_work(released)
-                work = list(self._work)
-                self._work.clear()
-                self._busy = bool(work)
-                deadline = self.buffer.next_deadline()
-            for trace_id, items in work:
-                self._process(trace_id, items)
-            with self._lock:
-                self._work_spans -= sum(len(items) for _, items in work)
-                self._busy = False
-                self._idle.notify_all()
-            if not work:
-                timeout = 0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic()))
-                self._wake.wait(timeout)
-                self._wake.clear()
+                self._work_spans -= len(items)
 
     def _process(self, trace_id: str, items: list) -> None:
         try:
-            index = dict(self.buffer.known(trace_id))
             spans = [i for i in items if isinstance(i, ReceivedSpan)]
+            with self._lock:
+                index = dict(self.buffer.known(trace_id))
             index.update({s.record.span_id: s.record for s in spans})
+            view = HeldTrace(index.get, (i.record for i in items))
             seen: dict = {}
             for item in items:
-                self._evaluate(item, index.get, seen)
+                self._check(item, view, seen)
+            self._redact_trace(trace_id, spans)
             with self._lock:
                 self.buffer.remember(trace_id, {s.record.span_id: _identity_view(s.record) for s in spans})
             self.counts["spans_processed"] += len(spans)
@@ -167,33 +157,41 @@ class CollectorEngine:
             self.counts["errors"] += 1
             logger.exception("could not process trace %s", trace_id)
 
-    def _evaluate(self, item, lookup, seen: dict) -> None:
-        evaluation = self.pipeline.evaluate(item.record, lookup, seen=seen)
-        if evaluation is None:
+    def _check(self, item, view: HeldTrace, seen: dict) -> None:
+        """One span's checks; a failure stays with this span."""
+        try:
+            outcome = self.pipeline.process(item.record, view, seen=seen)
+            if outcome is None:
+                return
+            if isinstance(item, ReceivedSpan):
+                attrs, events = self.pipeline.annotations(outcome)
+                # Annotation keys are new unless something upstream annotated the span already.
+                upsert_attributes(item.proto.attributes, attrs, not item.record.attributes.keys().isdisjoint(attrs))
+                for event in events:
+                    add_event(item.proto, event.name, event.attributes, event.time_ns)
+            record(outcome, self.store, self.counts)
+        except Exception:
+            self.counts["span_errors"] += 1
+            logger.exception("could not check span %s of trace %s", item.record.span_id, item.record.trace_id)
+
+    def _redact_trace(self, trace_id: str, spans: list[ReceivedSpan]) -> None:
+        """After an enforced block, no span of the trace may carry the blocked text, whatever the key."""
+        blocked = self.pipeline.blocked_in(trace_id)
+        if blocked is None:
             return
-        if isinstance(item, ReceivedSpan):
-            if evaluation.mode == "enforce" and evaluation.result.verdict == "block":
-                self._redact(item)
-                evaluation = replace(evaluation, enforced=True)
-            self._annotate(item, evaluation)
-        self.pipeline.record(evaluation, self.store, self.counts)
-
-    def _annotate(self, item: ReceivedSpan, evaluation: Evaluation) -> None:
-        attrs, events = span_annotations(evaluation, self.config.annotations.verbosity)
-        # Annotation keys are new unless something upstream annotated the span already.
-        replace_existing = not item.record.attributes.keys().isdisjoint(attrs)
-        upsert_attributes(item.proto.attributes, attrs, replace_existing)
-        for event in events:
-            add_event(item.proto, event.name, event.attributes, event.time_ns)
-
-    def _redact(self, item: ReceivedSpan) -> None:
-        notice = REPLACEMENT_NOTICE.format(trace_id=item.record.trace_id, span_id=item.record.span_id)
-        span_updates, event_updates = redactions(item.record, notice)
-        upsert_attributes(item.proto.attributes, span_updates)
-        for event in item.proto.events:
-            if event.name in event_updates:
-                upsert_attributes(event.attributes, event_updates[event.name])
-        self.counts["redacted"] += 1
+        texts, notice = blocked
+        for span in spans:
+            changed = False
+            updates = redacted_attributes(span.record.attributes, texts, notice)
+            if updates:
+                upsert_attributes(span.proto.attributes, updates)
+                changed = True
+            for event in span.proto.events:
+                event_updates = redacted_attributes(attributes(event.attributes), texts, notice)
+                if event_updates:
+                    upsert_attributes(event.attributes, event_updates)
+                    changed = True
+            self.counts["redacted"] += changed
 
     # --- lifecycle -------------------------------------------------------------------------------
     def flush(self, timeout: float = 30.0) -> bool:
@@ -202,11 +200,7 @@ class CollectorEngine:
         with self._lock:
             for released in self.buffer.drain():
                 self._queue_work(released)
-        self._wake.set()
-        with self._lock:
-            while (self._work or self._busy) and time.monotonic() < deadline:
-                self._idle.wait(0.05)
-        ok = not self._work
+        ok = self._worker.flush(timeout)
         if self.store is not None:
             ok = self.store.flush(max(0.1, deadline - time.monotonic())) and ok
         if self.forwarder is not None:
@@ -215,9 +209,7 @@ class CollectorEngine:
 
     def close(self) -> None:
         self.flush()
-        self._stop = True
-        self._wake.set()
-        self._thread.join(timeout=10)
+        self._worker.close()
         if self.forwarder is not None:
             self.forwarder.close()
         if self.store is not None:
@@ -240,27 +232,15 @@ class CollectorEngine:
         return out
 
 
-_IDENTITY_KEYS = (
-    A.GEN_AI_AGENT_ID,
-    A.GEN_AI_AGENT_NAME,
-    A.AGENT_NAME,
-    A.GEN_AI_CONVERSATION_ID,
-    A.SESSION_ID,
-    A.AGENT_TRUST,
-    A.TRACELOOP_SPAN_KIND,
-    A.TRACELOOP_ENTITY_NAME,
-)
+_IDENTITY_KEY_SET = frozenset(IDENTITY_KEYS)
 
 
-_IDENTITY_KEY_SET = frozenset(_IDENTITY_KEYS)
-
-
-def _identity_view(record: SpanRecord) -> SpanRecord:
+def _identity_view(record_: SpanRecord) -> SpanRecord:
     """What a late span needs of an ancestor: its parent link and identity attributes only."""
-    present = _IDENTITY_KEY_SET.intersection(record.attributes.keys())
-    kept = {k: record.attributes[k] for k in present} if present else {}
+    present = _IDENTITY_KEY_SET.intersection(record_.attributes.keys())
+    kept = {k: record_.attributes[k] for k in present} if present else {}
     return SpanRecord(
-        record.trace_id, record.span_id, record.parent_span_id, record.name, kept, resource=record.resource
+        record_.trace_id, record_.span_id, record_.parent_span_id, record_.name, kept, resource=record_.resource
     )
 
 
@@ -271,6 +251,11 @@ def _log_record(log, resource: dict) -> SpanRecord | None:
     if name not in _LOG_OUTPUT_EVENTS:
         return None
     body = any_value(log.body) if log.HasField("body") else None
+    if isinstance(body, str) and body.lstrip()[:1] in "{[":
+        try:  # some emitters write the event body as a JSON string
+            body = json.loads(body)
+        except ValueError:
+            pass
     if name == A.GEN_AI_CHOICE_EVENT and isinstance(body, dict):
         message = body.get("message") or {}
         attrs[A.GEN_AI_OUTPUT_MESSAGES] = [{"role": "assistant", **message}] if isinstance(message, dict) else []

@@ -8,15 +8,13 @@ validation. What cannot be delivered is counted and logged.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 import time
 import urllib.error
 import urllib.request
 from collections import Counter
 
 from claimwatch.core.runtime_config import OtlpExporter
-from claimwatch.worker import drain_forever
+from claimwatch.worker import BackgroundWorker
 
 logger = logging.getLogger("claimwatch.forward")
 _RETRIES = 3
@@ -26,33 +24,23 @@ class Forwarder:
     def __init__(self, config: OtlpExporter) -> None:
         self.config = config
         self.counts: Counter = Counter()
-        self._queue: queue.Queue = queue.Queue(maxsize=config.queue_batches)
         self._send = self._grpc_sender() if config.protocol == "grpc" else self._http_sender()
-        self._thread = threading.Thread(target=self._run, name="claimwatch-forward", daemon=True)
-        self._thread.start()
+        self._worker = BackgroundWorker("claimwatch-forward", self._deliver_all, max_items=config.queue_batches)
 
     def submit(self, request) -> None:
-        try:
-            self._queue.put_nowait(request)
-        except queue.Full:
+        if not self._worker.put(request):
             self.counts["dropped_batches"] += 1
             logger.warning("forward queue full; a batch of spans was not forwarded")
 
     def flush(self, timeout: float = 30.0) -> bool:
-        done = threading.Event()
-        try:
-            self._queue.put(done, timeout=timeout)
-        except queue.Full:
-            return False
-        return done.wait(timeout)
+        return self._worker.flush(timeout)
 
     def close(self) -> None:
-        self.flush()
-        self._queue.put(None)
-        self._thread.join(timeout=10)
+        self._worker.close(10)
 
-    def _run(self) -> None:
-        drain_forever(self._queue, self._deliver)
+    def _deliver_all(self, requests: list) -> None:
+        for request in requests:
+            self._deliver(request)
 
     def _deliver(self, request) -> None:
         payload = request.SerializeToString()

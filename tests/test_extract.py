@@ -7,7 +7,7 @@ import json
 import pytest
 
 from claimwatch.otel.extract import extract
-from claimwatch.otel.pipeline import Pipeline
+from claimwatch.checks.pipeline import Pipeline
 from claimwatch.otel.records import EventRecord, SpanRecord
 
 
@@ -176,4 +176,4 @@ def test_malformed_attribute_values_never_raise():
         }
     )
     assert extract(weird) is None
-    assert Pipeline().evaluate(weird) is None
+    assert Pipeline().process(weird) is None

@@ -175,8 +175,8 @@ def test_guard_result_is_reused_for_its_span(tmp_path):
     provider, processor, _exporter = make(tmp_path)
     tracer = provider.get_tracer("agent")
     calls = []
-    original = processor.pipeline.validator.validate
-    processor.pipeline.validator.validate = lambda *a, **k: calls.append(1) or original(*a, **k)
+    original = processor.pipeline.check("output").validator.validate
+    processor.pipeline.check("output").validator.validate = lambda *a, **k: calls.append(1) or original(*a, **k)
     with tracer.start_as_current_span("chat") as span:
         span.set_attribute(
             "gen_ai.output.messages",

@@ -12,11 +12,11 @@ import duckdb
 import pytest
 
 from claimwatch.collector.cli import main
-from claimwatch.otel.pipeline import Pipeline
+from claimwatch.checks.pipeline import Pipeline
 from claimwatch.otel.records import SpanRecord
 from claimwatch.store import MIGRATIONS, AuditStore, migrate
 from claimwatch.store.queries import QueryError, load_queries, parse_query, run_query
-from claimwatch.store.rows import evaluation_row, violation_rows
+from claimwatch.store.rows import outcome_rows
 from tests.conftest import DOCKER_RUNNING
 
 CONFIG = {
@@ -68,8 +68,7 @@ def populate(path: Path) -> None:
             },
             end_ns=end,
         )
-        ev = pipeline.evaluate(span)
-        store.add(evaluation_row(ev, "hash"), violation_rows(ev))
+        store.add_rows(outcome_rows(pipeline.process(span)))
     store.close()
 
 
@@ -89,7 +88,8 @@ def con(db):
 
 def test_migrations_are_recorded_and_applied_once(tmp_path):
     c = duckdb.connect(str(tmp_path / "m.duckdb"))
-    assert migrate(c) == [v for v, _, _ in MIGRATIONS]
+    applied = migrate(c)
+    assert applied[: len(MIGRATIONS)] == [f"core:{v}" for v, _, _ in MIGRATIONS]
     assert migrate(c) == []
     assert c.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall() == [
         (v, n) for v, n, _ in MIGRATIONS

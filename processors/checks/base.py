@@ -85,6 +85,9 @@ class CheckResult:
     findings: tuple[Finding, ...] = ()
     severity: str = "info"
     reason: str = ""
+    # A short phrase for the block notice that replaces blocked content; it must not quote
+    # the output ("it contradicts known facts").
+    block_reason: str = ""
     evaluation_us: float = 0.0
     attributes: Mapping[str, Any] = field(default_factory=dict)
     events: tuple[EventRecord, ...] = ()
@@ -121,7 +124,7 @@ class CheckContext:
     ) -> None:
         self.span = span
         self.trace = trace
-        self.verbosity = verbosity
+        self._verbosity = verbosity
         self._resolve = resolve
         self._extract = extract
 
@@ -143,6 +146,14 @@ class CheckContext:
         """audit or enforce, per agent glob."""
         return self._who[2]
 
+    @property
+    def verbosity(self) -> str:
+        """silent, info or debug; debug is capped at info for an enforcing agent, because its
+        output may be blocked and debug annotations quote the output."""
+        if self._verbosity == "debug" and self.mode == "enforce":
+            return "info"
+        return self._verbosity
+
     @cached_property
     def output(self) -> Output | None:
         """The LLM output on this span (text and tool calls), or None."""
@@ -159,6 +170,9 @@ class Check(Protocol):
 
     def run(self, ctx: CheckContext) -> CheckResult | None:
         """The result for this span, or None when the check has nothing to say about it. Never raises."""
+
+    # Optional: `reuse(result, ctx) -> CheckResult` re-renders a result a call-site guard
+    # produced for this span (`guard`, `guard_tool`) with what the ended span carries.
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,3 +200,4 @@ class CheckSpec:
     migrations: tuple[Migration, ...] = ()
     attribute_prefix: str = ""
     enabled_by_default: bool = True
+    evaluation_name: str = ""  # gen_ai.evaluation.name of its result event; default claimwatch.<name>

@@ -233,6 +233,9 @@ class ClaimwatchConfig(BaseModel):
     receivers: Receivers = Receivers()
     exporters: Exporters = Exporters()
     service: ServiceConfig = ServiceConfig()
+    # One section per registered check (`checks.tool_policy`, ...), validated by that check's own
+    # model when the pipeline is built (claimwatch.checks.registry), so adding a check adds no field here.
+    checks: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def config_hash(self) -> str:

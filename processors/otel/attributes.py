@@ -47,6 +47,7 @@ EVALUATION_US = "claimwatch.evaluation_us"
 TRUNCATED = "claimwatch.truncated"
 SOURCE = "claimwatch.source"
 SKIPPED = "claimwatch.skipped"
+CHECKS = "claimwatch.checks"  # names of the checks that judged the span
 DUPLICATE_OF = "claimwatch.duplicate_of"  # span id whose identical output was evaluated first
 
 VIOLATION_EVENT = "claimwatch.violation"

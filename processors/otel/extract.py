@@ -244,36 +244,6 @@ def _as_text(value: Any) -> str | None:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def redactions(span: SpanRecord, notice: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """What to overwrite so a blocked output's text does not travel further.
-
-    Returns (span attributes to set, {event name: event attributes to set}),
-    covering every convention `extract` reads, each in the shape it had.
-    """
-    attrs = span.attributes
-    message = [{"role": "assistant", "parts": [{"type": "text", "content": notice}]}]
-    updates: dict[str, Any] = {}
-    if A.GEN_AI_OUTPUT_MESSAGES in attrs:
-        updates[A.GEN_AI_OUTPUT_MESSAGES] = json.dumps(message)
-    for key in attrs:
-        if _INDEXED_COMPLETION.match(key) and key.endswith(".content"):
-            updates[key] = notice
-        else:
-            m = _OI_MESSAGE.match(key)
-            if m and m.group(2) != "role":
-                updates[key] = notice
-    if A.OUTPUT_VALUE in attrs and str(attrs.get(A.OPENINFERENCE_SPAN_KIND, "")).upper() in ("LLM", "AGENT"):
-        updates[A.OUTPUT_VALUE] = notice
-    if A.TRACELOOP_ENTITY_OUTPUT in attrs:
-        updates[A.TRACELOOP_ENTITY_OUTPUT] = json.dumps(notice)
-    events = {}
-    if any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT for e in span.events):
-        events[A.GEN_AI_CONTENT_COMPLETION_EVENT] = {
-            A.GEN_AI_COMPLETION: json.dumps([{"role": "assistant", "content": notice}])
-        }
-    return updates, events
-
-
 _FINDERS = (
     _from_output_messages,
     _from_completion_event,

@@ -12,28 +12,34 @@ guard's result for that span instead of validating twice.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 import weakref
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 
 from opentelemetry import trace
 from opentelemetry.sdk.trace import Event, ReadableSpan, SpanProcessor
 
+from ..checks.base import CheckResult
+from ..checks.output import block_reason
+from ..checks.pipeline import Guarded, Identity, Outcome, Pipeline, enforces, notice_for
+from ..checks.redact import redacted_attributes
+from ..checks.trace import HeldTrace
 from ..core.config import ClaimwatchConfig, load_config
 from ..core.model import ValidationResult
 from ..core.validator import OutputValidator
 from ..store import AuditStore
-from ..worker import drain_forever
-from .annotate import span_annotations
-from .pipeline import REPLACEMENT_NOTICE, Evaluation, Guarded, Identity, Pipeline
+from ..store.rows import record
+from ..worker import BackgroundWorker
 from .records import SpanRecord, from_readable_span, hex_id
 
 logger = logging.getLogger("claimwatch.processor")
 _MAX_GUARDED = 10_000
 _MAX_LIVE = 200_000
 _MAX_SEEN = 10_000
+# The in-process evidence window: the most recently ended spans of the most recent traces.
+_WINDOW_TRACES = 2_000
+_WINDOW_SPANS = 256
 _active: weakref.ref | None = None
 
 
@@ -47,7 +53,7 @@ class OutputBlocked(Exception):
 
 
 class ClaimwatchSpanProcessor(SpanProcessor):
-    """Validates LLM output on spans and hands annotated copies to the processor it wraps.
+    """Runs claimwatch's checks on spans and hands annotated copies to the processor it wraps.
 
     `provider.add_span_processor(ClaimwatchSpanProcessor(BatchSpanProcessor(exporter), config="claimwatch.yaml"))`
     """
@@ -65,19 +71,18 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self.pipeline = Pipeline(self.config, validator)
         self._wrapped = wrapped
         self._store = self._open_store(store)
-        # SimpleQueue.put is C-level and lock-free for the caller (~0.1 us against ~1 us for
-        # Queue.put_nowait): it is all the agent's span.end() pays. The bound is checked by hand.
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._queue_size = self.config.processor.queue_size
         self._live: dict[int, object] = {}
-        self._guarded: OrderedDict[tuple[int, int], Guarded] = OrderedDict()
+        self._guarded: OrderedDict[tuple[int, int], dict[str, Guarded]] = OrderedDict()
         self._guard_lock = threading.Lock()
         self._counts: Counter = Counter()
-        self._seen: OrderedDict[str, Evaluation] = OrderedDict()  # recent outputs, for duplicate detection
+        self._seen: OrderedDict[tuple, Outcome] = OrderedDict()  # recent outputs, for repeats
+        self._window: OrderedDict[str, deque] = OrderedDict()  # recently ended spans per trace
         self._last_drop_log = 0.0
         self._shutdown = False
-        self._worker = threading.Thread(target=self._run, name="claimwatch-processor", daemon=True)
-        self._worker.start()
+        # The queue's put is all the agent's span.end() pays; the bound is checked there.
+        self._worker = BackgroundWorker(
+            "claimwatch-processor", self._handle_batch, max_items=self.config.processor.queue_size
+        )
         _active = weakref.ref(self)
 
     def _open_store(self, store: AuditStore | bool | None) -> AuditStore | None:
@@ -101,16 +106,12 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         self._wrapped.on_start(span, parent_context=parent_context)
 
     def on_end(self, span: ReadableSpan) -> None:
-        if self._queue.qsize() >= self._queue_size:
+        if not self._worker.put(span):
             self._drop(span)
-        else:
-            self._queue.put(span)
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         deadline = time.monotonic() + timeout_millis / 1000
-        done = threading.Event()
-        self._queue.put(done)
-        ok = done.wait(max(0.0, deadline - time.monotonic()))
+        ok = self._worker.flush(max(0.0, deadline - time.monotonic()))
         ok = self._wrapped.force_flush(int(max(0.0, deadline - time.monotonic()) * 1000)) and ok
         if self._store is not None:
             ok = self._store.flush(max(0.0, deadline - time.monotonic())) and ok
@@ -119,10 +120,8 @@ class ClaimwatchSpanProcessor(SpanProcessor):
     def shutdown(self) -> None:
         if self._shutdown:
             return
-        self.force_flush()
         self._shutdown = True
-        self._queue.put(None)
-        self._worker.join(timeout=30)
+        self._worker.close()
         self._wrapped.shutdown()
         if self._store is not None:
             self._store.close()
@@ -130,7 +129,7 @@ class ClaimwatchSpanProcessor(SpanProcessor):
     def stats(self) -> dict[str, int]:
         """Counters: spans seen, evaluations by verdict, drops, errors, queue depth."""
         out = dict(self._counts)
-        out["queue_depth"] = self._queue.qsize()
+        out["queue_depth"] = self._worker.qsize()
         return out
 
     # --- worker thread ------------------------------------------------------------------------
@@ -147,8 +146,9 @@ class ClaimwatchSpanProcessor(SpanProcessor):
             )
         self._wrapped.on_end(span)
 
-    def _run(self) -> None:
-        drain_forever(self._queue, self._handle)
+    def _handle_batch(self, spans: list) -> None:
+        for span in spans:
+            self._handle(span)
 
     def _handle(self, span: ReadableSpan) -> None:
         out = span
@@ -157,10 +157,14 @@ class ClaimwatchSpanProcessor(SpanProcessor):
             ctx = span.context
             with self._guard_lock:
                 guarded = self._guarded.pop((ctx.trace_id, ctx.span_id), None)
-            evaluation = self._evaluate(from_readable_span(span), guarded)
-            if evaluation is not None:
-                out = self._annotated(span, evaluation)
-                self._record(evaluation)
+            record_ = from_readable_span(span)
+            outcome = self.pipeline.process(record_, self._trace_view(record_), guarded, seen=self._seen)
+            while len(self._seen) > _MAX_SEEN:
+                self._seen.popitem(last=False)
+            self._hold(record_)
+            out = self._applied(span, record_, outcome)
+            if outcome is not None:
+                record(outcome, self._store, self._counts)
         except Exception:
             self._counts["errors"] += 1
             logger.exception("claimwatch could not process span %s", span.name)
@@ -168,24 +172,37 @@ class ClaimwatchSpanProcessor(SpanProcessor):
             self._live.pop(span.context.span_id, None)
         self._wrapped.on_end(out)
 
-    def _evaluate(self, record: SpanRecord, guarded: Guarded | None) -> Evaluation | None:
-        evaluation = self.pipeline.evaluate(record, self._ancestor, guarded, seen=self._seen)
-        while len(self._seen) > _MAX_SEEN:
-            self._seen.popitem(last=False)
-        return evaluation
+    def _trace_view(self, record_: SpanRecord) -> HeldTrace:
+        ended = self._window.get(record_.trace_id, ())
+        by_id = {s.span_id: s for s in ended}
 
-    def _ancestor(self, span_id_hex: str) -> SpanRecord | None:
-        span = self._live.get(int(span_id_hex, 16))
-        return from_readable_span(span) if span is not None else None
+        def lookup(span_id: str) -> SpanRecord | None:
+            live = self._live.get(int(span_id, 16))
+            return from_readable_span(live) if live is not None else by_id.get(span_id)
 
-    def _record(self, ev: Evaluation) -> None:
-        self.pipeline.record(ev, self._store, self._counts)
+        return HeldTrace(lookup, ended)
 
-    def _annotated(self, span: ReadableSpan, ev: Evaluation) -> ReadableSpan:
-        attrs, events = span_annotations(ev, self.config.annotations.verbosity)
-        if not attrs and not events:
-            return span
+    def _hold(self, record_: SpanRecord) -> None:
+        window = self._window.get(record_.trace_id)
+        if window is None:
+            window = self._window[record_.trace_id] = deque(maxlen=_WINDOW_SPANS)
+            while len(self._window) > _WINDOW_TRACES:
+                self._window.popitem(last=False)
+        window.append(record_)
+
+    def _applied(self, span: ReadableSpan, record_: SpanRecord, outcome: Outcome | None) -> ReadableSpan:
+        """The copy that goes downstream: annotated, and redacted when a block in its trace is enforced."""
+        attrs, events = self.pipeline.annotations(outcome) if outcome is not None else ({}, [])
+        blocked = self.pipeline.blocked_in(record_.trace_id)
         merged = dict(span.attributes or {})
+        old_events = list(span.events)
+        if blocked is not None:
+            texts, notice = blocked
+            merged.update(redacted_attributes(merged, texts, notice))
+            old_events = [_redacted_event(e, texts, notice) for e in old_events]
+            self._counts["redacted"] += 1
+        elif not attrs and not events:
+            return span
         merged.update(attrs)
         end = span.end_time or time.time_ns()
         new_events = [Event(e.name, e.attributes, e.time_ns or end) for e in events]
@@ -195,7 +212,7 @@ class ClaimwatchSpanProcessor(SpanProcessor):
             parent=span.parent,
             resource=span.resource,
             attributes=merged,
-            events=(*span.events, *new_events),
+            events=(*old_events, *new_events),
             links=span.links,
             kind=span.kind,
             status=span.status,
@@ -207,7 +224,7 @@ class ClaimwatchSpanProcessor(SpanProcessor):
     # --- guard support ------------------------------------------------------------------------
     def _remember(self, key: tuple[int, int], guarded: Guarded) -> None:
         with self._guard_lock:
-            self._guarded[key] = guarded
+            self._guarded.setdefault(key, {})[guarded.check] = guarded
             while len(self._guarded) > _MAX_GUARDED:
                 self._guarded.popitem(last=False)
 
@@ -215,7 +232,15 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         span = trace.get_current_span()
         if not span.get_span_context().is_valid or not hasattr(span, "attributes"):
             return None
-        return self.pipeline.identify(from_readable_span(span), self._ancestor)
+        record_ = from_readable_span(span)
+        return self.pipeline.identify(record_, self._trace_view(record_).get)
+
+
+def _redacted_event(event, texts, notice):
+    updates = redacted_attributes(event.attributes or {}, texts, notice)
+    if not updates:
+        return event
+    return Event(event.name, {**event.attributes, **updates}, event.timestamp)
 
 
 def active_processor() -> ClaimwatchSpanProcessor | None:
@@ -240,7 +265,9 @@ def guard(
     instead of validating again. In audit mode this never raises.
     """
     proc = processor or active_processor()
-    span_ctx = trace.get_current_span().get_span_context()
+    span = trace.get_current_span()
+    span_ctx = span.get_span_context()
+    trace_id, span_id = hex_id(span_ctx.trace_id, 32), hex_id(span_ctx.span_id, 16)
     if proc is not None:
         identity = proc.identity_of_current_span()
         if agent_id is not None:
@@ -248,18 +275,20 @@ def guard(
         identity = identity or Identity("unknown", None, None, None)
         score = trust if trust is not None else proc.pipeline.trust_for(identity)
         mode = mode or proc.pipeline.mode_for(identity)
-        result = proc.pipeline.validator.validate(text, agent_id=identity.agent_id, trust=score)
-        blocked = mode == "enforce" and result.verdict == "block"
+        record_ = SpanRecord(trace_id, span_id, None, "guard", {})
+        checked = proc.pipeline.judge("output", record_, identity, score, mode, text=text)
+        if checked is None:  # the output check is switched off
+            return _default_validator().validate("", agent_id=identity.agent_id)
+        result, blocked = checked.detail, enforces(mode, checked.verdict)
+        reasons = (checked,)
         if span_ctx.is_valid:
-            proc._remember((span_ctx.trace_id, span_ctx.span_id), Guarded(text, result, blocked, agent_id))
+            proc._remember((span_ctx.trace_id, span_ctx.span_id), Guarded("output", checked, blocked, text, agent_id))
     else:
         result = (validator or _default_validator()).validate(text, agent_id=agent_id, trust=trust)
-        blocked = (mode or "audit") == "enforce" and result.verdict == "block"
+        blocked = enforces(mode or "audit", result.verdict)
+        reasons = (CheckResult("output", result.verdict, block_reason=block_reason(result.violations)),)
     if blocked:
-        raise OutputBlocked(
-            result,
-            REPLACEMENT_NOTICE.format(trace_id=hex_id(span_ctx.trace_id, 32), span_id=hex_id(span_ctx.span_id, 16)),
-        )
+        raise OutputBlocked(result, notice_for(reasons, trace_id, span_id))
     return result
 
 

@@ -1,29 +1,43 @@
-"""`AuditStore`: one DuckDB file, written in Arrow batches from a background thread.
+"""`AuditStore`: one DuckDB file, written in Arrow batches from a background worker.
 
 DuckDB pays 1-3 ms per statement, so row-at-a-time inserts top out near a
-few hundred rows/s. Rows are queued, and a writer thread inserts each batch
-with one `INSERT ... SELECT` from an Arrow table. `flush()` waits until
-everything queued so far is on disk.
+few hundred rows/s. Rows are queued, and the worker inserts each table's
+batch with one `INSERT ... SELECT` from an Arrow table. A batch is written
+when it reaches `batch_rows` or when its oldest row is `flush_interval_s`
+old, whichever comes first: that age is the most a crash can lose of what
+was handed to the store. `flush()` waits until everything queued is on disk.
+
+Tables are not listed here: the Arrow schema of every table is read from the
+database after migrations, so a check's own tables need no store code.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
-import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from .schema import EVALUATION_SCHEMA, VIOLATION_SCHEMA, migrate
+from ..worker import BackgroundWorker
+from .schema import migrate
 
 logger = logging.getLogger("claimwatch.store")
-_STOP = object()
+_ARROW = {
+    "VARCHAR": pa.string(),
+    "BOOLEAN": pa.bool_(),
+    "DOUBLE": pa.float64(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "TIMESTAMP": pa.timestamp("us"),
+    "VARCHAR[]": pa.list_(pa.string()),
+    "JSON": pa.string(),
+}
 
 
 class AuditStore:
-    """Evaluation and violation rows in a DuckDB file (or `:memory:`)."""
+    """Rows of every check in a DuckDB file (or `:memory:`)."""
 
     def __init__(
         self, path: str | Path = "claimwatch.duckdb", *, batch_rows: int = 5000, flush_interval_s: float = 1.0
@@ -31,85 +45,75 @@ class AuditStore:
         self.path = str(path)
         self._con = duckdb.connect(self.path)
         migrate(self._con)
-        self._batch_rows = batch_rows
-        self._interval = flush_interval_s
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._lock = threading.Lock()
+        self._schemas = _schemas(self._con)
         self.rows_written = 0
         self.write_errors = 0
-        self._closed = False
-        self._thread = threading.Thread(target=self._run, name="claimwatch-store", daemon=True)
-        self._thread.start()
+        self._worker = BackgroundWorker(
+            "claimwatch-store", self._write, batch_size=batch_rows, max_age_s=flush_interval_s
+        )
+
+    def add_rows(self, tables: Mapping[str, Sequence[Mapping]]) -> None:
+        """Queue rows for several tables as one unit (never blocks)."""
+        self._worker.put(tables)
 
     def add(self, evaluation: dict, violations: list[dict]) -> None:
-        """Queue one evaluation row and its violation rows (never blocks)."""
-        if not self._closed:
-            self._queue.put((evaluation, violations))
+        """Queue one evaluation row and its violation rows."""
+        self.add_rows({"evaluations": [evaluation], "violations": violations})
 
     def flush(self, timeout: float | None = 30.0) -> bool:
         """Write everything queued so far; True when done within `timeout`."""
-        if self._closed:
-            return True
-        done = threading.Event()
-        self._queue.put(done)
-        return done.wait(timeout)
+        return self._worker.flush(timeout)
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self.flush()
-        self._closed = True
-        self._queue.put(_STOP)
-        self._thread.join(timeout=30)
-        with self._lock:
-            self._con.close()
+        self._worker.close()
+        self._con.close()
 
     def cursor(self):
         """A cursor for reads in this process (safe beside the writer thread)."""
         return self._con.cursor()
 
-    def _run(self) -> None:
-        evaluations: list[dict] = []
-        violations: list[dict] = []
-        while True:
-            try:
-                item = self._queue.get(timeout=self._interval)
-            except queue.Empty:
-                item = None
-            if item is _STOP:
-                self._write(evaluations, violations)
-                return
-            if isinstance(item, threading.Event):
-                self._write(evaluations, violations)
-                evaluations, violations = [], []
-                item.set()
-                continue
-            if item is not None:
-                evaluations.append(item[0])
-                violations.extend(item[1])
-            if item is None or len(evaluations) >= self._batch_rows:
-                self._write(evaluations, violations)
-                evaluations, violations = [], []
+    def columns(self, table: str) -> list[str]:
+        return self._schemas[table].names
 
-    def _write(self, evaluations: list[dict], violations: list[dict]) -> None:
-        if not evaluations and not violations:
-            return
+    def _write(self, units: list[Mapping[str, Sequence[Mapping]]]) -> None:
+        merged: dict[str, list] = {}
+        for unit in units:
+            for table, rows in unit.items():
+                merged.setdefault(table, []).extend(rows)
         try:
-            with self._lock:
-                self._insert("evaluations", EVALUATION_SCHEMA, evaluations)
-                self._insert("violations", VIOLATION_SCHEMA, violations)
-            self.rows_written += len(evaluations) + len(violations)
+            cursor = self._con.cursor()
+            try:
+                for table, rows in merged.items():
+                    self._insert(cursor, table, rows)
+            finally:
+                cursor.close()
+            self.rows_written += sum(len(rows) for rows in merged.values())
         except Exception:
             self.write_errors += 1
-            logger.exception("could not write %d evaluation rows to %s", len(evaluations), self.path)
+            logger.exception("could not write %d row(s) to %s", sum(map(len, merged.values())), self.path)
 
-    def _insert(self, table: str, schema: pa.Schema, rows: list[dict]) -> None:
+    def _insert(self, cursor, table: str, rows: list[Mapping]) -> None:
         if not rows:
             return
-        batch = pa.table({name: [row[name] for row in rows] for name in schema.names}, schema=schema)
-        self._con.register("_claimwatch_batch", batch)
+        schema = self._schemas.get(table)
+        if schema is None:
+            raise KeyError(f"no table {table!r} in the audit schema (is its check's migration registered?)")
+        batch = pa.table({name: [row.get(name) for row in rows] for name in schema.names}, schema=schema)
+        cursor.register("_claimwatch_batch", batch)
         try:
-            columns = ", ".join(schema.names)
-            self._con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _claimwatch_batch")
+            columns = ", ".join(f'"{c}"' for c in schema.names)
+            cursor.execute(f'INSERT INTO "{table}" ({columns}) SELECT {columns} FROM _claimwatch_batch')
         finally:
-            self._con.unregister("_claimwatch_batch")
+            cursor.unregister("_claimwatch_batch")
+
+
+def _schemas(con) -> dict[str, pa.Schema]:
+    """The Arrow schema of every table in the main schema, from DuckDB's catalog."""
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+    ).fetchall()
+    fields: dict[str, list] = {}
+    for table, column, data_type in rows:
+        fields.setdefault(table, []).append((column, _ARROW.get(data_type, pa.string())))
+    return {table: pa.schema(cols) for table, cols in fields.items()}

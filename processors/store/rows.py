@@ -1,77 +1,85 @@
-"""Evaluation and violation rows, as dicts keyed by the schema's column names."""
+"""The rows an outcome writes: shared `evaluations` and `violations` rows, and each check's own tables."""
 
 from __future__ import annotations
 
-from ..otel.pipeline import ISO_CONTROLS, Evaluation
+from ..checks.pipeline import AUDIT_VERDICTS, Outcome, clean_text
+
+# Columns every check's own table starts with; the pipeline fills them.
+OWN_TABLE_KEYS = ("evaluation_id", "time", "trace_id", "span_id", "agent_id", "session_id", "mode")
 
 
-def evaluation_row(ev: Evaluation, config_hash: str) -> dict:
-    r = ev.result
-    s = ev.span
-    return {
-        "evaluation_id": ev.evaluation_id,
-        "time": ev.time,
-        "trace_id": s.trace_id,
-        "span_id": s.span_id,
-        "parent_span_id": s.parent_span_id,
-        "service": s.service,
-        "span_name": s.name,
-        "agent_id": ev.identity.agent_id,
-        "agent_name": ev.identity.agent_name,
-        "session_id": ev.identity.session_id,
-        "source": ev.output.source,
-        "mode": ev.mode,
-        "verdict": r.verdict,
-        "audit_verdict": ev.audit_verdict,
-        "enforced": ev.enforced,
-        "trust_score": r.trust.score,
-        "trust_tier": r.trust.tier,
-        "claim_count": len(r.claims),
-        "violation_count": len(r.violations),
-        "categories": sorted({c.category for c in r.claims}),
-        "evaluation_us": r.evaluation_us,
-        "text_length": ev.text_length,
-        "text_sha256": ev.text_sha256,
-        "truncated": ev.output.truncated or r.truncated,
-        "skipped": r.skipped,
-        "error": r.error,
-        "tool_calls": [t.name for t in ev.output.tool_calls],
-        "config_hash": config_hash,
-    }
-
-
-def violation_rows(ev: Evaluation, store_matched_text: bool = True) -> list[dict]:
-    r = ev.result
-    controls = ISO_CONTROLS[ev.audit_verdict]
-    return [
-        {
-            "evaluation_id": ev.evaluation_id,
-            "time": ev.time,
-            "trace_id": ev.span.trace_id,
-            "span_id": ev.span.span_id,
-            "agent_id": ev.identity.agent_id,
-            "agent_name": ev.identity.agent_name,
-            "session_id": ev.identity.session_id,
-            "mode": ev.mode,
+def outcome_rows(outcome: Outcome) -> dict[str, list[dict]]:
+    """{table: rows} for one outcome: an evaluation row per check, a violation row per finding."""
+    tables: dict[str, list[dict]] = {"evaluations": [], "violations": []}
+    s, who = outcome.span, outcome.identity
+    for evaluation_id, r in zip(outcome.evaluation_ids, outcome.results, strict=True):
+        enforced = outcome.enforced and r.verdict == "block"
+        shared = {
+            "evaluation_id": evaluation_id,
+            "time": outcome.time,
+            "trace_id": s.trace_id,
+            "span_id": s.span_id,
+            "agent_id": who.agent_id,
+            "agent_name": who.agent_name,
+            "session_id": who.session_id,
+            "mode": outcome.mode,
             "verdict": r.verdict,
-            "audit_verdict": ev.audit_verdict,
-            "trust_tier": r.trust.tier,
-            "action": v.policy,
-            "category": v.claim.category,
-            "detector_id": v.claim.detector_id,
-            "matched_text": v.claim.matched_text if store_matched_text else None,
-            "subject": v.claim.subject,
-            "assertion": v.claim.assertion,
-            "reason": v.reason,
-            "severity": v.severity,
-            "contradicted_fact_id": v.fact_id if v.fact_status == "contradicted" else None,
-            "expected": v.expected,
-            "fact_status": v.fact_status,
-            "confidence": v.claim.confidence,
-            "claim_offset": v.claim.offset,
-            "claim_count": len(r.claims),
-            "trigger": ev.output.source,
-            "iso_controls": controls,
+            "audit_verdict": _audit_verdict(r.check, r.verdict),
+            "enforced": enforced,
+            "check_name": r.check,
         }
-        for v in r.violations
-    ]
+        tables["evaluations"].append(
+            {
+                **r.evaluation_columns,
+                **shared,
+                "parent_span_id": s.parent_span_id,
+                "service": s.service,
+                "span_name": s.name,
+                "severity": r.severity,
+                "reason": r.reason,
+                "evaluation_us": r.evaluation_us,
+                "error": r.error,
+            }
+        )
+        for f in r.findings:
+            tables["violations"].append(
+                {"action": f.verdict, **f.columns, **shared, "span_id": f.span_id, "severity": f.severity,
+                 "reason": f.reason}
+            )
+        own = {k: shared[k] for k in OWN_TABLE_KEYS}
+        for table, rows in r.rows.items():
+            tables.setdefault(table, []).extend({**row, **own} for row in rows)
+    return {table: [_clean_row(row) for row in rows] for table, rows in tables.items()}
+
+
+def _audit_verdict(check: str, verdict: str) -> str:
+    # RFC-003 names the output check's audit verdicts; other checks' follow the same shape.
+    return AUDIT_VERDICTS.get(verdict, verdict) if check == "output" else f"{check}_{verdict}"
+
+
+def _clean_row(row: dict) -> dict:
+    for key, value in row.items():
+        if isinstance(value, str):
+            row[key] = clean_text(value)
+    return row
+
+
+def record(outcome: Outcome, store, counts) -> None:
+    """Count an outcome by check and verdict and queue its rows in `store` (when there is one).
+
+    A repeat of an output already judged in the trace (`duplicate_of`) is counted, not stored.
+    """
+    if outcome.duplicate_of is not None:
+        counts["duplicate_outputs"] += 1
+        return
+    counts["evaluations"] += 1
+    for r in outcome.results:
+        counts[f"verdict_{r.verdict}"] += 1
+        if r.check != "output":
+            counts[f"{r.check}_{r.verdict}"] += 1
+    if outcome.upstream:
+        counts["evaluated_upstream"] += 1
+    elif outcome.enforced:
+        counts["enforced_blocks"] += 1
+    if store is not None:
+        store.add_rows(outcome_rows(outcome))

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pyarrow as pa
-
 MIGRATIONS: list[tuple[int, str, str]] = [
     (
         1,
@@ -84,81 +82,29 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX violations_agent ON violations (agent_id);
         """,
     ),
+    (
+        3,
+        "every check writes evaluations and violations; per-check migrations",
+        """
+        ALTER TABLE evaluations ADD COLUMN check_name VARCHAR DEFAULT 'output';
+        ALTER TABLE evaluations ADD COLUMN severity VARCHAR;
+        ALTER TABLE evaluations ADD COLUMN reason VARCHAR;
+        ALTER TABLE violations ADD COLUMN check_name VARCHAR DEFAULT 'output';
+        ALTER TABLE violations ADD COLUMN enforced BOOLEAN;
+        CREATE TABLE check_migrations (
+            check_name VARCHAR NOT NULL,
+            version INTEGER NOT NULL,
+            name VARCHAR NOT NULL,
+            applied_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (check_name, version)
+        );
+        """,
+    ),
 ]
 
-_S, _B, _D, _I, _T = pa.string(), pa.bool_(), pa.float64(), pa.int32(), pa.timestamp("us")
-_LIST = pa.list_(pa.string())
-
-# Arrow types of the rows the store inserts, in column order.
-EVALUATION_SCHEMA = pa.schema(
-    [
-        ("evaluation_id", _S),
-        ("time", _T),
-        ("trace_id", _S),
-        ("span_id", _S),
-        ("parent_span_id", _S),
-        ("service", _S),
-        ("span_name", _S),
-        ("agent_id", _S),
-        ("agent_name", _S),
-        ("session_id", _S),
-        ("source", _S),
-        ("mode", _S),
-        ("verdict", _S),
-        ("audit_verdict", _S),
-        ("enforced", _B),
-        ("trust_score", _D),
-        ("trust_tier", _S),
-        ("claim_count", _I),
-        ("violation_count", _I),
-        ("categories", _LIST),
-        ("evaluation_us", _D),
-        ("text_length", _I),
-        ("text_sha256", _S),
-        ("truncated", _B),
-        ("skipped", _S),
-        ("error", _S),
-        ("tool_calls", _LIST),
-        ("config_hash", _S),
-    ]
-)
-VIOLATION_SCHEMA = pa.schema(
-    [
-        ("evaluation_id", _S),
-        ("time", _T),
-        ("trace_id", _S),
-        ("span_id", _S),
-        ("agent_id", _S),
-        ("agent_name", _S),
-        ("session_id", _S),
-        ("mode", _S),
-        ("verdict", _S),
-        ("audit_verdict", _S),
-        ("trust_tier", _S),
-        ("action", _S),
-        ("category", _S),
-        ("detector_id", _S),
-        ("matched_text", _S),
-        ("subject", _S),
-        ("assertion", _S),
-        ("reason", _S),
-        ("severity", _S),
-        ("contradicted_fact_id", _S),
-        ("expected", _S),
-        ("fact_status", _S),
-        ("confidence", _D),
-        ("claim_offset", _I),
-        ("claim_count", _I),
-        ("trigger", _S),
-        ("iso_controls", _LIST),
-    ]
-)
-EVALUATION_COLUMNS = EVALUATION_SCHEMA.names
-VIOLATION_COLUMNS = VIOLATION_SCHEMA.names
-
-
-def migrate(con) -> list[int]:
-    """Apply the migrations this database has not seen; return the versions applied."""
+def migrate(con, checks=None) -> list[str]:
+    """Apply the migrations this database has not seen, the core's then each check's own
+    (`checks`: CheckSpecs, default every registered check); return what was applied."""
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations "
         "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)"
@@ -166,16 +112,30 @@ def migrate(con) -> list[int]:
     done = {row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()}
     applied = []
     for version, name, sql in MIGRATIONS:
-        if version in done:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for statement in filter(str.strip, sql.split(";")):
-                con.execute(statement)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", [version, name, datetime.now(UTC)])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-        applied.append(version)
+        if version not in done:
+            _apply(con, sql, "INSERT INTO schema_migrations VALUES (?, ?, ?)", [version, name])
+            applied.append(f"core:{version}")
+    if checks is None:
+        from ..checks import registered
+
+        checks = registered().values()
+    done_checks = set(con.execute("SELECT check_name, version FROM check_migrations").fetchall())
+    for spec in checks:
+        for m in spec.migrations:
+            if (spec.name, m.version) not in done_checks:
+                _apply(con, m.sql, "INSERT INTO check_migrations VALUES (?, ?, ?, ?)", [spec.name, m.version, m.name])
+                applied.append(f"{spec.name}:{m.version}")
     return applied
+
+
+def _apply(con, sql: str, record: str, key: list) -> None:
+    """One migration in one transaction, recorded with the time it was applied."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for statement in filter(str.strip, sql.split(";")):
+            con.execute(statement)
+        con.execute(record, [*key, datetime.now(UTC)])
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise

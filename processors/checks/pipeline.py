@@ -1,0 +1,393 @@
+"""The one pipeline both adapters run: identity, the registered checks, the enforce rule, rows.
+
+A span record and a view of its trace go in; an `Outcome` comes out: who
+spoke, in which mode, each check's result, whether the block is enforced,
+and the annotations and rows that follow. The adapters (SDK processor,
+collector engine, `guard`) only apply it. Per-span work never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from ..core.config import ClaimwatchConfig, load_config
+from ..core.policy import matches
+from ..core.validator import OutputValidator
+from ..otel import attributes as A
+from ..otel.extract import Output, extract
+from ..otel.records import EventRecord, SpanRecord
+from . import output as output_check
+from .base import Check, CheckContext, CheckResult, Identity, worst
+from .registry import build_checks, evaluation_names
+from .trace import HeldTrace
+
+logger = logging.getLogger("claimwatch.pipeline")
+
+_MAX_DEPTH = 64
+_MAX_BLOCKED_TRACES = 10_000
+_VERBOSITY_RANK = {"silent": 0, "info": 1, "debug": 2}
+_SCORE = {"pass": 1.0, "flag": 0.5, "block": 0.0}
+AUDIT_VERDICTS = {"pass": "output_pass", "flag": "output_flag", "block": "output_block", "error_fallback": "error_fallback"}
+GUARD_SOURCE = "claimwatch.guard"
+NOTICE = (
+    "[claimwatch] This agent output was blocked: {reason}. "
+    "See the audit log (trace {trace_id}, span {span_id}) for details."
+)
+
+
+# What a span needs to keep of its ancestors for identity resolution (the collector keeps only these).
+IDENTITY_KEYS = (
+    A.GEN_AI_AGENT_ID,
+    A.GEN_AI_AGENT_NAME,
+    A.AGENT_NAME,
+    A.GEN_AI_CONVERSATION_ID,
+    A.SESSION_ID,
+    A.AGENT_TRUST,
+    A.TRACELOOP_SPAN_KIND,
+    A.TRACELOOP_ENTITY_NAME,
+)
+
+
+def enforces(mode: str, verdict: str) -> bool:
+    """The enforce rule, the only place it is written: an enforcing agent's block is applied."""
+    return mode == "enforce" and verdict == "block"
+
+
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    """A result a call-site guard already produced for a span (and whether it raised)."""
+
+    check: str
+    result: CheckResult
+    enforced: bool
+    text: str | None = None  # the output the guard saw, used when the span carries none
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Everything the checks concluded about one span, and what the adapters must do with it."""
+
+    span: SpanRecord
+    identity: Identity
+    mode: str
+    results: tuple[CheckResult, ...]
+    enforced: bool
+    time: datetime
+    evaluation_ids: tuple[str, ...]
+    duplicate_of: str | None = None  # span id whose identical evaluation this one repeats
+    upstream: bool = False  # evaluated by a claimwatch upstream: recorded, not judged again
+
+    @property
+    def verdict(self) -> str:
+        return worst([r.verdict for r in self.results])
+
+    def result(self, check: str) -> CheckResult | None:
+        return next((r for r in self.results if r.check == check), None)
+
+    @property
+    def blocked_texts(self) -> tuple[str, ...]:
+        return tuple(t for r in self.results if r.verdict == "block" for t in r.blocked_texts) if self.enforced else ()
+
+    def notice(self) -> str:
+        """What replaces blocked content: the reason class, never the content."""
+        return notice_for(self.results, self.span.trace_id, self.span.span_id)
+
+
+def notice_for(results, trace_id: str, span_id: str) -> str:
+    """The block notice for these results: why (the reason class) and where the audit record is."""
+    reasons = [r.block_reason or f"the {r.check} check blocked it" for r in results if r.verdict == "block"]
+    return NOTICE.format(reason="; ".join(reasons) or "policy", trace_id=trace_id, span_id=span_id)
+
+
+class Pipeline:
+    """Resolves identity, trust and mode for span records and runs the registered checks on them."""
+
+    def __init__(
+        self,
+        config: ClaimwatchConfig | str | dict | None = None,
+        validator: OutputValidator | None = None,
+        checks: list[Check] | None = None,
+    ) -> None:
+        self.config = load_config(config)
+        overrides = {}
+        if validator is not None:
+            overrides[output_check.NAME] = output_check.OutputCheck(validator, self.config.storage.store_matched_text)
+        self.checks: tuple[Check, ...] = tuple(checks if checks is not None else build_checks(self.config, overrides))
+        self._names = evaluation_names()
+        self._blocked: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
+
+    # --- the contract -----------------------------------------------------------------------------
+    def process(
+        self,
+        span: SpanRecord,
+        trace: HeldTrace | None = None,
+        guarded: Mapping[str, Guarded] | None = None,
+        seen: MutableMapping[tuple, Outcome] | None = None,
+    ) -> Outcome | None:
+        """Run every check that wants `span`; None when none has anything to say. Never raises.
+
+        `guarded` are results call-site guards produced for this span: they are used
+        instead of running those checks again. With `seen`, a span that repeats the
+        output of a span below it, for the same agent and mode (an agent span over its
+        own LLM span), reuses that evaluation instead of being judged and stored twice.
+        """
+        trace = trace or HeldTrace(lambda _id: None)
+        guarded = guarded or {}
+        try:
+            if _evaluated_upstream(span):
+                return self._upstream(span, trace)
+            wanted = [c for c in self.checks if c.name in guarded or c.wants(span)]
+            if not wanted:
+                return None
+            ctx = CheckContext(span, trace, self._resolver(trace, guarded), self.config.annotations.verbosity,
+                               self._extractor(guarded))
+            repeat = self._repeat(ctx, seen, guarded)
+            if repeat is not None:
+                return repeat
+            results = tuple(r for r in (self._run(c, ctx, guarded) for c in wanted) if r is not None)
+            if not results:
+                return None
+            enforced = any(g.enforced for g in guarded.values()) or enforces(ctx.mode, worst([r.verdict for r in results]))
+            outcome = Outcome(span, ctx.identity, ctx.mode, results, enforced, _time(span),
+                              tuple(uuid.uuid4().hex for _ in results))
+            self._remember(outcome, ctx, seen)
+            return outcome
+        except Exception as exc:
+            logger.exception("checks failed for span %s; failing open", span.span_id)
+            return self._failure(span, exc)
+
+    def check(self, name: str) -> Check | None:
+        """The running instance of a registered check, if enabled."""
+        return next((c for c in self.checks if c.name == name), None)
+
+    def judge(self, name: str, span: SpanRecord, identity: Identity, trust: float | None, mode: str,
+              text: str | None = None) -> CheckResult | None:
+        """Run one check for a call-site guard, with identity, trust and mode already known."""
+        check = self.check(name)
+        if check is None:
+            return None
+        guarded = {} if text is None else {"_": Guarded(name, CheckResult(name, "pass"), False, text)}
+        ctx = CheckContext(span, HeldTrace(lambda _id: None), lambda _s: (identity, trust, mode),
+                           self.config.annotations.verbosity, self._extractor(guarded))
+        return self._run(check, ctx, {})
+
+    def _run(self, check: Check, ctx: CheckContext, guarded: Mapping[str, Guarded]) -> CheckResult | None:
+        if check.name in guarded:
+            reuse = getattr(check, "reuse", None)  # optional: re-render for the span as it ended
+            return reuse(guarded[check.name].result, ctx) if reuse else guarded[check.name].result
+        try:
+            return check.run(ctx)
+        except Exception as exc:  # a check must not raise; if one does, it fails open alone
+            logger.exception("check %s failed on span %s", check.name, ctx.span.span_id)
+            return CheckResult(check.name, "error_fallback", reason=f"error_fallback: {type(exc).__name__}: {exc}",
+                               error=f"{type(exc).__name__}: {exc}")
+
+    def _failure(self, span: SpanRecord, exc: Exception) -> Outcome:
+        result = CheckResult("output", "error_fallback", error=f"{type(exc).__name__}: {exc}",
+                             reason=f"error_fallback: {type(exc).__name__}: {exc}")
+        identity = Identity("unknown", None, None, None)
+        return Outcome(span, identity, "audit", (result,), False, _time(span), (uuid.uuid4().hex,))
+
+    def _extractor(self, guarded: Mapping[str, Guarded]):
+        text = next((g.text for g in guarded.values() if g.text is not None), None)
+
+        def read(span: SpanRecord) -> Output | None:
+            found = extract(span)
+            return found if found is not None or text is None else Output(text, GUARD_SOURCE)
+
+        return read
+
+    # --- repeats of one output --------------------------------------------------------------------
+    def _repeat(self, ctx: CheckContext, seen, guarded) -> Outcome | None:
+        if seen is None or guarded or ctx.output is None:
+            return None
+        first = seen.get(_repeat_key(ctx))
+        if first is None:
+            return None
+        # Only an echo on the same line of descent (an agent span over its own LLM span) is
+        # the same output; the same words from another LLM call are a new output.
+        related = ctx.trace.is_ancestor(ctx.span.span_id, first.span) or ctx.trace.is_ancestor(
+            first.span.span_id, ctx.span
+        )
+        if not related:
+            return None
+        return replace(first, span=ctx.span, duplicate_of=first.span.span_id, time=_time(ctx.span))
+
+    def _remember(self, outcome: Outcome, ctx: CheckContext, seen) -> None:
+        if seen is not None and ctx.output is not None:
+            seen[_repeat_key(ctx)] = outcome
+        if outcome.enforced and outcome.blocked_texts:
+            texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
+            self._blocked[outcome.span.trace_id] = (texts + outcome.blocked_texts, outcome.notice())
+            while len(self._blocked) > _MAX_BLOCKED_TRACES:
+                self._blocked.popitem(last=False)
+
+    def blocked_in(self, trace_id: str) -> tuple[tuple[str, ...], str] | None:
+        """(blocked texts, notice) of an enforced block in this trace, so every span of it is redacted."""
+        return self._blocked.get(trace_id)
+
+    # --- evaluations made by a claimwatch upstream -------------------------------------------------
+    def _upstream(self, span: SpanRecord, trace: HeldTrace) -> Outcome:
+        attrs = span.attributes
+        names = attrs.get(A.CHECKS) or ("output",)
+        results = tuple(
+            CheckResult(str(n), str(attrs.get(f"claimwatch.{n}.verdict", attrs.get(A.VERDICT, "pass"))),
+                        reason="evaluated upstream")
+            for n in names
+        )
+        who = self._resolver(trace, {})(span)
+        return Outcome(span, who[0], str(attrs.get(A.MODE, who[2])), results, bool(attrs.get(A.ENFORCED, False)),
+                       _time(span), tuple(uuid.uuid4().hex for _ in results), upstream=True)
+
+    # --- who spoke ------------------------------------------------------------------------------
+    def _resolver(self, trace: HeldTrace, guarded: Mapping[str, Guarded]):
+        agent = next((g.agent_id for g in guarded.values() if g.agent_id), None)
+
+        def resolve(span: SpanRecord) -> tuple[Identity, float | None, str]:
+            identity = self.identify(span, trace.get)
+            if agent:
+                identity = replace(identity, agent_id=agent)
+            return identity, self.trust_for(identity), self.mode_for(identity)
+
+        return resolve
+
+    def identify(self, span: SpanRecord, ancestor=None) -> Identity:
+        """Agent id, name and session from the span or its nearest ancestors in the trace."""
+        agent_id = agent_name = session = trust = None
+        current: SpanRecord | None = span
+        depth = 0
+        while current is not None and depth < _MAX_DEPTH:
+            attrs = current.attributes
+            agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
+            agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
+            if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
+                agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
+            session = session or _str(attrs.get(A.GEN_AI_CONVERSATION_ID)) or _str(attrs.get(A.SESSION_ID))
+            trust = trust if trust is not None else _float(attrs.get(A.AGENT_TRUST))
+            if agent_id and session and trust is not None:
+                break
+            parent = current.parent_span_id
+            current = ancestor(parent) if (ancestor and parent) else None
+            depth += 1
+        if trust is None:
+            trust = _float(span.resource.get(A.AGENT_TRUST))
+        resolved = agent_id or agent_name or span.service or "unknown"
+        return Identity(resolved, agent_name, session, trust)
+
+    def trust_for(self, identity: Identity) -> float | None:
+        """Config rules first; the span's own trust attribute only when the config allows it."""
+        rule = self._rule(identity, "trust")
+        if rule is not None:
+            return rule.trust
+        if self.config.agents.trust_from_attributes and identity.trust_attribute is not None:
+            return identity.trust_attribute
+        return None  # the checks apply their defaults (validation.defaultTrust)
+
+    def mode_for(self, identity: Identity) -> str:
+        rule = self._rule(identity, "mode")
+        return rule.mode if rule is not None else self.config.agents.default_mode
+
+    def _rule(self, identity: Identity, field: str):
+        for rule in self.config.agents.rules:
+            if getattr(rule, field) is None:
+                continue
+            if matches(rule.match, identity.agent_id) or (identity.agent_name and matches(rule.match, identity.agent_name)):
+                return rule
+        return None
+
+    # --- what the adapters apply ----------------------------------------------------------------
+    def annotations(self, outcome: Outcome) -> tuple[dict[str, Any], list[EventRecord]]:
+        """(attributes to merge, events to append) for the span; nothing for upstream evaluations."""
+        if outcome.upstream or self.config.annotations.verbosity == "silent":
+            return {}, []
+        attrs: dict[str, Any] = {
+            A.VERDICT: outcome.verdict,
+            A.MODE: outcome.mode,
+            A.ENFORCED: outcome.enforced,
+            A.CHECKS: [r.check for r in outcome.results],
+        }
+        if outcome.duplicate_of is not None:
+            attrs[A.DUPLICATE_OF] = outcome.duplicate_of
+        events: list[EventRecord] = []
+        at = outcome.span.end_ns or 0
+        for r in outcome.results:
+            attrs.update(r.attributes)
+            attrs[f"claimwatch.{r.check}.verdict"] = r.verdict
+            events.extend(r.events)
+            events.append(EventRecord(A.EVALUATION_EVENT, self._evaluation_event(r), at))
+        if outcome.enforced:
+            events = _scrubbed(events, outcome.blocked_texts)
+        return _clean(attrs), [EventRecord(e.name, _clean(dict(e.attributes)), e.time_ns) for e in events]
+
+    def _evaluation_event(self, r: CheckResult) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            A.EVALUATION_NAME: self._names.get(r.check, f"claimwatch.{r.check}"),
+            A.EVALUATION_SCORE_LABEL: r.verdict,
+            A.EVALUATION_EXPLANATION: r.reason or r.verdict,
+        }
+        if r.verdict in _SCORE:
+            out[A.EVALUATION_SCORE_VALUE] = _SCORE[r.verdict]
+        return out
+
+
+def _repeat_key(ctx: CheckContext) -> tuple:
+    return (ctx.span.trace_id, output_check.sha256(ctx.output.text), ctx.identity.agent_id, ctx.mode)
+
+
+def _evaluated_upstream(span: SpanRecord) -> bool:
+    return A.VERDICT in span.attributes and A.MODE in span.attributes
+
+
+def _scrubbed(events: list[EventRecord], blocked: tuple[str, ...]) -> list[EventRecord]:
+    """Drop event attributes that quote a blocked output (matched text, claim text)."""
+    def quotes(value: Any) -> bool:
+        return isinstance(value, str) and len(value) > 3 and any(value in b or b in value for b in blocked)
+
+    return [EventRecord(e.name, {k: v for k, v in e.attributes.items() if not quotes(v) or k.endswith(".reason")}, e.time_ns)
+            for e in events]
+
+
+def clean_text(value: str) -> str:
+    """Text safe for protobuf, Arrow and JSON: lone surrogates become U+FFFD."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _clean(attrs: dict[str, Any]) -> dict[str, Any]:
+    for key, value in attrs.items():
+        if isinstance(value, str):
+            attrs[key] = clean_text(value)
+        elif isinstance(value, list | tuple):
+            attrs[key] = [clean_text(v) if isinstance(v, str) else v for v in value]
+    return attrs
+
+
+def _time(span: SpanRecord) -> datetime:
+    ended = span.end_ns or span.start_ns
+    # Stored as naive UTC: DuckDB returns TIMESTAMPTZ only with pytz installed.
+    return (datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)).replace(tzinfo=None)
+
+
+def _str(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def _float(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None

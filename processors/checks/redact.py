@@ -1,0 +1,76 @@
+"""Redaction of blocked output, wherever in a trace it travels, whatever the key.
+
+An enforced block must keep the output from leaving in any form: not on the
+LLM span only, but on the agent span that repeats it (`final_result`,
+`pydantic_ai.all_messages`, ...), in events, and under keys claimwatch has
+never heard of. So redaction walks every attribute value: a string that
+contains a blocked text has it replaced by the notice; a JSON string is
+parsed and its string leaves are redacted in place, so the value keeps its
+type and shape (a structured `gen_ai.output.messages` stays structured,
+`output.value` stays JSON when its mime type says so).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+_MISSING = object()
+# A text part shorter than this that happens to occur inside a blocked output (a word, a
+# name) is left alone; a longer one is a piece of the blocked output and is replaced.
+_MIN_PART = 24
+
+
+def redacted_value(value: Any, blocked: Sequence[str], notice: str) -> Any:
+    """`value` with every trace of the blocked texts replaced by `notice`; `_MISSING` if unchanged."""
+    if isinstance(value, str):
+        return _string(value, blocked, notice)
+    if isinstance(value, list | tuple):
+        changed = False
+        out = []
+        for item in value:
+            new = redacted_value(item, blocked, notice)
+            changed |= new is not _MISSING
+            out.append(item if new is _MISSING else new)
+        return (type(value)(out) if isinstance(value, tuple) else out) if changed else _MISSING
+    if isinstance(value, Mapping):
+        changed = False
+        out_map = {}
+        for key, item in value.items():
+            new = redacted_value(item, blocked, notice)
+            changed |= new is not _MISSING
+            out_map[key] = item if new is _MISSING else new
+        return out_map if changed else _MISSING
+    return _MISSING
+
+
+def redacted_attributes(attrs: Mapping[str, Any], blocked: Sequence[str], notice: str) -> dict[str, Any]:
+    """The attributes to overwrite so none of `attrs` carries a blocked text."""
+    updates = {}
+    for key, value in attrs.items():
+        new = redacted_value(value, blocked, notice)
+        if new is not _MISSING:
+            updates[key] = new
+    return updates
+
+
+def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
+    if not value:
+        return _MISSING
+    stripped = value.strip()
+    if stripped[:1] in "[{" and len(stripped) > 1:
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = _MISSING
+        if parsed is not _MISSING and isinstance(parsed, list | dict):
+            new = redacted_value(parsed, blocked, notice)
+            return _MISSING if new is _MISSING else json.dumps(new, ensure_ascii=False)
+    out, changed = value, False
+    for text in blocked:
+        if text and text in out:
+            out, changed = out.replace(text, notice), True
+    if not changed and len(stripped) >= _MIN_PART and any(stripped in text for text in blocked):
+        return notice  # one part of a multi-part output
+    return out if changed else _MISSING
