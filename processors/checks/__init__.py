@@ -13,6 +13,7 @@ from .base import CheckContext, CheckResult, CheckSpec, Finding, Identity, Migra
 
 CHECK_MODULES: tuple[str, ...] = (
     "claimwatch.checks.output",
+    "claimwatch.checks.actions",
 )
 
 
