@@ -1,23 +1,41 @@
 """The collector's local HTTP API: health, self-telemetry, named queries and (with a token) ad-hoc SQL.
 
 DuckDB lets one process hold the database file, so while the collector runs,
-analysts query through it. Named queries are open to anyone who can reach
-the API (it binds 127.0.0.1 by default); ad-hoc SQL needs the configured
-token and may only be a single SELECT.
+analysts query through it. The API binds 127.0.0.1 by default and defends
+itself against the browser on the same machine:
+
+- the `Host` header must name this collector (localhost, an IP address, the
+  configured or the machine's host name), so a DNS-rebinding page cannot reach it,
+  and an `Origin` header, when sent, must be one of those too;
+- POST bodies must be `application/json`, which a cross-origin page cannot send
+  without a CORS preflight this API never grants;
+- with `service.api.token` set, everything that returns audit rows (named queries,
+  ad-hoc SQL) needs `Authorization: Bearer <token>`; the dashboard page loads
+  without it and its data calls carry it. Without a token, ad-hoc SQL is off.
+
+Ad-hoc SQL goes through `sql_guard`: one read-only SELECT over the audit tables,
+bounded in rows and time, cancelled when the client goes away.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import logging
+import select
+import socket
+import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import duckdb
 
 from claimwatch.store.queries import QueryError, load_queries, run_query
 
+from . import sql_guard
 from .dashboards import load_dashboards, spec_for_client
+from .httpserver import BadRequest, BoundedHandler, BoundedHTTPServer, TooLarge
 
 logger = logging.getLogger("claimwatch.api")
 
@@ -29,29 +47,53 @@ STATIC_FILES = {
     "app.css": "text/css; charset=utf-8",
     "vendor/chart.umd.min.js": "text/javascript; charset=utf-8",
 }
+MAX_BODY_BYTES = 1 << 20
+SQL_MAX_ROWS = 10_000
+SQL_TIMEOUT_S = 10.0
+SQL_CONCURRENCY = 2
 
 
-class ApiServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
+class ApiServer(BoundedHTTPServer):
     def __init__(self, address, collector) -> None:
-        super().__init__(address, ApiHandler)
+        super().__init__(address, ApiHandler, max_connections=64, timeout_s=30.0)
         self.collector = collector
         self.queries = load_queries()
         self.dashboards = load_dashboards(queries=self.queries)
+        self.token = collector.config.service.api.token or ""
+        configured = collector.config.service.api.endpoint.rpartition(":")[0].lower()
+        self.host_names = {"localhost", configured, socket.gethostname().lower()} - {""}
+        self.sql_slots = threading.BoundedSemaphore(SQL_CONCURRENCY)
+        if self.token:
+            # Ad-hoc SQL is on: no file, network or extension access for this database instance.
+            sql_guard.harden(collector.store)
+
+    def host_allowed(self, host: str) -> bool:
+        """A Host (or Origin host) naming this collector: an IP literal, localhost or a configured name."""
+        host = host.strip().lower()
+        if host.startswith("["):
+            name = host[1 : host.find("]")] if "]" in host else ""
+        else:
+            name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if not name:
+            return False
+        if name in self.host_names:
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True  # an IP literal cannot be a rebound DNS name
 
 
-class ApiHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class ApiHandler(BoundedHandler):
     server: ApiServer
-
-    def log_message(self, fmt, *args):
-        logger.debug("%s " + fmt, self.address_string(), *args)
 
     def do_GET(self) -> None:
         url = urllib.parse.urlsplit(self.path)
         route = url.path.rstrip("/") or "/"
+        self._discard_body()
+        if not self._trusted_origin(route):
+            return
         try:
             if route == "/health":
                 self._json(200, {"status": "ok"})
@@ -62,8 +104,9 @@ class ApiHandler(BaseHTTPRequestHandler):
             elif route == "/api/queries":
                 self._json(200, [_describe(q) for q in self.server.queries.values()])
             elif route.startswith("/api/query/"):
-                params = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
-                self._query(route.removeprefix("/api/query/"), params)
+                if self._authorized("a named query"):
+                    params = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+                    self._query(route.removeprefix("/api/query/"), params)
             elif route == "/api/dashboards":
                 self._json(200, sorted(self.server.dashboards))
             elif route.startswith("/api/dashboards/"):
@@ -77,15 +120,28 @@ class ApiHandler(BaseHTTPRequestHandler):
             else:
                 self._json(404, {"error": f"no such endpoint {route}"})
         except Exception as exc:
-            logger.exception("API error on %s", route)
-            self._json(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+            self._internal_error(route, exc)
 
     def do_POST(self) -> None:
         route = urllib.parse.urlsplit(self.path).path.rstrip("/")
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        content_type = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        try:
+            body = self.read_body(MAX_BODY_BYTES)
+        except BadRequest as exc:
+            self._json(400, {"error": str(exc)})
+            return
+        except TooLarge as exc:
+            self._json(413, {"error": str(exc)})
+            return
+        if not self._trusted_origin(route):
+            return
+        if content_type != "application/json":
+            self._json(415, {"error": f"POST bodies must be application/json, got {content_type or 'none'!r}"})
+            return
         try:
             if route.startswith("/api/query/"):
-                self._query(route.removeprefix("/api/query/"), _json_body(body))
+                if self._authorized("a named query"):
+                    self._query(route.removeprefix("/api/query/"), _json_body(body))
             elif route == "/api/sql":
                 self._sql(_json_body(body).get("sql", ""))
             else:
@@ -93,9 +149,40 @@ class ApiHandler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self._json(400, {"error": str(exc)})
         except Exception as exc:
-            logger.exception("API error on %s", route)
-            self._json(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+            self._internal_error(route, exc)
 
+    # --- who may ask --------------------------------------------------------------------------------
+    def _trusted_origin(self, route: str) -> bool:
+        """Refuse requests whose Host or Origin is not this collector (DNS rebinding, cross-site pages)."""
+        host = self.headers.get("Host", "")
+        if not self.server.host_allowed(host):
+            self._json(
+                403,
+                {
+                    "error": f"Host {host[:100]!r} is not this collector's address; use http://127.0.0.1:PORT, "
+                    "http://localhost:PORT or the host name configured in service.api.endpoint"
+                },
+            )
+            return False
+        origin = self.headers.get("Origin")
+        if origin is not None:
+            parsed = urllib.parse.urlsplit(origin)
+            if parsed.scheme not in ("http", "https") or not self.server.host_allowed(parsed.netloc):
+                self._json(403, {"error": f"cross-origin requests from {origin[:100]!r} are not allowed"})
+                return False
+        return True
+
+    def _authorized(self, what: str) -> bool:
+        token = self.server.token
+        if not token:
+            return True
+        given = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        if hmac.compare_digest(given.encode(), token.encode()):
+            return True
+        self._json(401, {"error": f"{what} needs 'Authorization: Bearer <token>' (service.api.token is set)"})
+        return False
+
+    # --- answers ------------------------------------------------------------------------------------
     def _dashboard_spec(self, name: str) -> None:
         dashboard = self.server.dashboards.get(name)
         if dashboard is None:
@@ -130,58 +217,75 @@ class ApiHandler(BaseHTTPRequestHandler):
         except QueryError as exc:
             self._json(400, {"error": str(exc)})
             return
+        except duckdb.Error as exc:  # a parameter DuckDB refuses (limit=-1) is the caller's to fix
+            self._json(400, {"error": f"query {name!r} failed: {sql_guard.first_line(exc)}"})
+            return
         self._json(200, {"columns": columns, "rows": rows})
 
-    def _sql(self, sql: str) -> None:
-        token = self.server.collector.config.service.api.token
-        given = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-        if not token:
+    def _sql(self, sql) -> None:
+        if not self.server.token:
             self._json(403, {"error": "ad-hoc SQL is off: set service.api.token (or CLAIMWATCH_API_TOKEN)"})
             return
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            self._json(401, {"error": "ad-hoc SQL needs 'Authorization: Bearer <token>'"})
+        if not self._authorized("ad-hoc SQL"):
+            return
+        if not isinstance(sql, str):
+            self._json(400, {"error": "'sql' must be a string"})
+            return
+        if not self.server.sql_slots.acquire(blocking=False):
+            self._json(503, {"error": f"{SQL_CONCURRENCY} ad-hoc queries are running; retry later"}, retry_after=1)
             return
         try:
-            columns, rows = read_only_sql(self.server.collector.store, sql)
-        except ValueError as exc:
+            result = sql_guard.run(
+                self.server.collector.store,
+                sql,
+                max_rows=SQL_MAX_ROWS,
+                timeout_s=SQL_TIMEOUT_S,
+                client_gone=lambda: _peer_closed(self.connection),
+            )
+        except sql_guard.Refused as exc:
             self._json(400, {"error": str(exc)})
             return
-        self._json(200, {"columns": columns, "rows": rows})
+        finally:
+            self.server.sql_slots.release()
+        self._json(200, {"columns": result.columns, "rows": result.rows, "truncated": result.truncated})
 
-    def _json(self, code: int, payload) -> None:
-        self._send(code, json.dumps(payload, default=str).encode(), "application/json")
+    def _discard_body(self) -> None:
+        try:
+            self.read_body(MAX_BODY_BYTES)
+        except (BadRequest, TooLarge):
+            pass  # the connection is marked to close
+
+    def _internal_error(self, route: str, exc: Exception) -> None:
+        logger.exception("API error on %s", route)
+        self.close_connection = True
+        self._json(500, {"error": f"internal error ({type(exc).__name__}); see the collector's log"})
+
+    def _json(self, code: int, payload, retry_after: int | None = None) -> None:
+        headers = {"Cache-Control": "no-store"}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        self.send_body(code, json.dumps(payload, default=str).encode(), "application/json", headers)
 
     def _text(self, code: int, text: str) -> None:
         self._send(code, text.encode(), "text/plain; version=0.0.4")
 
     def _send(self, code: int, body: bytes, content_type: str, cache: bool = False) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "max-age=3600" if cache else "no-store")
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_body(code, body, content_type, {"Cache-Control": "max-age=3600" if cache else "no-store"})
 
 
-def read_only_sql(store, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run one SELECT; anything else (writes, COPY, ATTACH, several statements) is refused."""
-    import duckdb
+def read_only_sql(con, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run one read-only SELECT over the audit tables (see `sql_guard`); ValueError says why not."""
+    result = sql_guard.run(con, sql, max_rows=SQL_MAX_ROWS, timeout_s=SQL_TIMEOUT_S)
+    return result.columns, result.rows
 
-    cursor = store.cursor()
+
+def _peer_closed(sock) -> bool:
+    """True once the client has closed its side (or reset) the connection."""
     try:
-        try:
-            statements = cursor.extract_statements(sql)
-        except duckdb.Error as exc:
-            raise ValueError(f"SQL does not parse: {exc}") from None
-        if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
-            raise ValueError("only a single SELECT statement is allowed")
-        try:
-            cursor.execute(sql)
-        except duckdb.Error as exc:
-            raise ValueError(f"query failed: {exc}") from None
-        return [d[0] for d in cursor.description], cursor.fetchall()
-    finally:
-        cursor.close()
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def _json_body(body: bytes) -> dict:

@@ -2,17 +2,18 @@
 
 Answers follow the OTLP spec: 200 with the service response (and
 `partial_success` when spans were rejected), 400 with a `google.rpc.Status`
-for malformed data, 413 over the size limit (measured after decompression,
-so a gzip bomb is stopped while it inflates), 415 for other content types,
-503 with Retry-After when the processing backlog is full. The answer uses
-the request's content type.
+for malformed data (a negative or non-numeric Content-Length or chunk size
+included), 413 over the byte limit (measured while reading, chunked or not,
+and again after decompression, so a gzip bomb is stopped while it inflates)
+or over the span limit per request, 415 for other content types, 503 with
+Retry-After when the processing backlog is full. The answer uses the
+request's content type. Connections are capped and timed out (`httpserver`).
 """
 
 from __future__ import annotations
 
 import logging
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf import json_format
 from google.rpc import status_pb2
@@ -20,36 +21,32 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from .engine import CollectorEngine, Overloaded
-from .otlp import MalformedRequest, iter_spans, parse_logs, parse_traces
+from .httpserver import BadRequest, BoundedHandler, BoundedHTTPServer, TooLarge
+from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, iter_spans, parse_logs, parse_traces
 
 logger = logging.getLogger("claimwatch.http")
 PROTOBUF, JSON = "application/x-protobuf", "application/json"
+__all__ = ["BadRequest", "OtlpHttpServer", "TooLarge"]
 
 
-class TooLarge(Exception):
-    pass
-
-
-class BadRequest(Exception):
-    pass
-
-
-class OtlpHttpServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, address: tuple[str, int], engine: CollectorEngine, max_bytes: int) -> None:
-        super().__init__(address, OtlpHandler)
+class OtlpHttpServer(BoundedHTTPServer):
+    def __init__(
+        self,
+        address: tuple[str, int],
+        engine: CollectorEngine,
+        max_bytes: int,
+    ) -> None:
+        settings = engine.config.receivers.otlp.protocols.http
+        super().__init__(
+            address, OtlpHandler, max_connections=settings.max_connections, timeout_s=settings.timeout_s
+        )
         self.engine = engine
         self.max_bytes = max_bytes
+        self.max_spans = settings.max_spans_per_request
 
 
-class OtlpHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: exporters reuse the connection
+class OtlpHandler(BoundedHandler):
     server: OtlpHttpServer
-
-    def log_message(self, fmt, *args):
-        logger.debug("%s " + fmt, self.address_string(), *args)
 
     def do_POST(self) -> None:
         route = self.path.split("?", 1)[0].rstrip("/")
@@ -63,20 +60,23 @@ class OtlpHandler(BaseHTTPRequestHandler):
             self._status(415, f"unsupported Content-Type {content_type!r}; use {PROTOBUF} or {JSON}", JSON)
             return
         try:
-            body = self._read_body()
+            body = self._body()
+            limit = self.server.max_spans
             if route == "/v1/traces":
                 request = parse_traces(body, content_type)
+                _bound(count_spans(request), limit, "spans")
                 result = self.server.engine.accept_traces(list(iter_spans(request)))
                 response = ExportTraceServiceResponse()
                 if result.rejected:
                     response.partial_success.rejected_spans = result.rejected
                     response.partial_success.error_message = result.message
             else:
-                result = self.server.engine.accept_logs(parse_logs(body, content_type))
+                request = parse_logs(body, content_type)
+                _bound(count_log_records(request), limit, "log records")
+                self.server.engine.accept_logs(request)
                 response = ExportLogsServiceResponse()
-            self._send(200, _encode(response, content_type), content_type)
-        except TooLarge as exc:
-            self.close_connection = True
+            self.send_body(200, _encode(response, content_type), content_type)
+        except (TooLarge, TooManyItems) as exc:
             self._status(413, str(exc), content_type)
         except (BadRequest, MalformedRequest) as exc:
             self._status(400, str(exc), content_type)
@@ -84,80 +84,50 @@ class OtlpHandler(BaseHTTPRequestHandler):
             self._status(503, f"{exc}; retry later", content_type, retry_after=1)
         except Exception as exc:
             logger.exception("error handling %s", route)
+            self.close_connection = True
             self._status(500, f"internal error: {type(exc).__name__}", content_type)
 
     def do_GET(self) -> None:
+        self._discard_body()
         self._status(405, "OTLP endpoints accept POST only", JSON)
 
-    # --- body -------------------------------------------------------------------------------------
-    def _read_body(self) -> bytes:
-        limit = self.server.max_bytes
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            raw = self._read_chunked(limit)
-        else:
-            length = self.headers.get("Content-Length")
-            if length is None:
-                raise BadRequest("request has neither Content-Length nor chunked Transfer-Encoding")
-            try:
-                size = int(length)
-            except ValueError:
-                raise BadRequest(f"bad Content-Length {length!r}") from None
-            if size > limit:
-                self.close_connection = True
-                raise TooLarge(f"body of {size} bytes is over the {limit}-byte limit")
-            raw = self.rfile.read(size)
+    do_PUT = do_DELETE = do_PATCH = do_GET
+
+    def _body(self) -> bytes:
+        if not (self.headers.get("Content-Length") or self.headers.get("Transfer-Encoding")):
+            self.close_connection = True
+            raise BadRequest("request has neither Content-Length nor chunked Transfer-Encoding")
+        raw = self.read_body(self.server.max_bytes)
         encoding = self.headers.get("Content-Encoding", "identity").strip().lower()
         if encoding == "gzip":
-            return _gunzip(raw, limit)
+            return _gunzip(raw, self.server.max_bytes)
         if encoding not in ("identity", ""):
             raise BadRequest(f"unsupported Content-Encoding {encoding!r}; use gzip or none")
         return raw
 
-    def _read_chunked(self, limit: int) -> bytes:
-        parts, total = [], 0
-        while True:
-            line = self.rfile.readline(1024)
-            try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise BadRequest("malformed chunked body") from None
-            if size == 0:
-                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
-            total += size
-            if total > limit:
-                self.close_connection = True
-                raise TooLarge(f"chunked body is over the {limit}-byte limit")
-            parts.append(self.rfile.read(size))
-            self.rfile.readline(8)  # CRLF after the chunk
-
     def _discard_body(self) -> None:
-        length = self.headers.get("Content-Length")
-        if length and length.isdigit() and int(length) <= self.server.max_bytes:
-            self.rfile.read(int(length))
-        else:
-            self.close_connection = True
+        """Read and drop a body we will not use, so the connection can serve the next request."""
+        try:
+            self.read_body(self.server.max_bytes)
+        except (BadRequest, TooLarge):
+            pass  # read_body marked the connection to close
 
-    # --- answers ----------------------------------------------------------------------------------
     def _status(self, code: int, message: str, content_type: str, retry_after: int | None = None) -> None:
         status = status_pb2.Status(code=_GRPC_CODE.get(code, 2), message=message)
-        self._send(code, _encode(status, content_type), content_type, retry_after)
-
-    def _send(self, code: int, body: bytes, content_type: str, retry_after: int | None = None) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        if retry_after is not None:
-            self.send_header("Retry-After", str(retry_after))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(body)
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        self.send_body(code, _encode(status, content_type), content_type, headers)
 
 
 # HTTP status -> google.rpc.Code for the Status body
 _GRPC_CODE = {400: 3, 404: 5, 405: 12, 413: 8, 415: 3, 500: 13, 503: 14}
+
+
+def _bound(count: int, limit: int, what: str) -> None:
+    if count > limit:
+        raise TooManyItems(
+            f"request carries {count} {what}, over the limit of {limit} per request "
+            "(receivers.otlp.protocols.*.maxSpansPerRequest); send smaller batches"
+        )
 
 
 def _encode(message, content_type: str) -> bytes:
@@ -175,4 +145,6 @@ def _gunzip(raw: bytes, limit: int) -> bytes:
         raise BadRequest(f"body is not valid gzip: {exc}") from None
     if len(out) > limit or inflater.unconsumed_tail:
         raise TooLarge(f"decompressed body is over the {limit}-byte limit")
+    if not inflater.eof:
+        raise BadRequest("body is not valid gzip: the stream ends early")
     return out

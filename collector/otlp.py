@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from claimwatch.otel.records import EventRecord, SpanRecord
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -21,8 +22,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from claimwatch.otel.records import EventRecord, SpanRecord
-
+# Deeper JSON is refused before protobuf sees it (its own limit is 100 messages; an
+# AnyValue array level costs three JSON levels).
+MAX_JSON_DEPTH = 128
 _ID_FIELDS = {"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"}
 
 
@@ -55,36 +57,103 @@ def _parse(body: bytes, content_type: str, message_type):
     if content_type == "application/json":
         try:
             data = json.loads(body)
+        except RecursionError:
+            raise MalformedRequest(f"body is not valid OTLP/JSON: nested deeper than {MAX_JSON_DEPTH} levels") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise MalformedRequest(f"body is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise MalformedRequest("OTLP/JSON body must be a JSON object")
+        data = _prepare_json(data)
         try:
-            json_format.ParseDict(_hex_ids_to_base64(data), message, ignore_unknown_fields=True)
-        except (json_format.ParseError, ValueError, TypeError) as exc:
+            json_format.ParseDict(data, message, ignore_unknown_fields=True)
+        except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
             raise MalformedRequest(f"body is not a valid OTLP/JSON {message_type.__name__}: {exc}") from None
         return message
     try:
         message.ParseFromString(body)
-    except (DecodeError, ValueError) as exc:
+    except (DecodeError, ValueError, RecursionError) as exc:
         raise MalformedRequest(f"body is not a valid OTLP protobuf {message_type.__name__}: {exc}") from None
     return message
 
 
-def _hex_ids_to_base64(value: Any) -> Any:
+class TooManyItems(ValueError):
+    """The request carries more spans (or log records) than one request may; answered 413."""
+
+
+def count_spans(request: ExportTraceServiceRequest) -> int:
+    """Spans in a request, counted without decoding them."""
+    return sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+
+
+def count_log_records(request: ExportLogsServiceRequest) -> int:
+    return sum(len(sl.log_records) for rl in request.resource_logs for sl in rl.scope_logs)
+
+
+class _JsonProblem(Exception):
+    """Raised deep in the walk; each level adds its key on the way up, so the path costs nothing until then."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path: list[str] = []
+
+
+def _prepare_json(data: dict) -> dict:
+    """Hex ids to base64, and refuse what protobuf cannot hold: deep nesting, lone surrogates.
+
+    `json.loads` accepts a lone surrogate escape and any depth its recursion allows;
+    protobuf then fails on them in ways that are not a clean parse error.
+    """
+    try:
+        return _walk_json(data, 0)
+    except _JsonProblem as problem:
+        where = "$" + "".join(reversed(problem.path))
+        if len(where) > 120:
+            where = where[:100] + " ... " + where[-15:]
+        raise MalformedRequest(f"body is not valid OTLP/JSON: {problem.message} at {where}") from None
+
+
+def _walk_json(value: Any, depth: int) -> Any:
+    if depth > MAX_JSON_DEPTH:
+        raise _JsonProblem(f"nested deeper than {MAX_JSON_DEPTH} levels")
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if key in _ID_FIELDS and isinstance(item, str):
-                try:
-                    item = base64.b64encode(bytes.fromhex(item)).decode() if item else ""
-                except ValueError:
-                    raise MalformedRequest(f"{key} must be hex, got {item[:40]!r}") from None
-            out[key] = _hex_ids_to_base64(item)
+            try:
+                _check_text(key)
+                if key in _ID_FIELDS and isinstance(item, str):
+                    try:
+                        item = base64.b64encode(bytes.fromhex(item)).decode() if item else ""
+                    except ValueError:
+                        raise MalformedRequest(f"{key} must be hex, got {item[:40]!r}") from None
+                out[key] = _walk_json(item, depth + 1)
+            except _JsonProblem as problem:
+                problem.path.append(f".{key}" if key.isascii() else ".<key>")
+                raise
         return out
     if isinstance(value, list):
-        return [_hex_ids_to_base64(v) for v in value]
+        out_list = []
+        for i, item in enumerate(value):
+            try:
+                out_list.append(_walk_json(item, depth + 1))
+            except _JsonProblem as problem:
+                problem.path.append(f"[{i}]")
+                raise
+        return out_list
+    if isinstance(value, str):
+        _check_text(value)
     return value
+
+
+def _check_text(text: str) -> None:
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _JsonProblem(
+            f"a string holds a lone surrogate U+{ord(text[exc.start]):04X} (JSON strings must be valid Unicode)"
+        ) from None
 
 
 def any_value(value: AnyValue) -> Any:

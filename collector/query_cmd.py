@@ -11,7 +11,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from claimwatch.core.settings import db_path
 from claimwatch.store.queries import QueryError, load_queries, run_query
+
+from .serve_cmd import add_server_flag
 
 EPILOG = """\
 While a collector runs it holds the DuckDB file, so queries go through its API
@@ -27,7 +30,9 @@ examples:
   claimwatch query --sql "SELECT agent_id, count(*) FROM violations GROUP BY 1" --token "$TOKEN"
 
 Timestamps take ISO 8601 or an age: 30m, 24h, 7d. Ad-hoc --sql must be a single
-SELECT; through a collector it also needs the API token (service.api.token).
+read-only SELECT over the audit tables (no file or network access; at most 10,000
+rows and 10 s). Through a collector with service.api.token set, queries need the
+token (--token or $CLAIMWATCH_API_TOKEN); ad-hoc SQL is off without one.
 """
 
 
@@ -43,12 +48,12 @@ def add_parser(sub) -> None:
     q.add_argument("--list", action="store_true", help="list the queries and their parameters")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter (repeatable)")
     q.add_argument("--db", metavar="FILE", help="open this DuckDB file instead of asking a running collector")
-    q.add_argument(
-        "--server", metavar="URL", help="collector API (default: $CLAIMWATCH_SERVER or http://127.0.0.1:8787)"
-    )
+    add_server_flag(q)
     q.add_argument("--sql", metavar="SELECT", help="ad-hoc read-only SQL instead of a named query")
     q.add_argument(
-        "--token", metavar="TOKEN", help="API token for --sql through a collector (or $CLAIMWATCH_API_TOKEN)"
+        "--token",
+        metavar="TOKEN",
+        help="API token, needed through a collector that has one (or $CLAIMWATCH_API_TOKEN)",
     )
     q.add_argument("--format", choices=("table", "json", "csv"), default="table")
     q.add_argument("--queries", metavar="DIR", type=Path, help="a folder of your own .sql files, added to the bundled library")
@@ -83,7 +88,7 @@ def _answer(args, queries, params):
             return _via_server(args, params)
         except ConnectionError:
             pass  # no collector: the file is free to open
-    db = Path(args.db or "claimwatch.duckdb")
+    db = Path(db_path(args.db))
     if args.sql:
         return _sql_on_file(db, args.sql)
     return _run_on_file(db, queries[args.name], params)
@@ -94,13 +99,16 @@ def _via_server(args, params):
     from .settings import server_url
 
     base = server_url(args.server)
+    token = args.token or os.environ.get("CLAIMWATCH_API_TOKEN", "")
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
     if args.sql:
-        token = args.token or os.environ.get("CLAIMWATCH_API_TOKEN", "")
         payload = fetch_json(
-            f"{base}/api/sql", data=json.dumps({"sql": args.sql}).encode(), headers={"Authorization": f"Bearer {token}"}
+            f"{base}/api/sql", timeout=30.0, data=json.dumps({"sql": args.sql}).encode(), headers=auth
         )
+        if payload.get("truncated"):
+            print(f"claimwatch: showing the first {len(payload['rows'])} rows only", file=sys.stderr)
     else:
-        payload = fetch_json(f"{base}/api/query/{args.name}", data=json.dumps(params).encode())
+        payload = fetch_json(f"{base}/api/query/{args.name}", data=json.dumps(params).encode(), headers=auth)
     return payload["columns"], [tuple(r) for r in payload["rows"]]
 
 
@@ -111,13 +119,25 @@ def _sql_on_file(db: Path, sql: str):
 
     if not db.exists():
         raise QueryError(f"no audit database at {db} (start claimwatch or pass --db FILE)")
-    con = duckdb.connect(str(db), read_only=True)
+    try:
+        # Its own instance: read-only, and no file, network or extension access beyond the database.
+        con = duckdb.connect(str(db), read_only=True, config=LOCKED_DOWN)
+    except duckdb.Error as exc:
+        raise QueryError(f"cannot open {db} (is a collector holding it? query through --server): {exc}") from None
     try:
         return read_only_sql(con, sql)
     except ValueError as exc:
         raise QueryError(str(exc)) from None
     finally:
         con.close()
+
+
+LOCKED_DOWN = {
+    "enable_external_access": False,
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+    "lock_configuration": True,
+}
 
 
 def _params(pairs: list[str]) -> dict[str, str]:

@@ -312,7 +312,8 @@ def test_queries_answer_through_the_running_collector(collector, capsys, monkeyp
     collector.engine.flush(10)
     server = f"http://{collector.addresses.api}"
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    assert main(["query", "verdict_counts", "--server", server, "--format", "json"]) == 0
+    # With service.api.token set, named queries return rows only with the token (issue 9, item 17).
+    assert main(["query", "verdict_counts", "--server", server, "--format", "json", "--token", "s3cret"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["agent_id"] == "worker-1"
     assert (
         main(

@@ -22,9 +22,27 @@
     return node;
   };
 
+  // With service.api.token set, query data needs the token: open the dashboard once as
+  // /dashboard?token=...; it is kept in this tab's sessionStorage and taken out of the address bar.
+  function apiToken() {
+    if (STATIC) return "";
+    const url = new URL(window.location.href);
+    const given = url.searchParams.get("token");
+    if (given) {
+      sessionStorage.setItem("claimwatch.token", given);
+      url.searchParams.delete("token");
+      window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+    }
+    return sessionStorage.getItem("claimwatch.token") || "";
+  }
+  const TOKEN = apiToken();
+
   async function getJSON(url) {
-    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    const headers = { Accept: "application/json" };
+    if (TOKEN) headers.Authorization = `Bearer ${TOKEN}`;
+    const response = await fetch(url, { headers });
     const body = await response.json();
+    if (response.status === 401) throw new Error(`${body.error} (open this page as /dashboard?token=<token>)`);
     if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
     return body;
   }

@@ -3,9 +3,10 @@ storage, and the collector's receivers, exporters and API."""
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from .config_base import _Model
 
@@ -44,19 +45,36 @@ class ProcessorConfig(_Model):
     max_spans: int = Field(default=1_000_000, gt=0)
 
 
-_ENDPOINT = r"^[^\s:/]*:\d{1,5}$"
+_ENDPOINT = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$")
+
+
+def _check_endpoint(value: str) -> str:
+    """HOST:PORT with a host name or IPv4 address and a port 0-65535 (0 picks a free port)."""
+    m = _ENDPOINT.match(value)
+    if m is None or int(m.group(2)) > 65535:
+        raise ValueError("must be HOST:PORT with a host name or IPv4 address and a port from 0 to 65535")
+    return value
+
+
+Endpoint = Annotated[str, AfterValidator(_check_endpoint)]
 
 
 class HttpReceiver(_Model):
     enabled: bool = True
-    endpoint: str = Field(default="127.0.0.1:4318", pattern=_ENDPOINT)
+    endpoint: Endpoint = "127.0.0.1:4318"
     max_request_bytes: int = Field(default=64 << 20, gt=0)  # after decompression
+    # Spans (or log records) one request may carry; more is answered 413. SDK batches are 512,
+    # the Collector's batch processor sends 8192.
+    max_spans_per_request: int = Field(default=50_000, gt=0)
+    max_connections: int = Field(default=512, gt=0)  # lowered to fit the file-descriptor limit
+    timeout_s: float = Field(default=30.0, gt=0)  # idle keep-alive and stalled reads
 
 
 class GrpcReceiver(_Model):
     enabled: bool = True
-    endpoint: str = Field(default="127.0.0.1:4317", pattern=_ENDPOINT)
+    endpoint: Endpoint = "127.0.0.1:4317"
     max_request_bytes: int = Field(default=64 << 20, gt=0)
+    max_spans_per_request: int = Field(default=50_000, gt=0)
 
 
 class OtlpProtocols(_Model):
@@ -87,7 +105,7 @@ class Exporters(_Model):
 
 
 class ApiConfig(_Model):
-    endpoint: str = Field(default="127.0.0.1:8787", pattern=_ENDPOINT)
+    endpoint: Endpoint = "127.0.0.1:8787"
     # Ad-hoc SQL over the API needs this token; named queries do not.
     token: str | None = None
 

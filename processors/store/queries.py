@@ -77,7 +77,7 @@ def convert(param: Param, raw: str):
         if param.type == "timestamp":
             return parse_time(raw)
         return raw
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: an age like 99999999999d
         raise QueryError(f"parameter {param.name!r} must be a {param.type}, got {raw!r}") from None
 
 
