@@ -1,0 +1,431 @@
+"""The tool-call policy engine: the seed's seven-step chain, deterministic, no I/O but the state store.
+
+    1 kill_switch   policy off (config, or CLAIMWATCH_POLICY_DISABLED=1 break-glass) -> allow
+    2 dry_run       dry-run on: essential and T0 tools pass, every other call is stubbed
+    3 deny_pattern  a deny rule matches a relevant parameter (normalised) -> block
+    4 essential_t0  essential and T0 tools exit here: steps 5-6 can never block them
+    5 allowlist     the agent's profile does not list the tool -> block
+    6 escalation    the session already has maxBlockedRetries blocks -> block
+    7 default       allow
+
+Anti-deadlock guarantees (seed §5): essential and T0 tools are never stubbed by
+dry-run (class 1), never blocked by allowlists or escalation (class 2, step 4
+before 5-6), and deny rules read only the parameters that say what a tool
+does, never content being written (class 3, rule scoping).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from . import pack
+from .normalize import command_texts, fold, path_texts
+from .rules import Rule, builtin_rule
+from .shell import views as shell_views
+from .state import DEFAULT_TTL_S, MemoryStore
+from .tools import ToolCatalog, catalog, tool_key
+
+logger = logging.getLogger("claimwatch.policy")
+
+STEPS = ("kill_switch", "dry_run", "deny_pattern", "essential_t0", "allowlist", "escalation", "default")
+BREAK_GLASS_ENV = "CLAIMWATCH_POLICY_DISABLED"
+# Trust score -> tier, the same bounds as output validation (claimwatch.core.policy.tier_for;
+# a test keeps them equal). Repeated here so the hook process does not import pydantic.
+_TIERS = ((20, "untrusted"), (40, "restricted"), (60, "standard"), (80, "trusted"))
+# What can hide a rule's anchor from a plain reading: encodings and escapes, look-alike letters,
+# and variables the script itself assigns (the parser expands those; environment variables it
+# cannot expand either). Without any of these, a command with no anchor cannot match (pack.py).
+_HIDING = r"(?i)(?:^|[\s=(;|&])\$'|\\[xu0-7]|base64|base32|b64|xxd|hex|\brev\b|(?:^|[\s;&|(`{])[A-Za-z_]\w*\+?=|\bfor\s|\bread\s"
+
+
+def _fast_regex(pattern: str):
+    """RE2 for the prefilters (a DFA: ~10x faster than `re` on long alternations); `re` if RE2 is missing."""
+    try:
+        import re2
+
+        return re2.compile(pattern)
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        return re.compile(pattern)
+
+
+_HIDING = _fast_regex(_HIDING)
+
+
+def trust_tier(score: float) -> str:
+    for bound, tier in _TIERS:
+        if score < bound:
+            return tier
+    return "privileged"
+
+
+def agent_matches(pattern: str, agent_id: str) -> bool:
+    """Same rule as output validation's agent globs (claimwatch.core.policy.matches)."""
+    return pattern == agent_id or fnmatchcase(agent_id, pattern)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRule:
+    """Trust, mode and policy profile for agents matching a glob; the first match wins per field."""
+
+    match: str
+    trust: float | None = None
+    mode: str | None = None
+    profile: str | None = None  # strict | standard | lenient | disabled
+
+
+@dataclass(frozen=True, slots=True)
+class PolicySettings:
+    """Everything a PolicyEngine decides with, validated (see claimwatch.policy.config for the file form)."""
+
+    enabled: bool = True
+    dry_run: bool = False
+    dry_run_allow_t0: bool = True
+    max_blocked_retries: int = 3
+    escalation_ttl_s: float = DEFAULT_TTL_S
+    rules: tuple[Rule, ...] = ()
+    catalog: ToolCatalog = field(default_factory=catalog)
+    allowlists: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(pack.ALLOWLISTS))
+    tier_profiles: Mapping[str, str] = field(default_factory=lambda: dict(pack.TIER_PROFILES))
+    agents: tuple[AgentRule, ...] = ()
+    default_mode: str = "audit"
+    default_trust: float = 50.0
+    state_path: str | None = None
+
+
+def builtin_rules(disabled: tuple[str, ...] = ()) -> tuple[Rule, ...]:
+    return tuple(builtin_rule(spec) for spec in pack.RULES if spec["id"] not in disabled)
+
+
+def default_settings(**overrides: Any) -> PolicySettings:
+    """The builtin pack with no config (keyword overrides for tests and embedders)."""
+    overrides.setdefault("rules", builtin_rules())
+    return PolicySettings(**overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the policy decided about one tool call, and why."""
+
+    decision: str  # allow | block | dry_run
+    step: str  # one of STEPS
+    tool: str
+    risk_tier: str
+    reason: str
+    rule: str | None = None
+    param: str | None = None
+    severity: str = "info"
+    category: str | None = None
+    normalisation: str | None = None  # the chain that exposed the match, e.g. "list+shell -c+base64"
+    matched: str | None = None  # the normalised text the rule matched (for debug and the CLI)
+    blocked_count: int = 0
+    profile: str = "standard"
+    mode: str = "audit"
+    agent: str | None = None
+    session: str | None = None
+    essential: bool = False
+    evaluation_us: float = 0.0
+
+    @property
+    def would_block(self) -> bool:
+        return self.decision == "block"
+
+    @property
+    def enforced(self) -> bool:
+        return self.decision == "block" and self.mode == "enforce"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "decision": self.decision, "step": self.step, "tool": self.tool, "risk_tier": self.risk_tier,
+            "rule": self.rule, "param": self.param, "reason": self.reason, "severity": self.severity,
+            "normalisation": self.normalisation, "blocked_count": self.blocked_count, "profile": self.profile,
+            "mode": self.mode, "evaluation_us": round(self.evaluation_us, 1),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    rule: Rule
+    param: str
+    via: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Rules of one scope for one parameter, and an RE2 set of their anchors (rule i <-> pattern i)."""
+
+    rules: tuple[Rule, ...]
+    anchors: Any  # re2.Set, or None: run every rule
+
+
+def _group(rules: list[Rule]) -> _Group:
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        return _Group(tuple(rules), None)
+    anchor_set = re2.Set.SearchSet(re2.Options())
+    for rule in rules:  # a rule without anchors gets the empty pattern: it always runs
+        anchor_set.Add("|".join(f"(?:{a})" for a in rule.anchors))
+    anchor_set.Compile()
+    return _Group(tuple(rules), anchor_set)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    params: tuple[str, ...]
+    by_param: dict[str, dict[str, _Group]]
+    anchors: Any
+
+
+class _Call:
+    """One call on its way through the chain; the session count is read at most once."""
+
+    __slots__ = ("agent", "arguments", "count", "cwd", "essential", "key", "mode", "profile", "session", "tier", "tool")
+
+    def __init__(self, tool, key, arguments, agent, session, tier, essential, profile, mode, cwd) -> None:
+        self.tool, self.key, self.arguments, self.agent, self.session = tool, key, arguments, agent, session
+        self.tier, self.essential, self.profile, self.mode, self.cwd = tier, essential, profile, mode, cwd
+        self.count: int | None = None
+
+
+class PolicyEngine:
+    """Decides tool calls with `settings`; escalation counts live in `store` (memory by default)."""
+
+    def __init__(self, settings: PolicySettings | None = None, store=None) -> None:
+        self.settings = settings or default_settings()
+        if store is None:
+            store = MemoryStore(self.settings.escalation_ttl_s, self.settings.state_path)
+        self.store = store
+        self.timeouts: list[str] = []
+        self._rules_cache: dict[tuple[str, frozenset[str]], _Plan | None] = {}
+        self._chain = (
+            self._kill_switch, self._dry_run, self._deny_pattern, self._essential_t0,
+            self._allowlist, self._escalation, self._default,
+        )
+
+    # --- the public entry point ---------------------------------------------------------------
+    def decide(
+        self, tool: str, arguments: Any = None, *, agent: str | None = None, session: str | None = None,
+        trust: float | None = None, mode: str | None = None, cwd: str | None = None,
+    ) -> Decision:
+        """Run the seven steps for one call. Never raises: an internal error allows, with the error as reason."""
+        start = time.perf_counter_ns()
+        try:
+            call = self._call(str(tool), arguments, agent, session, trust, mode, cwd)
+            for step in self._chain:
+                decision = step(call)
+                if decision is not None:
+                    break
+        except Exception as exc:  # fail open, loudly: a policy bug must not brick the agent
+            logger.exception("policy evaluation failed for tool %r", tool)
+            decision = Decision("allow", "default", str(tool), "T1", f"policy error (failed open): {exc}")
+        return _timed(decision, start)
+
+    def _call(self, tool, arguments, agent, session, trust, mode, cwd) -> _Call:
+        s = self.settings
+        key = tool_key(tool)
+        rule_trust, rule_mode, profile = None, None, None
+        for rule in s.agents:
+            if agent is not None and agent_matches(rule.match, agent):
+                rule_trust = rule.trust if rule_trust is None else rule_trust
+                rule_mode = rule.mode if rule_mode is None else rule_mode
+                profile = rule.profile if profile is None else profile
+        score = trust if trust is not None else (rule_trust if rule_trust is not None else s.default_trust)
+        profile = profile or s.tier_profiles.get(trust_tier(float(score)), "standard")
+        mode = mode or rule_mode or s.default_mode
+        tier = s.catalog.tier(key)
+        return _Call(tool, key, arguments, agent, session, tier, key in s.catalog.essential, profile, mode, cwd)
+
+    # --- the seven steps, in order ----------------------------------------------------------------
+    def _kill_switch(self, call: _Call) -> Decision | None:
+        if not self.settings.enabled:
+            return self._allow(call, "kill_switch", "policy disabled (enabled: false)")
+        if call.profile == "disabled":
+            return self._allow(call, "kill_switch", f"policy disabled for agent {call.agent}")
+        if os.environ.get(BREAK_GLASS_ENV, "").strip().lower() in ("1", "true", "yes"):
+            logger.warning("policy disabled by %s (break-glass): allowing %s", BREAK_GLASS_ENV, call.tool)
+            return self._allow(call, "kill_switch", f"policy disabled by {BREAK_GLASS_ENV} (break-glass)")
+        return None
+
+    def _dry_run(self, call: _Call) -> Decision | None:
+        if not self.settings.dry_run:
+            return None
+        if call.essential or (call.tier == "T0" and self.settings.dry_run_allow_t0):
+            return self._allow(call, "dry_run", "essential or T0 tool passes dry-run")
+        return self._decision(call, "dry_run", "dry_run", "dry-run: the call is stubbed, not executed")
+
+    def _deny_pattern(self, call: _Call) -> Decision | None:
+        match = self.first_match(call.key, call.arguments, call.cwd)
+        if match is None:
+            return None
+        rule = match.rule
+        reason = rule.reason + (f" (exposed by {match.via})" if match.via else "")
+        return self._block(call, "deny_pattern", reason, rule, match)
+
+    def _essential_t0(self, call: _Call) -> Decision | None:
+        if call.essential:
+            return self._allow(call, "essential_t0", "essential tool")
+        if call.tier == "T0":
+            return self._allow(call, "essential_t0", "T0 (read-only) tool")
+        return None
+
+    def _allowlist(self, call: _Call) -> Decision | None:
+        entries = self.settings.allowlists.get(call.profile)
+        if entries is None or any(_allowed(e, call) for e in entries):
+            return None
+        return self._block(call, "allowlist", f"{call.tool} is not on the {call.profile} profile's allowlist")
+
+    def _escalation(self, call: _Call) -> Decision | None:
+        limit = self.settings.max_blocked_retries
+        if limit <= 0 or not call.session or self._count(call) < limit:
+            return None
+        logger.warning("session %s reached %d blocked calls: blocking %s", call.session, call.count, call.tool)
+        return self._block(call, "escalation", f"session has {call.count} blocked calls (max {limit}): escalated")
+
+    def _default(self, call: _Call) -> Decision:
+        return self._allow(call, "default", "no rule matched")
+
+    # --- deny rules -------------------------------------------------------------------------------
+    def first_match(self, key: str, arguments: Any, cwd: str | None = None) -> Match | None:
+        """The first deny rule matching a relevant parameter.
+
+        Parameters in the tool's order; for a shell parameter, texts in the order normalisation
+        produces them (the script, then its commands, then what hides inside), and on each text
+        the rules of that scope in pack-then-config order. Stops at the first match, so a risky
+        script is rarely parsed to the end.
+        """
+        classes = self.settings.catalog.classes_of(key)
+        plan = self._plan(key, classes)
+        if plan is None:
+            return None
+        args = _as_mapping(arguments, classes)
+        for param in plan.params:
+            value = args.get(param)
+            if value is None:
+                continue
+            by_scope = plan.by_param[param]
+            if by_scope.get("path"):
+                for text, via in path_texts(value, cwd):
+                    found = self._search(by_scope["path"], text, param, via)
+                    if found is not None:
+                        return found
+            if "command" in by_scope or "text" in by_scope:
+                for scope, text, via in self._shell_views(value, plan.anchors):
+                    group = by_scope.get(scope)
+                    found = self._search(group, text, param, via) if group is not None else None
+                    if found is not None:
+                        return found
+        return None
+
+    def _search(self, group: _Group, text: str, param: str, via: str) -> Match | None:
+        rules = group.rules
+        if group.anchors is not None:  # one RE2 pass says which rules' anchors occur in this text
+            hits = group.anchors.Match(text.lower())
+            if not hits:
+                return None
+            rules = [rules[i] for i in sorted(hits)]
+        for rule in rules:
+            m = rule.search(text, self.timeouts)
+            if m is not None:
+                return Match(rule, param, via, text[max(0, m.start() - 40) : m.end() + 40])
+        return None
+
+    @staticmethod
+    def _shell_views(value: Any, anchors):
+        for raw, via in command_texts(value):
+            if anchors is not None and raw.isascii() and not _HIDING.search(raw) and not _may_match(raw, anchors):
+                continue  # nothing any rule could match, and nothing hidden: no need to parse
+            text, folded = fold(raw)
+            yield from shell_views(text, "+".join(v for v in (via, folded) if v))
+
+    def _plan(self, key: str, classes: frozenset[str]) -> _Plan | None:
+        """The rules that apply to this tool, grouped by parameter and scope; cached per tool."""
+        cache_key = (key, classes)
+        if cache_key in self._rules_cache:
+            return self._rules_cache[cache_key]
+        rules = [r for r in self.settings.rules if r.applies_to(key, classes)]
+        plan = None
+        if rules:
+            shell_rules = [r for r in rules if r.scope != "path"]
+            anchors = None
+            if shell_rules and all(r.anchors for r in shell_rules):
+                words = sorted({a for r in shell_rules for a in r.anchors}, key=len, reverse=True)
+                anchors = _fast_regex("|".join(f"(?:{w})" for w in words))
+            by_param: dict[str, dict[str, list[Rule]]] = {}
+            for rule in rules:
+                for param in self.settings.catalog.params_for(key, classes, rule.params):
+                    by_param.setdefault(param, {}).setdefault(rule.scope, []).append(rule)
+            frozen = {p: {sc: _group(rs) for sc, rs in d.items()} for p, d in by_param.items()}
+            plan = _Plan(tuple(frozen), frozen, anchors)
+        self._rules_cache[cache_key] = plan
+        return plan
+
+    # --- decisions ----------------------------------------------------------------------------------
+    def _count(self, call: _Call) -> int:
+        if call.count is None:
+            call.count = self.store.blocked_count(call.session)
+        return call.count
+
+    def _allow(self, call: _Call, step: str, reason: str) -> Decision:
+        return self._decision(call, "allow", step, reason)
+
+    def _block(self, call: _Call, step: str, reason: str, rule: Rule | None = None, match: Match | None = None):
+        call.count = self.store.record_block(call.session)
+        return self._decision(call, "block", step, reason, rule, match)
+
+    def _decision(self, call, decision, step, reason, rule=None, match=None) -> Decision:
+        count = call.count if call.count is not None else (self._count(call) if call.session else 0)
+        return Decision(
+            decision=decision, step=step, tool=call.tool, risk_tier=call.tier, reason=reason,
+            rule=rule.id if rule else None, param=match.param if match else None,
+            severity=rule.severity if rule else ("medium" if decision == "block" else "info"),
+            category=rule.category if rule else None, normalisation=(match.via or None) if match else None,
+            matched=match.text if match else None, blocked_count=count, profile=call.profile, mode=call.mode,
+            agent=call.agent, session=call.session, essential=call.essential,
+        )
+
+
+def _timed(decision: Decision, start_ns: int) -> Decision:
+    object.__setattr__(decision, "evaluation_us", (time.perf_counter_ns() - start_ns) / 1000)
+    return decision
+
+
+def _may_match(raw: str, anchors: re.Pattern) -> bool:
+    """Could any anchored rule match? Read with quotes and backslashes gone (`r''m` is `rm`)."""
+    plain = raw.lower()
+    if "'" in plain or '"' in plain or "\\" in plain:
+        plain = plain.replace("'", "").replace('"', "").replace("\\", "")
+    return anchors.search(plain) is not None
+
+
+def _allowed(entry: str, call: _Call) -> bool:
+    if entry.startswith("@"):
+        return entry[1:].upper() == call.tier
+    return entry == "*" or fnmatchcase(call.key, tool_key(entry) if "*" not in entry else entry.lower())
+
+
+def _as_mapping(arguments: Any, classes: frozenset[str]) -> Mapping[str, Any]:
+    """Arguments as a mapping: a JSON string is decoded, a bare value is the class's main parameter."""
+    if isinstance(arguments, Mapping):
+        return arguments
+    if isinstance(arguments, str):
+        stripped = arguments.strip()
+        if stripped.startswith("{"):
+            try:
+                decoded = json.loads(stripped)
+                if isinstance(decoded, Mapping):
+                    return decoded
+            except ValueError:
+                pass
+    if arguments is None:
+        return {}
+    main = "command" if "shell" in classes else "path"
+    return {main: arguments}
