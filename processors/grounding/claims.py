@@ -1,0 +1,122 @@
+"""Atomic claims: split an output into one-fact units and class each FACTUAL, REASONING or OPINION.
+
+"Booked for May 20 and costs $320" is two claims. Splitting is by sentence,
+list item and table row, then at coordinating conjunctions and semicolons when
+both sides carry something checkable (a specific, or enough content words).
+Questions, greetings and code blocks are not claims.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .lexicon import COURTESY, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
+from .text import WORD, Specific, specifics
+
+FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_UNITS = re.compile(r"[^\n]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
+_CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)", re.IGNORECASE)
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+|>\s+)")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_PLAIN = re.compile(r"[a-z]+")
+_DIGITISH = re.compile(r"\d|[$€£]")
+_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One atomic claim: its text and place in the output, its kind and the specifics it states."""
+
+    text: str
+    start: int
+    end: int
+    kind: str  # FACTUAL | REASONING | OPINION
+    specifics: tuple[Specific, ...]  # offsets relative to the claim text
+    content: tuple[str, ...]  # content words (lowercase) that are not loose vocabulary
+    negated: bool = False
+
+
+def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
+    """The atomic claims of `text`, in order."""
+    claims: list[Claim] = []
+    masked = _FENCE.sub(lambda m: " " * len(m.group()), text)
+    for unit in _UNITS.finditer(masked):
+        line = unit.group()
+        if _TABLE_RULE.match(line):
+            continue
+        base = unit.start()
+        mark = _LIST_MARK.match(line)
+        offset = mark.end() if mark else 0
+        for s_start, s_end in _sentences(line, offset):
+            for c_start, c_end in _clauses(line, s_start, s_end):
+                claim = _claim(text, base + c_start, base + c_end)
+                if claim is not None:
+                    claims.append(claim)
+                    if len(claims) >= max_claims:
+                        return claims
+    return claims
+
+
+def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = offset
+    for m in _SENTENCE_END.finditer(line, offset):
+        if _ABBREVIATIONS.search(line, max(0, m.start() - 6), m.start()):
+            continue
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(line)))
+    # Table rows: each cell run is one unit of facts about the row.
+    return [(s, e) for s, e in spans if line[s:e].strip()]
+
+
+def _clauses(line: str, start: int, end: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    cursor = start
+    for m in _CLAUSE.finditer(line, start, end):
+        left, right = line[cursor : m.start()], line[m.end() : end]
+        if _checkable(left) and _checkable(right):
+            pieces.append((cursor, m.start()))
+            cursor = m.end()
+    pieces.append((cursor, end))
+    return pieces
+
+
+def _checkable(piece: str) -> bool:
+    if _DIGITISH.search(piece):
+        return True
+    words = [w for w in WORD.findall(piece) if w.lower() not in STOPWORDS]
+    return len(words) >= 3
+
+
+def _claim(text: str, start: int, end: int) -> Claim | None:
+    raw = text[start:end]
+    stripped = raw.strip().strip("*_|").strip()
+    if not stripped:
+        return None
+    lead = raw.find(stripped)
+    start, end = start + lead, start + lead + len(stripped)
+    if stripped.endswith("?") or COURTESY.match(stripped):
+        return None
+    found = tuple(specifics(stripped))
+    words = [w.lower() for w in WORD.findall(stripped)]
+    content = tuple(w for w in words if w not in STOPWORDS and w not in LOOSE)
+    if not found and len(content) < 2:
+        return None
+    bag = set(_PLAIN.findall(stripped.lower()))
+    if not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
+        kind = REASONING_KIND
+    elif (
+        not bag.isdisjoint(OPINION_HINTS)
+        and not any(s.kind != "name" for s in found)
+        and OPINION.search(stripped)
+    ):
+        kind = OPINION_KIND
+    else:
+        kind = FACTUAL
+    negated = not bag.isdisjoint(NEGATORS) or "n't" in stripped or "n’t" in stripped
+    return Claim(stripped, start, end, kind, found, content, negated)

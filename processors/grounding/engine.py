@@ -1,0 +1,178 @@
+"""Ground one output against its evidence: claims, grades, score and the phase-6 decision.
+
+`Grounder(settings).ground(text, passages, query)` is the whole pipeline; it
+makes no model call and no network call, holds no per-call state and never
+raises for odd input (the check wraps it anyway).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .claims import OPINION_KIND, Claim, split_claims
+from .decision import Decision, decide
+from .evidence import EvidencePool, Hit, Passage
+from .grade import FABRICATED, GROUNDED, INFERRED, Grade, grade_claim
+
+
+class Scorer(Protocol):
+    """An optional second opinion (a model a team plugs in): how well `passage` supports `claim`, 0..1.
+
+    It is asked only about claims the deterministic grader could not settle
+    (a loose paraphrase, or nothing found); None means "no opinion".
+    """
+
+    def score(self, claim: str, passage: str) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Grounding knobs; the check builds these from its config section."""
+
+    inferred_weight: float = 0.5
+    max_text_chars: int = 20_000
+    max_evidence_chars: int = 200_000
+    max_claims: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class GradedClaim:
+    claim: Claim
+    grade: Grade
+
+    def to_dict(self, pool: EvidencePool | None = None) -> dict:
+        return {
+            "text": self.claim.text,
+            "kind": self.claim.kind,
+            "grade": self.grade.grade,
+            "evidence": [{"index": h.passage, "start": h.start, "end": h.end} for h in self.grade.evidence],
+            "reason": self.grade.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything grounding concluded about one output."""
+
+    claims: tuple[GradedClaim, ...]
+    grounding_score: float | None  # None: nothing was graded against evidence
+    decision: Decision
+    evidence_passages: int
+    evidence_chars: int
+    evaluation_us: float
+    passages: tuple[Passage, ...] = field(default=())
+    truncated: bool = False
+
+    @property
+    def no_evidence(self) -> bool:
+        return self.evidence_passages == 0
+
+    @property
+    def fabricated(self) -> tuple[GradedClaim, ...]:
+        return tuple(c for c in self.claims if c.grade.grade == FABRICATED)
+
+    def count(self, grade: str) -> int:
+        return sum(1 for c in self.claims if c.grade.grade == grade)
+
+    def to_dict(self) -> dict:
+        """The JSON answer of `claimwatch ground`."""
+        return {
+            "decision": self.decision.decision,
+            "grounding_score": None if self.grounding_score is None else round(self.grounding_score, 3),
+            "confidence": self.decision.confidence,
+            "evidence": "none" if self.no_evidence else self.evidence_passages,
+            "checks": self.decision.checks,
+            "issues": list(self.decision.issues),
+            "revision_hints": self.decision.revision_hints,
+            "suggested_fixes": self.decision.suggested_fixes,
+            "claims": [c.to_dict() for c in self.claims],
+            "evaluation_us": round(self.evaluation_us, 1),
+        }
+
+
+_WEIGHTS = {GROUNDED: 1.0, FABRICATED: 0.0}
+
+
+class Grounder:
+    """Grades outputs against evidence. Build once; `ground` is safe to call from any thread."""
+
+    def __init__(self, settings: Settings | None = None, scorer: Scorer | None = None) -> None:
+        self.settings = settings or Settings()
+        self.scorer = scorer
+
+    def pool(self, passages: Iterable[Passage | str]) -> EvidencePool:
+        items = [p if isinstance(p, Passage) else Passage(str(p), key=str(i)) for i, p in enumerate(passages)]
+        return EvidencePool(items, max_chars=self.settings.max_evidence_chars)
+
+    def ground(self, text: str, evidence: Iterable[Passage | str] | EvidencePool, query: str | None = None) -> Report:
+        started = time.perf_counter()
+        pool = evidence if isinstance(evidence, EvidencePool) else self.pool(evidence)
+        truncated = len(text) > self.settings.max_text_chars
+        body = text[: self.settings.max_text_chars]
+        claims = split_claims(body, self.settings.max_claims)
+        graded = [GradedClaim(c, self._grade(c, pool)) for c in claims]
+        return self._report(body, query, graded, pool, started, truncated)
+
+    def claims(self, text: str) -> list[Claim]:
+        return split_claims(text[: self.settings.max_text_chars], self.settings.max_claims)
+
+    def _grade(self, claim: Claim, pool: EvidencePool) -> Grade:
+        grade = grade_claim(claim, pool)
+        if self.scorer is not None and pool and _unsettled(grade):
+            grade = self._second_opinion(claim, pool, grade)
+        return grade
+
+    def _second_opinion(self, claim: Claim, pool: EvidencePool, grade: Grade) -> Grade:
+        passage = pool.window(grade.evidence[0], 400) if grade.evidence else pool.lower(0)[:2000]
+        try:
+            score = self.scorer.score(claim.text, passage)  # type: ignore[union-attr]
+        except Exception as exc:  # a plug-in must not take the grader down
+            return Grade(grade.grade, grade.evidence, grade.reason + f" (scorer failed: {type(exc).__name__})",
+                         grade.confidence, grade.issue)  # fmt: skip
+        if score is None:
+            return grade
+        if score >= 0.5:
+            return Grade(GROUNDED, grade.evidence, f"scorer: supported ({score:.2f})", score, None)
+        if score < 0.2:
+            return Grade(FABRICATED, grade.evidence, f"scorer: not supported ({score:.2f})", 1 - score, "scorer")
+        return grade
+
+    def _report(self, text, query, graded, pool, started, truncated) -> Report:
+        weights = dict(_WEIGHTS, **{INFERRED: self.settings.inferred_weight})
+        scored = [weights[c.grade.grade] for c in graded if c.grade.grade is not None]
+        score = sum(scored) / len(scored) if scored else None
+        fabricated = [_label(c) for c in graded if c.grade.grade == FABRICATED]
+        factual = [c for c in graded if c.claim.kind != OPINION_KIND]
+        unsupported = [_label(c) for c in factual if c.grade.grade is None]
+        kinds = {s.kind for c in graded for s in c.claim.specifics}
+        decision = decide(text, query, score, fabricated, unsupported, bool(pool), kinds)
+        return Report(
+            claims=tuple(graded),
+            grounding_score=score,
+            decision=decision,
+            evidence_passages=pool.live,
+            evidence_chars=pool.total_chars if pool else 0,
+            evaluation_us=(time.perf_counter() - started) * 1e6,
+            passages=pool.passages,
+            truncated=truncated,
+        )
+
+
+def _unsettled(grade: Grade) -> bool:
+    return grade.issue in ("paraphrase", "unsupported")
+
+
+def _label(c: GradedClaim) -> str:
+    text = c.claim.text if len(c.claim.text) <= 80 else c.claim.text[:77] + "..."
+    return f"'{text}'" + (f" ({c.grade.reason})" if c.grade.grade == FABRICATED else "")
+
+
+def ground(text: str, evidence: Sequence[str | Passage], query: str | None = None, settings: Settings | None = None) -> Report:
+    """Grade `text` against `evidence` with default settings (a convenience for scripts and tests)."""
+    return Grounder(settings).ground(text, evidence, query)
+
+
+__all__ = ["GradedClaim", "Grounder", "Hit", "Report", "Scorer", "Settings", "ground"]

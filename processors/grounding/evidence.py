@@ -1,0 +1,217 @@
+"""The evidence pool: what the agent could see before it spoke, indexed for lookup.
+
+A passage is one piece of evidence (a tool result, a retrieved document, an
+earlier user or tool message) with the span and attribute it came from, so a
+grade can cite "span 3f2a…, tool result, characters 120-151". The pool keeps
+one lowercased copy of each passage and a set of its words; specifics are
+looked up with `str.find` on demand rather than by indexing every passage up
+front, which keeps a 20,000-character pool cheap to build for a short answer.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import OrderedDict
+from threading import Lock
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .text import EVIDENCE_WORDS, stem
+
+TRUNCATION_MARK = re.compile(
+    r"(?:\.\.\.|…|\[(?:truncated|cut)[^\]]*\]|<truncated>|\[\d[\d,]* more (?:characters|chars|bytes|lines)\])\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One piece of evidence and where it came from."""
+
+    text: str
+    source: str = "evidence"  # tool_result | retrieval | tool_message | user_message | evidence
+    span_id: str | None = None
+    key: str | None = None  # attribute or message index inside the span
+    tool_name: str | None = None
+    truncated: bool = False
+    end_ns: int = 0
+    arguments: str | None = None  # the tool call's arguments, when the passage is a tool result
+
+    @property
+    def cite(self) -> str:
+        """A short human citation: span id (shortened) and where in the span."""
+        if not self.span_id:
+            return f"{self.source}[{self.key}]" if self.key is not None else self.source
+        return f"span {self.span_id[:8]}… {self.source}" + (f" ({self.tool_name})" if self.tool_name else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """Where a piece of a claim was found: passage index and character range in that passage."""
+
+    passage: int
+    start: int
+    end: int
+
+
+class EvidencePool:
+    """Passages indexed for word, stem and substring lookup.
+
+    All passages are lowercased into one string (separated by a NUL line) so a
+    lookup is one `str.find` loop over the whole pool, mapped back to the
+    passage with a binary search.
+    """
+
+    def __init__(self, passages: Iterable[Passage], max_chars: int = 200_000) -> None:
+        items = list(passages)
+        texts: list[str] = []
+        seen: set[str] = set()
+        budget = max_chars
+        # Indices stay those of the input (grades cite them); the newest evidence matters most, so when
+        # the pool is over budget the oldest passages are the ones emptied, and a repeat is indexed once.
+        for i in range(len(items) - 1, -1, -1):
+            passage = items[i]
+            text = passage.text if isinstance(passage.text, str) else ""
+            if text in seen or budget <= 0:
+                text = ""
+            seen.add(text)
+            if len(text) > budget:
+                text = text[-budget:]
+                items[i] = _replace(passage, text, truncated=True)
+            budget -= len(text)
+            texts.append(text.lower())
+        texts.reverse()
+        self.passages: tuple[Passage, ...] = tuple(items)
+        self._texts = texts
+        self._starts: list[int] = []
+        offset = 0
+        for text in texts:
+            self._starts.append(offset)
+            offset += len(text) + len(_SEPARATOR)
+        self._blob = _SEPARATOR.join(texts)
+        self._live = sum(1 for t in texts if t.strip())
+        self._stems: list[frozenset[str] | None] = [None] * len(texts)
+        self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
+        self.cache: dict = {}  # per-pool memo for the grader (numbers per passage, ...)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __bool__(self) -> bool:
+        """False when no passage has any text: there is no evidence."""
+        return self._live > 0
+
+    @property
+    def live(self) -> int:
+        """Passages with text (repeats and over-budget ones are empty)."""
+        return self._live
+
+    @cached_property
+    def total_chars(self) -> int:
+        return sum(len(t) for t in self._texts)
+
+    @cached_property
+    def any_truncated(self) -> bool:
+        return any(p.truncated for p in self.passages)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word of every passage (lowercase)."""
+        return frozenset().union(*(_indexed(t)[0] for t in self._texts if t))
+
+    @cached_property
+    def stems(self) -> frozenset[str]:
+        return frozenset().union(*(_indexed(t)[1] for t in self._texts if t))
+
+    def lower(self, index: int) -> str:
+        return self._texts[index]
+
+    def has_word(self, word: str) -> bool:
+        w = word.lower()
+        return w in self.words or stem(w) in self.stems
+
+    def find(self, needle: str, *, word: bool = True, limit: int = 8) -> list[Hit]:
+        """Occurrences of `needle` (case-insensitive), at word boundaries unless `word` is False."""
+        needle = needle.lower()
+        key = (needle, word, limit)
+        memo = self._found.get(key)
+        if memo is not None:
+            return list(memo)
+        hits: list[Hit] = []
+        if not needle:
+            return hits
+        blob, starts = self._blob, self._starts
+        at = blob.find(needle)
+        while at != -1 and len(hits) < limit:
+            end = at + len(needle)
+            if not word or _bounded(blob, at, end):
+                index = bisect_right(starts, at) - 1
+                base = starts[index]
+                if end - base <= len(self._texts[index]):
+                    hits.append(Hit(index, at - base, end - base))
+            at = blob.find(needle, at + 1)
+        self._found[key] = tuple(hits)
+        return hits
+
+    def find_any(self, needles: Sequence[str], *, limit: int = 8) -> list[Hit]:
+        hits: list[Hit] = []
+        for needle in needles:
+            hits.extend(self.find(needle, limit=limit))
+            if hits:
+                break
+        return hits
+
+    def window(self, hit: Hit, radius: int = 120) -> str:
+        """The lowercased text around a hit, clipped to its passage."""
+        text = self._texts[hit.passage]
+        return text[max(0, hit.start - radius) : hit.end + radius]
+
+
+_SEPARATOR = "\n\x00\n"
+
+
+_INDEX_CACHE: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = OrderedDict()
+_INDEX_CACHE_SIZE = 1024
+_INDEX_LOCK = Lock()
+
+
+def _indexed(lower: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(words, stems) of one lowercased passage, memoised: a trace's tool results are the evidence of
+    every later LLM call in it, so the collector sees the same passages again and again."""
+    found = _INDEX_CACHE.get(lower)
+    if found is not None:
+        return found
+    words = frozenset(EVIDENCE_WORDS.findall(lower))
+    found = (words, frozenset(map(stem, (w for w in words if not w.isdigit()))))
+    with _INDEX_LOCK:
+        _INDEX_CACHE[lower] = found
+        if len(_INDEX_CACHE) > _INDEX_CACHE_SIZE:
+            _INDEX_CACHE.popitem(last=False)
+    return found
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+
+
+def _replace(passage: Passage, text: str, truncated: bool) -> Passage:
+    return Passage(
+        text, passage.source, passage.span_id, passage.key, passage.tool_name, truncated, passage.end_ns,
+        passage.arguments,
+    )  # fmt: skip
+
+
+def looks_truncated(text: str) -> bool:
+    """A tool output cut by its producer (a trailing "...", "[truncated]")."""
+    return TRUNCATION_MARK.search(text[-60:]) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSummary:
+    passages: int
+    chars: int
+    sources: tuple[str, ...] = field(default=())

@@ -1,0 +1,453 @@
+"""Grade one claim against the evidence pool: GROUNDED, INFERRED or FABRICATED, with citations and a reason.
+
+The grader reads the structure of the claim rather than its surface: each
+specific (number, amount, date, time, id, code, name, URL, status) is looked
+up; a number the evidence does not state may still be derived (a sum, a
+difference, a product, a unit change); a claim's polarity, antonyms and
+closed-class words are compared with the passage it aligns to. Every
+FABRICATED grade says what was claimed and what the evidence says instead,
+or that no evidence states it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+
+from rapidfuzz import fuzz
+
+from .claims import OPINION_KIND, Claim
+from .evidence import EvidencePool, Hit
+from .lexicon import STOPWORDS, ANTONYMS, CLOSED_CLASS, NEGATING_PREFIXES, NEGATION, STATUS_GROUPS, STATUS_STATE
+from .text import Specific, parse_date, parse_number, parse_time, stem
+
+GROUNDED, INFERRED, FABRICATED = "GROUNDED", "INFERRED", "FABRICATED"
+
+_EV_NUMBER = re.compile(
+    r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)"
+)
+_EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
+_EV_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
+)
+_FAILED_COUNT = (
+    re.compile(r"\b[1-9]\d*\s+(?:failed|failures?|errors?|failing)\b"),
+    re.compile(r"\b(?:failed|error)\b(?!\s*[:=]\s*0)|exit (?:code|status):? [1-9]|returncode>[1-9]"),
+)
+_SENT_BREAK = re.compile(r"[.!?]\s|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """The grade of one claim, its evidence and why."""
+
+    grade: str | None  # GROUNDED | INFERRED | FABRICATED | None (not graded: opinion, or no evidence)
+    evidence: tuple[Hit, ...]
+    reason: str
+    confidence: float
+    issue: str | None = None  # what kind of thing was unsupported: money, number, date, name, negation, ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    issue: str
+    reason: str
+    confidence: float
+    hit: Hit | None
+
+
+def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
+    """Grade one claim. Opinions are labelled, not graded; with no evidence nothing is GROUNDED."""
+    if claim.kind == OPINION_KIND:
+        return Grade(None, (), "opinion: needs no evidence", 1.0)
+    if not pool:
+        return Grade(None, (), "no evidence", 0.0)
+    support: list[Hit] = []
+    problems: list[_Problem] = []
+    derived: list[str] = []
+    region = _align(claim, pool)
+    for spec in claim.specifics:
+        _check_specific(spec, claim, pool, region, support, problems, derived)
+    _check_words(claim, pool, region, problems)
+    if region is not None:
+        _check_polarity(claim, pool, region, problems)
+    found, total = _content_support(claim, pool)
+    if region is not None and not support:
+        support.append(region)
+    if problems:
+        worst = max(problems, key=lambda p: p.confidence)
+        cites = tuple(p.hit for p in problems if p.hit is not None)
+        return Grade(FABRICATED, cites, "; ".join(p.reason for p in problems), worst.confidence, worst.issue)
+    if derived:
+        return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
+    ratio = found / total if total else 1.0
+    has_specific = any(s.kind not in ("status",) for s in claim.specifics)
+    if ratio >= 0.5 or (has_specific and ratio >= 0.25):
+        return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
+    if total and ratio == 0 and total >= 3:
+        reason = f"unsupported: none of {total} content words appear in the evidence"
+        return Grade(FABRICATED, (), reason, 0.5, "unsupported")
+    return Grade(INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase")
+
+
+# --- alignment ----------------------------------------------------------------------------
+
+
+def _align(claim: Claim, pool: EvidencePool) -> Hit | None:
+    """The evidence region most of the claim's words and specifics point to."""
+    anchors: list[str] = []
+    for spec in claim.specifics:
+        if spec.kind in ("id", "email", "url", "code"):
+            anchors.append(str(spec.value))
+        elif spec.kind == "name":
+            anchors.extend(spec.value)  # type: ignore[arg-type]
+    words = pool.words
+    anchors = [a for a in anchors if a in words]
+    stems = pool.stems
+    anchors.extend(sorted((stem(w) for w in claim.content if len(w) > 3 and stem(w) in stems), key=len, reverse=True))
+    positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
+    for i, anchor in enumerate(list(dict.fromkeys(anchors))[:6]):
+        for hit in pool.find(anchor, word=False, limit=6):
+            positions.append((hit.passage, hit.start, i))
+    if not positions:
+        return None
+    positions.sort()
+    best, best_score = None, 0
+    lo = 0
+    for hi, (passage, pos, _) in enumerate(positions):
+        while positions[lo][0] != passage or pos - positions[lo][1] > 320:
+            lo += 1
+        near = len({a for _, _, a in positions[lo : hi + 1]})
+        if near > best_score:
+            best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), near
+    assert best is not None
+    passage, pos = best
+    text = pool.lower(passage)
+    start = max((m.end() for m in _SENT_BREAK.finditer(text, max(0, pos - 200), pos)), default=max(0, pos - 200))
+    stop = _SENT_BREAK.search(text, pos)
+    end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
+    return Hit(passage, start, end)
+
+
+def _content_support(claim: Claim, pool: EvidencePool) -> tuple[int, int]:
+    words = [w for w in claim.content if len(w) > 1 and not w.isdigit()]
+    found = sum(1 for w in words if pool.has_word(w) or _hyphen_parts(w, pool))
+    return found, len(words)
+
+
+def _hyphen_parts(word: str, pool: EvidencePool) -> bool:
+    parts = [p for p in re.split(r"[-'’]", word) if len(p) > 1]
+    return len(parts) > 1 and all(pool.has_word(p) for p in parts)
+
+
+# --- specifics ----------------------------------------------------------------------------
+
+
+def _check_specific(spec, claim, pool, region, support, problems, derived) -> None:
+    kind = spec.kind
+    if kind in ("number", "money", "percent", "year"):
+        _check_number(spec, claim, pool, region, support, problems, derived)
+    elif kind == "time":
+        _check_parsed(spec, pool, _EV_TIME, parse_time, "time", support, problems, region)
+    elif kind == "date":
+        _check_date(spec, pool, support, problems, region)
+    elif kind in ("id", "email", "url", "code"):
+        needle = str(spec.value)
+        hits = pool.find(needle, word=kind != "url", limit=2)
+        if not hits and kind == "url":
+            hits = pool.find(needle.rstrip("/"), word=False, limit=2)
+        if hits:
+            support.append(hits[0])
+        else:
+            problems.append(_missing(kind, spec.text, pool, region))
+    elif kind == "name":
+        _check_name(spec, pool, support, problems, region)
+    elif kind == "status":
+        _check_status(spec, claim, pool, region, support, problems)
+
+
+def _missing(kind: str, claimed: str, pool: EvidencePool, region: Hit | None, contrast: str | None = None,
+             hit: Hit | None = None, confidence: float = 0.9) -> _Problem:  # fmt: skip
+    if contrast is not None and hit is not None:
+        cite = pool.passages[hit.passage].cite
+        return _Problem(kind, f"claimed {claimed}; evidence {cite} says {contrast}", confidence, hit)
+    reason = f"claimed {kind} {claimed}: no evidence states it"
+    if pool.any_truncated:
+        reason += " (some evidence was cut short: it may be beyond the cut)"
+        confidence *= 0.7
+    return _Problem(kind, reason, confidence * 0.95, region)
+
+
+def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
+    cache = pool.cache.setdefault("numbers", {})
+    found = cache.get(index)
+    if found is None:
+        text = pool.lower(index)
+        found = []
+        for m in _EV_NUMBER.finditer(text):
+            value = parse_number(m.group())
+            if value is not None:
+                found.append((value, m.start(), m.end()))
+        cache[index] = found
+    return found
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def _check_number(spec: Specific, claim, pool, region, support, problems, derived) -> None:
+    value = float(spec.value)  # type: ignore[arg-type]
+    everywhere: list[tuple[float, int, int, int]] = []
+    for index in range(len(pool)):
+        for v, s, e in _numbers(pool, index):
+            everywhere.append((v, s, e, index))
+            if _close(v, value) or (spec.kind == "percent" and _close(v * 100, value)):
+                support.append(Hit(index, s, e))
+                return
+    # A rounded figure ("about 3.5" for 3.47) is the evidence's figure.
+    decimals = len(spec.text.split(".")[1].rstrip("%")) if "." in spec.text else 0
+    for v, s, e, index in everywhere:
+        if v and round(v, decimals) == value and abs(v - value) / abs(v) < 0.05:
+            derived.append(f"{spec.text} rounds {_fmt(v)} from {pool.passages[index].cite}")
+            support.append(Hit(index, s, e))
+            return
+    small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
+    how = None if small else _derive(value, everywhere, region)
+    if how is not None:
+        reason, hits = how
+        derived.append(f"{spec.text} = {reason}")
+        support.extend(hits)
+        return
+    contrast = _contrast_number(spec, claim, pool, region)
+    confidence = 0.6 if small else 0.9
+    if contrast is not None:
+        shown, hit = contrast
+        problems.append(_missing(spec.kind, spec.text, pool, region, shown, hit, confidence))
+    else:
+        problems.append(_missing(spec.kind, spec.text, pool, region, confidence=confidence * 0.95))
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+_UNIT_FACTORS = (60.0, 24.0, 7.0, 12.0, 100.0, 1000.0, 1_000_000.0)
+
+
+def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None):
+    """value as a sum, difference, product, quotient or unit change of evidence numbers (nearest first)."""
+    if region is not None:
+        numbers = sorted(numbers, key=lambda n: (n[3] != region.passage, abs(n[1] - region.start)))
+    pool = numbers[:40]
+    for v, s, e, index in pool:
+        for factor in _UNIT_FACTORS:
+            if v and (_close(v * factor, value) or _close(v / factor, value)):
+                return f"{_fmt(v)} in other units (x{_fmt(factor) if _close(v * factor, value) else '1/' + _fmt(factor)})", [
+                    Hit(index, s, e)
+                ]
+    for (a, sa, ea, ia), (b, sb, eb, ib) in combinations(pool, 2):
+        hits = [Hit(ia, sa, ea), Hit(ib, sb, eb)]
+        if _close(a + b, value):
+            return f"{_fmt(a)} + {_fmt(b)}", hits
+        if _close(abs(a - b), value) and value:
+            return f"{_fmt(max(a, b))} - {_fmt(min(a, b))}", hits
+        if _close(a * b, value) and a not in (0, 1) and b not in (0, 1):
+            return f"{_fmt(a)} x {_fmt(b)}", hits
+    for v, s, e, index in pool[:12]:
+        for times in range(2, 10):
+            if v > 1 and _close(v * times, value):
+                return f"{times} x {_fmt(v)}", [Hit(index, s, e)]
+    total = sum(n[0] for n in pool[:12])
+    if len(pool) >= 3 and _close(total, value):
+        return "the sum of " + " + ".join(_fmt(n[0]) for n in pool[:12]), [Hit(n[3], n[1], n[2]) for n in pool[:12]]
+    return None
+
+
+def _contrast_number(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None):
+    """The evidence's own figure for what the claim quantified ("bags" -> "total_baggages": 1)."""
+    keys: list[str] = []
+    if spec.kind == "money":  # an amount contrasts only with what the evidence says a price or total is
+        keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge", "$"))
+    else:
+        after = re.findall(r"[a-z]{3,}", claim.text[spec.end : spec.end + 30].lower())[:2]
+        before = re.findall(r"[a-z]{3,}", claim.text[: spec.start].lower())[-3:]
+        keys.extend(stem(w) for w in reversed(after) if w not in STOPWORDS)
+        keys.extend(stem(w) for w in reversed(before) if w not in STOPWORDS)
+    for key in dict.fromkeys(k for k in keys if len(k) > 2 or k == "$"):
+        hits = pool.find(key, word=False, limit=4)
+        if region is not None:
+            hits.sort(key=lambda h: (h.passage != region.passage, abs(h.start - region.start)))
+        for hit in hits:
+            text = pool.lower(hit.passage)
+            for m in _EV_NUMBER.finditer(text, hit.end, min(len(text), hit.end + 40)):
+                if re.search(r"[.!?\n]", text[hit.end : m.start()]) or text[m.end() : m.end() + 1] in ("-", ":", "/"):
+                    break
+                if spec.kind != "year" and 1900 <= abs(parse_number(m.group()) or 0) <= 2100 and "." not in m.group():
+                    continue
+                return m.group(), Hit(hit.passage, m.start(), m.end())
+    return None
+
+
+def _check_parsed(spec, pool, pattern, parse, kind, support, problems, region) -> None:
+    seen: tuple[str, Hit] | None = None
+    for index in range(len(pool)):
+        text = pool.lower(index)
+        for m in pattern.finditer(text):
+            value = parse(m.group())
+            if value == spec.value:
+                support.append(Hit(index, m.start(), m.end()))
+                return
+            if seen is None or (region is not None and index == region.passage and abs(m.start() - region.start) < 200):
+                seen = (m.group(), Hit(index, m.start(), m.end()))
+    if seen is not None and region is not None and seen[1].passage == region.passage:
+        problems.append(_missing(kind, spec.text, pool, region, seen[0], seen[1], 0.85))
+    else:
+        problems.append(_missing(kind, spec.text, pool, region, confidence=0.85))
+
+
+def _check_date(spec, pool, support, problems, region) -> None:
+    month, day, year = spec.value
+    seen: tuple[str, Hit] | None = None
+    for index in range(len(pool)):
+        text = pool.lower(index)
+        for m in _EV_DATE.finditer(text):
+            raw = m.group()
+            kind = "iso_date" if re.match(r"\d{4}-", raw) else "slash_date" if "/" in raw else "month_date"
+            value = parse_date(kind, raw)
+            if value is None:
+                continue
+            if value[0] == month and value[1] == day and (year is None or value[2] in (None, year)):
+                support.append(Hit(index, m.start(), m.end()))
+                return
+            if seen is None and region is not None and index == region.passage:
+                seen = (raw, Hit(index, m.start(), m.end()))
+    if seen is not None:
+        problems.append(_missing("date", spec.text, pool, region, seen[0], seen[1], 0.85))
+    else:
+        problems.append(_missing("date", spec.text, pool, region, confidence=0.85))
+
+
+def _check_name(spec, pool, support, problems, region) -> None:
+    missing = []
+    for word in spec.value:
+        if pool.has_word(word):
+            continue
+        if len(word) >= 5 and any(
+            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in pool.words if w[:1] == word[:1]
+        ):
+            continue  # a typo or spelling variant of a name the evidence has
+        if len(word) <= 6 and _acronym(word, pool):
+            continue
+        missing.append(word)
+    if not missing:
+        hits = pool.find(spec.value[0], limit=1)
+        support.extend(hits)
+        return
+    shown = " ".join(missing)
+    reason = f"names '{shown}', which no evidence mentions"
+    confidence = 0.8
+    if pool.any_truncated:
+        reason += " (some evidence was cut short)"
+        confidence *= 0.7
+    problems.append(_Problem("name", reason, confidence, region))
+
+
+def _acronym(word: str, pool: EvidencePool) -> bool:
+    """ "NS-CL" or "CNN": the letters start consecutive evidence words."""
+    letters = re.sub(r"[^a-z]", "", word.lower()).rstrip("s")
+    if len(letters) < 2 or len(letters) > 6:
+        return False
+    memo = pool.cache.setdefault("acronyms", {})
+    if letters not in memo:
+        pattern = re.compile(r"\b" + r"[\w]*[\s-]+(?:(?:of|the|and|for|a|an)\s+)?".join(letters) + r"\w*")
+        memo[letters] = any(pattern.search(pool.lower(i)) for i in range(len(pool)))
+    return memo[letters]
+
+
+def _check_status(spec, claim, pool, region, support, problems) -> None:
+    group, state = spec.value
+    negated = bool(NEGATION.search(claim.text[max(0, spec.start - 16) : spec.start]))
+    words_same = STATUS_GROUPS[group][state]
+    same = pool.find_any(words_same, limit=2)
+    if group == 0 and state == 0 and not negated:
+        for index, pattern in ((i, p) for p in _FAILED_COUNT for i in range(len(pool))):
+            m = pattern.search(pool.lower(index))
+            if m:
+                hit = Hit(index, m.start(), m.end())
+                cite = pool.passages[index].cite
+                problems.append(_Problem("status", f"claimed {spec.text}; evidence {cite} says {m.group()}", 0.85, hit))
+                return
+    if same and not negated:
+        support.append(same[0])
+        return
+    for other, words in enumerate(STATUS_GROUPS[group]):
+        if other == state:
+            continue
+        hits = pool.find_any(words, limit=2)
+        if hits and (region is None or any(h.passage == region.passage for h in hits)):
+            if negated:
+                support.append(hits[0])
+                return
+            hit = hits[0]
+            said = pool.lower(hit.passage)[hit.start : hit.end]
+            cite = pool.passages[hit.passage].cite
+            problems.append(_Problem("status", f"claimed {spec.text}; evidence {cite} says {said}", 0.85, hit))
+            return
+
+
+# --- words: antonyms, closed classes, polarity -----------------------------------------------
+
+
+def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[_Problem]) -> None:
+    for word in claim.content:
+        if len(word) < 3 or pool.has_word(word):
+            continue
+        opposite = _opposite(word, pool)
+        if opposite is not None:
+            hits = pool.find(opposite, limit=1)
+            hit = hits[0] if hits else region
+            cite = pool.passages[hit.passage].cite if hit else "evidence"
+            problems.append(_Problem("antonym", f"claimed '{word}'; evidence {cite} says '{opposite}'", 0.8, hit))
+            continue
+        cls = CLOSED_CLASS.get(word)
+        if cls is not None:
+            other = next((w for w in pool.words if CLOSED_CLASS.get(w) == cls and w != word), None)
+            if other is not None:
+                hits = pool.find(other, limit=1)
+                hit = hits[0] if hits else region
+                cite = pool.passages[hit.passage].cite if hit else "evidence"
+                problems.append(_Problem(cls, f"claimed '{word}'; evidence {cite} says '{other}'", 0.8, hit))
+
+
+def _opposite(word: str, pool: EvidencePool) -> str | None:
+    for other in ANTONYMS.get(word, ()):
+        if other in pool.words:
+            return other
+    for prefix in NEGATING_PREFIXES:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4:
+            base = word[len(prefix) :]
+            if base in pool.words:
+                return base
+        if prefix + word in pool.words:
+            return prefix + word
+    return None
+
+
+def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[_Problem]) -> None:
+    """A negated claim aligned to a passage that states the same thing without negation (and back)."""
+    text = pool.lower(region.passage)
+    lo = max(0, region.start - 160)
+    window = text[lo : region.end + 160]
+    words = [w for w in claim.content if len(w) > 2]
+    if len(words) < 2:
+        return
+    near = sum(1 for w in words if stem(w) in window)
+    if near / len(words) < 0.5:
+        return
+    if claim.negated and not NEGATION.search(window):
+        cite = pool.passages[region.passage].cite
+        problems.append(_Problem("negation", f"claim is negated; the passage it rests on ({cite}) is not", 0.7, region))

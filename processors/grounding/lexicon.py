@@ -1,0 +1,194 @@
+"""Word lists the grader reads: data, not logic.
+
+General English knowledge only (function words, reporting verbs, antonym
+pairs, closed word classes, status vocabularies); nothing here is tuned to
+one agent, one tool or one data set.
+"""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then so of to in on at by for with from as is are was were be been being am it its
+    it's this that these those he she they we i you his her hers their theirs our ours your yours my mine me him
+    them us do does did done doing have has had having will would can could should may might must shall there
+    here what which who whom whose when where why how all any both each few more most other some such only own
+    same than too very just also about into over after before while during up down out off again further once
+    s t d ll m re ve don because until against between through above below under get gets got getting i'm
+    you're we're they're he's she's that's there's let's i've you've we've i'll you'll we'll i'd you'd
+    let us per via yet
+    """.split()
+)
+
+NEGATORS = frozenset("not no never nothing none cannot neither nor without nobody nowhere n't".split())
+NEGATION = re.compile(
+    r"\b(?:not|no|never|nothing|none|cannot|neither|nor|without|nobody|nowhere)\b|n't\b|n’t\b", re.IGNORECASE
+)
+
+# Words a faithful summary or reply uses freely without the evidence saying them: reporting and
+# dialogue verbs, discourse adverbs, generic nouns. Their absence from the evidence proves nothing.
+LOOSE = frozenset(
+    """
+    ask asks asked asking tell tells told telling say says said saying suggest suggests suggested suggesting agree
+    agrees agreed inform informs informed invite invites invited confirm confirms confirmed warn warns warned
+    discuss discusses discussed discussing talk talks talked mention mentions mentioned explain explains explained
+    express expresses expressed decide decides decided plan plans planned propose proposes proposed present presents
+    presented introduce introduces introduced show shows showed shown demonstrate demonstrates demonstrated describe
+    describes described report reports reported note notes noted state states stated reply replies replied respond
+    responds responded answer answers answered share shares shared offer offers offered request requests requested
+    want wants wanted need needs needed try tries tried seem seems seemed appear appears think thinks thought believe
+    believes feel feels felt know knows knew find finds found make makes made use uses used using give gives gave
+    go goes went going come comes came see sees saw look looks looked help helps helped reveal reveals revealed admit
+    admits admitted remind reminds reminded recommend recommends recommended advise advises advised hope hopes hoped
+    wonder wonders wondered check checks checked provide provides provided include includes included
+    including conclude concludes concluded focus focuses focused
+    eventually later finally initially meanwhile then also however instead currently recently already still soon
+    either together rather quite really actually generally typically usually approximately around roughly overall
+    respectively especially particularly please thanks thank sure okay ok
+    way ways thing things people person someone something everyone everything anyone anything information details
+    detail matter situation topic conversation chat discussion message messages time times part parts kind
+    kinds type types lot lots number amount regarding concerning related based various several different new other
+    following previous current main key here below above
+    """.split()
+)
+
+_ANTONYM_PAIRS = """
+high low; higher lower; highest lowest; increase decrease; increases decreases; increased decreased
+increasing decreasing; rise fall; rises falls; rose fell; fast slow; faster slower; fastest slowest
+before after; direct indirect; directly indirectly; structured unstructured; supervised unsupervised
+success failure; successful unsuccessful; successfully unsuccessfully; succeed fail; succeeded failed
+suitable unsuitable; efficient inefficient; efficiently inefficiently; effective ineffective; positive negative
+large small; larger smaller; largest smallest; big small; bigger smaller; more less; many few; better worse
+best worst; easy hard; easier harder; easy difficult; simple complex; cheap expensive; cheaper pricier
+open closed; old new; young old; early late; earlier later; earliest latest; first last; start end; begin finish
+accept reject; accepts rejects; accepted rejected; agree disagree; agrees disagrees; like dislike; love hate
+happy sad; happy unhappy; win lose; won lost; wins loses; buy sell; bought sold; give take; push pull
+remember forget; remembered forgot; include exclude; includes excludes; included excluded; enable disable
+enabled disabled; enables disables; add remove; added removed; allow prevent; allowed prevented; allow forbid
+appear disappear; inside outside; internal external; upper lower; above below; maximum minimum; max min
+linear nonlinear; known unknown; possible impossible; likely unlikely; able unable; stable unstable; valid invalid
+available unavailable; certain uncertain; certainty uncertainty; true false; correct incorrect; visible invisible
+explicit implicit; explicitly implicitly; always never; everyone nobody; everything nothing; present absent
+same different; similar dissimilar; improve worsen; improves worsens; improved worsened; gain loss; profit loss
+rich poor; strong weak; stronger weaker; heavy light; hot cold; warm cold; wet dry; day night; morning evening
+arrive leave; arrived left; arrive depart; arrival departure; come go; send receive; sent received; borrow lend
+pass fail; passed failed; passes fails; passing failing; online offline; inbound outbound; import export
+cheap costly; lowest highest; dense sparse; global local; static dynamic; discrete continuous
+deterministic stochastic; generative discriminative; generator discriminator; encoder decoder; shallow deep
+robust fragile; approve deny; approved denied; approve reject; approved rejected; active inactive
+installed uninstalled; install uninstall; safe unsafe; safe dangerous; healthy sick; alive dead; male female
+man woman; men women; husband wife; boy girl; brother sister; son daughter; mother father; north south
+east west; left right; refund charge; refunded charged; paid unpaid; legal illegal; married single; full empty
+sufficient insufficient; complete incomplete; completed pending; public private; online in-person; include omit
+correctly incorrectly; necessary unnecessary; relevant irrelevant; consistent inconsistent; regular irregular
+expected unexpected; significant insignificant; significantly insignificantly; pre post; on-policy off-policy
+online offline; upload download; uploaded downloaded; encrypt decrypt; encrypted decrypted; lock unlock
+locked unlocked; allowed denied; permitted forbidden; start stop; started stopped; running stopped; up down
+""".strip()
+
+ANTONYMS: dict[str, frozenset[str]] = {}
+
+
+def _antonyms() -> None:
+    pairs: dict[str, set[str]] = {}
+    for item in _ANTONYM_PAIRS.replace("\n", ";").split(";"):
+        words = item.split()
+        if not words:
+            continue
+        if len(words) != 2:
+            raise ValueError(f"antonym pair must be two words, got {item!r}")
+        a, b = words
+        pairs.setdefault(a, set()).add(b)
+        pairs.setdefault(b, set()).add(a)
+    ANTONYMS.update({k: frozenset(v) for k, v in pairs.items()})
+
+
+_antonyms()
+
+# Prefixes that turn a word into its opposite ("suitable" -> "unsuitable").
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non-", "non", "dis")
+
+# Closed classes: a member that the evidence does not say, where the evidence says another member of
+# the same class, is a substitution ("Friday" where the evidence says "Monday").
+_CLOSED = """
+weekday: monday tuesday wednesday thursday friday saturday sunday
+month: january february march april june july august september october november december
+part_of_day: morning afternoon evening night noon midnight tonight
+relative_day: today tomorrow yesterday tonight
+color: red blue green yellow black white orange purple pink brown grey gray silver gold
+direction: north south east west northeast northwest southeast southwest
+season: spring summer autumn winter
+relative: mother father mom dad sister brother son daughter wife husband aunt uncle grandma grandpa grandmother grandfather cousin niece nephew boyfriend girlfriend
+"""
+CLOSED_CLASS: dict[str, str] = {}
+for _line in _CLOSED.strip().splitlines():
+    _name, _words = _line.split(":", 1)
+    for _w in _words.split():
+        CLOSED_CLASS.setdefault(_w, _name)
+
+# Status vocabularies: a claim's status word against the status the evidence reports for the same thing.
+# Each group lists mutually exclusive states; words in one tuple mean the same state.
+STATUS_GROUPS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (
+        ("pass", "passes", "passed", "passing", "succeed", "succeeds", "succeeded", "successful", "green", "ok"),
+        ("fail", "fails", "failed", "failing", "failure", "failures", "error", "errors", "errored", "red", "broken"),
+    ),
+    (
+        ("delayed", "late"),
+        ("on time", "on-time", "on schedule"),
+        ("cancelled", "canceled"),
+        ("landed", "arrived"),
+        ("departed",),
+        ("diverted",),
+        ("scheduled", "available"),
+    ),
+    (
+        ("confirmed", "booked", "reserved"),
+        ("pending", "unconfirmed", "processing"),
+        ("refunded",),
+    ),
+    (("installed", "present", "found"), ("not installed", "missing", "not found", "absent")),
+    (("running", "active", "up"), ("stopped", "inactive", "down", "exited")),
+    (("open", "opened"), ("closed", "resolved", "merged")),
+    (("paid",), ("unpaid", "due", "overdue")),
+)
+STATUS_STATE: dict[str, tuple[int, int]] = {}
+for _g, _group in enumerate(STATUS_GROUPS):
+    for _s, _words in enumerate(_group):
+        for _w in _words:
+            STATUS_STATE.setdefault(_w, (_g, _s))
+STATUS_PATTERN = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted((re.escape(w) for w in STATUS_STATE), key=len, reverse=True)) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+
+# Sentence openers and markers that make a clause reasoning or opinion rather than a fact.
+REASONING = re.compile(
+    r"^\s*(?:so|thus|therefore|hence|consequently|as a result|this means|which means|that means|because|since"
+    r"|given that|this suggests|this implies|it follows)\b|\b(?:therefore|which means|this means|so that|"
+    r"implies that|as a result|because of this|in total|altogether|the total|totals?|sums? (?:up )?to|adds? up to)\b",
+    re.IGNORECASE,
+)
+OPINION = re.compile(
+    r"\b(?:i (?:think|believe|feel|recommend|suggest|would|'d|guess|hope|prefer)|i'd|in my (?:opinion|view)"
+    r"|i would recommend|you (?:should|might|may want|could|can)|we (?:should|recommend|suggest)|let me|let's"
+    r"|would you like|do you want|feel free|please|i'll|i will|i can|i'm going to|i am going to|happy to|glad to"
+    r"|hope this|probably|perhaps|maybe|arguably|seems?|apparently|likely|it might|it may|it could"
+    r"|best|great|excellent|nice|awesome|wonderful|beautiful|interesting|unfortunately|fortunately|sorry"
+    r"|thank you|thanks|welcome)\b",
+    re.IGNORECASE,
+)
+# Words that open a non-claim sentence: greetings and questions handled elsewhere.
+COURTESY = re.compile(r"^\s*(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*$", re.I)
+
+
+def _hints(pattern: re.Pattern, common: frozenset[str]) -> frozenset[str]:
+    """The words any match of `pattern` must contain one of (a cheap set test before the regex)."""
+    return frozenset(re.findall(r"[a-z]+", pattern.pattern)) - common
+
+
+_COMMON = frozenset("i in my you we it to am do a an the of s d ll re m t that this is are".split())
+REASONING_HINTS = _hints(REASONING, _COMMON)
+OPINION_HINTS = _hints(OPINION, _COMMON)

@@ -1,0 +1,208 @@
+"""Tokens, stems and the specifics a claim can state (numbers, money, dates, times, ids, names, URLs, statuses).
+
+Everything here works on plain strings with precompiled regular expressions;
+the grader calls it on every output, so the per-call cost is kept to a few
+regex scans and dictionary lookups.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .lexicon import CLOSED_CLASS, STATUS_PATTERN, STATUS_STATE, STOPWORDS
+
+WORD = re.compile(r"[a-z][a-z'’]*[a-z]|[a-z]", re.IGNORECASE)
+EVIDENCE_WORDS = re.compile(r"[a-z0-9]+")  # on lowercased text
+
+
+@lru_cache(maxsize=131_072)
+def stem(word: str) -> str:
+    """A light, cached English suffix stripper: plural, -ing, -ed, -ly, final e; doubled last consonant."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith("sses"):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+    elif len(w) > 5 and w.endswith("ly"):
+        w = w[:-2]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> list[re.Match]:
+    """Word matches that are not function words."""
+    return [m for m in WORD.finditer(text) if m.group().lower() not in STOPWORDS]
+
+
+# --- specifics ------------------------------------------------------------------------------
+
+_MONTHS = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
+    "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+    "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}  # fmt: skip
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_CURRENCY_WORDS = r"(?:usd|dollars?|bucks|eur|euros?|gbp|pounds?|£|€|\$)"
+
+SPECIFIC = re.compile(
+    r"(?P<url>\bhttps?://[^\s<>()\"'\]]+|\bwww\.[^\s<>()\"'\]]+)"
+    r"|(?P<email>\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b)"
+    r"|(?P<iso_date>\b\d{4}-\d{2}-\d{2}\b)"
+    r"|(?P<slash_date>\b\d{1,2}/\d{1,2}/\d{2,4}\b)"
+    rf"|(?P<month_date>\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b)"
+    rf"|(?P<date_month>\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+\d{{4}})?)"
+    r"|(?P<time>\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[ap]\.?m\.?)(?![a-z]))?|\b\d{1,2}\s*(?:[ap]\.m\.|[ap]m)(?![a-z]))"
+    rf"|(?P<money>(?:[$€£]|\b(?:usd|eur|gbp)\s?)\s?(?:{_NUM})|(?:{_NUM})\s?(?:usd|dollars?|euros?|eur|gbp|pounds)\b)"
+    rf"|(?P<percent>(?:{_NUM})\s?(?:%|percent\b))"
+    r"|(?P<code>`[^`\n]{1,80}`)"
+    r"|(?P<id>\b(?=[\w-]*\d)(?=[\w-]*[a-z_])[a-z][\w-]*\d[\w-]*\b|\b[a-z]+_[\w]+\b|\b\d{5,}\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b)"
+    rf"|(?P<number>(?<![\w.]){_NUM}(?![\w]))",
+    re.IGNORECASE,
+)
+_MAYBE_SPECIFIC = re.compile(r"[\d$€£@`]|www\.|_|\b(?:usd|eur|gbp)\b", re.IGNORECASE)
+_LOWER_WORDS = re.compile(r"[a-z]+")
+STATUS_FIRST_WORDS = frozenset(w.split()[0].split("-")[0] for w in STATUS_STATE)
+NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b|\b[A-Z]{2,}[a-z]?s?\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Specific:
+    """One specific a claim states: its kind, surface text, normalised value and place in the claim."""
+
+    kind: str  # url email date time money percent code id number name status class
+    text: str
+    value: object
+    start: int
+    end: int
+    unit: str | None = None  # for numbers: the word after ("bags"); for money: currency
+
+
+def parse_number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def parse_time(text: str) -> int | None:
+    """Minutes after midnight: "6:00 AM", "06:00:00", "7pm", "12:00 PM"."""
+    t = text.lower().replace(".", "").replace(" ", "")
+    m = re.match(r"(\d{1,2})(?::(\d{2}))?(?::\d{2})?(am|pm)?", t)
+    if not m:
+        return None
+    hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3)
+    if hour > 24 or minute > 59:
+        return None
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    return (hour % 24) * 60 + minute
+
+
+def parse_date(kind: str, text: str) -> tuple[int, int, int | None] | None:
+    """(month, day, year or None)."""
+    t = text.lower()
+    try:
+        if kind == "iso_date":
+            y, mo, d = (int(p) for p in t.split("-"))
+            return mo, d, y
+        if kind == "slash_date":
+            a, b, c = t.split("/")
+            y = int(c) + (2000 if len(c) == 2 else 0)
+            return int(a), int(b), y
+        month = next(_MONTHS[w] for w in re.findall(r"[a-z]+", t) if w in _MONTHS)
+        nums = [int(n) for n in re.findall(r"\d+", t)]
+        day = next((n for n in nums if n <= 31), None)
+        year = next((n for n in nums if n > 31), None)
+        if day is None:
+            return None
+        return month, day, year
+    except (ValueError, StopIteration):
+        return None
+
+
+_UNIT_AFTER = re.compile(r"\s*([a-z]+)", re.IGNORECASE)
+
+
+def specifics(text: str, sentence_starts: frozenset[int] = frozenset()) -> list[Specific]:
+    """Every specific stated in `text`, in order; names only where not at a sentence start."""
+    found: list[Specific] = []
+    taken: list[tuple[int, int]] = []
+    scan = SPECIFIC.finditer(text) if _MAYBE_SPECIFIC.search(text) else ()
+    for m in scan:
+        kind = m.lastgroup or ""
+        raw = m.group()
+        value: object
+        unit = None
+        if kind in ("iso_date", "slash_date", "month_date", "date_month"):
+            value = parse_date(kind, raw)
+            if value is None:
+                continue
+            kind = "date"
+        elif kind == "time":
+            value = parse_time(raw)
+            if value is None:
+                continue
+        elif kind in ("money", "percent", "number"):
+            num = re.search(_NUM, raw)
+            value = parse_number(num.group()) if num else None
+            if value is None:
+                continue
+            if kind == "number":
+                after = _UNIT_AFTER.match(text, m.end())
+                unit = after.group(1).lower() if after else None
+                if 1900 <= value <= 2100 and raw.isdigit():
+                    kind = "year"
+            elif kind == "money":
+                unit = "money"
+        elif kind == "code":
+            value = raw.strip("`").strip().lower()
+            if not value:
+                continue
+        else:
+            value = raw.lower().rstrip(".,;:")
+        found.append(Specific(kind, raw, value, m.start(), m.end(), unit))
+        taken.append((m.start(), m.end()))
+    lowered = set(_LOWER_WORDS.findall(text.lower()))
+    statuses = STATUS_PATTERN.finditer(text) if not lowered.isdisjoint(STATUS_FIRST_WORDS) else ()
+    for m in statuses:
+        if not _overlaps(taken, m.start(), m.end()):
+            word = m.group().lower()
+            found.append(Specific("status", m.group(), STATUS_STATE[word], m.start(), m.end()))
+    for m in NAME.finditer(text):
+        if _overlaps(taken, m.start(), m.end()):
+            continue
+        words = [w for w in re.split(r"[ -]", m.group()) if w]
+        if m.start() in sentence_starts or _at_start(text, m.start()):
+            words = words[1:]  # the first word of a sentence is capitalised anyway
+        words = [w for w in words if w.lower() not in STOPWORDS and w.lower() not in CLOSED_CLASS and w != "I"]
+        if words:
+            found.append(Specific("name", m.group(), tuple(w.lower() for w in words), m.start(), m.end()))
+    found.sort(key=lambda s: s.start)
+    return found
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s < end and start < e for s, e in taken)
+
+
+_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
+
+
+def _at_start(text: str, offset: int) -> bool:
+    return _START.search(text, max(0, offset - 6), offset) is not None or offset == 0

@@ -1,0 +1,225 @@
+"""The evidence pool of one LLM output span, read from its trace, and the user's query.
+
+Evidence is what the agent could see before it spoke:
+- tool results of spans that ended earlier: GenAI `execute_tool` spans
+  (`gen_ai.tool.call.result`), OpenInference TOOL spans (`output.value`),
+  OpenLLMetry tool spans (`traceloop.entity.output`);
+- retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
+- the span's own input messages: tool results and user messages in
+  `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*` and
+  OpenLLMetry `gen_ai.prompt.{i}.*`.
+The agent's own earlier words are not evidence. Each passage keeps its span id
+and attribute (or message index) so a grade can cite it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..otel.records import SpanRecord
+from .evidence import Passage, looks_truncated
+
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+GEN_AI_TOOL_RESULT = "gen_ai.tool.call.result"
+GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
+GEN_AI_PROMPT_PREFIX = "gen_ai.prompt."
+OI_SPAN_KIND = "openinference.span.kind"
+OI_TOOL_NAME = "tool.name"
+OI_TOOL_PARAMETERS = "tool.parameters"
+INPUT_VALUE = "input.value"
+OUTPUT_VALUE = "output.value"
+OI_INPUT_MESSAGES_PREFIX = "llm.input_messages."
+RETRIEVAL_PREFIX = "retrieval.documents."
+TRACELOOP_SPAN_KIND = "traceloop.span.kind"
+TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
+TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
+TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+OI_REDACTED = "__REDACTED__"
+
+_OI_MESSAGE = re.compile(r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|name)|contents\.(\d+)\.message_content\.text)$")
+_OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
+_PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
+_EVIDENCE_KEYS = frozenset({GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT})
+
+
+def may_hold_evidence(span: SpanRecord) -> bool:
+    """A cheap look by attribute names: could this span carry tool results, documents or input messages?"""
+    keys = span.attributes.keys()
+    if not _EVIDENCE_KEYS.isdisjoint(keys):
+        return True
+    return any(k.startswith((RETRIEVAL_PREFIX, OI_INPUT_MESSAGES_PREFIX, GEN_AI_PROMPT_PREFIX)) for k in keys)
+
+
+def evidence_for(span: SpanRecord, before: Iterable[SpanRecord], max_spans: int = 400) -> tuple[list[Passage], str | None]:
+    """(passages, query): evidence from the spans that ended before `span` and from its own input."""
+    passages: list[Passage] = []
+    earlier = list(before)[-max_spans:]
+    for other in earlier:
+        passages.extend(span_passages(other))
+    own, query = input_passages(span)
+    passages.extend(own)
+    return passages, query
+
+
+def span_passages(span: SpanRecord) -> list[Passage]:
+    """Tool results and retrieved documents that one (earlier) span carries."""
+    attrs = span.attributes
+    out: list[Passage] = []
+    tool = _tool_result(span)
+    if tool is not None:
+        name, arguments, result, key = tool
+        out.append(_passage(result, "tool_result", span, key, name, arguments))
+    docs = [(int(m.group(1)), k) for k in attrs if (m := _OI_DOC.match(k))]
+    for i, key in sorted(docs):
+        out.append(_passage(attrs[key], "retrieval", span, key))
+    return [p for p in out if p.text.strip()]
+
+
+def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | None:
+    attrs = span.attributes
+    if GEN_AI_TOOL_RESULT in attrs:
+        name = attrs.get(GEN_AI_TOOL_NAME)
+        return _str(name), _text(attrs.get(GEN_AI_TOOL_ARGUMENTS)), attrs[GEN_AI_TOOL_RESULT], GEN_AI_TOOL_RESULT
+    kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
+    if kind == "TOOL" and OUTPUT_VALUE in attrs:
+        args = attrs.get(OI_TOOL_PARAMETERS, attrs.get(INPUT_VALUE))
+        return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
+    if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool" and TRACELOOP_ENTITY_OUTPUT in attrs:
+        return (
+            _str(attrs.get(TRACELOOP_ENTITY_NAME)),
+            _text(attrs.get(TRACELOOP_ENTITY_INPUT)),
+            attrs[TRACELOOP_ENTITY_OUTPUT],
+            TRACELOOP_ENTITY_OUTPUT,
+        )
+    return None
+
+
+def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
+    """Tool results and user messages in the span's own input, and the latest user message (the query)."""
+    attrs = span.attributes
+    messages: list[tuple[str, str, str | None, str]] = []  # (role, text, tool name, key)
+    if GEN_AI_INPUT_MESSAGES in attrs:
+        messages = _genai_messages(attrs[GEN_AI_INPUT_MESSAGES])
+    elif any(k.startswith(OI_INPUT_MESSAGES_PREFIX) for k in attrs):
+        messages = _indexed_messages(attrs, _OI_MESSAGE, "llm.input_messages")
+    elif any(k.startswith(GEN_AI_PROMPT_PREFIX) for k in attrs):
+        messages = _indexed_messages(attrs, _PROMPT, "gen_ai.prompt")
+    out: list[Passage] = []
+    query = None
+    for role, text, name, key in messages:
+        if not text.strip() or text == OI_REDACTED:
+            continue
+        if role == "tool":
+            out.append(Passage(text, "tool_message", span.span_id, key, name, looks_truncated(text), span.end_ns))
+        elif role == "user":
+            out.append(Passage(text, "user_message", span.span_id, key, None, False, span.end_ns))
+            query = text
+    return out, query
+
+
+def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
+    decoded = _decode(value)
+    if isinstance(decoded, Mapping):
+        decoded = [decoded]
+    if not isinstance(decoded, (list, tuple)):
+        return []
+    out = []
+    for i, message in enumerate(decoded):
+        if not isinstance(message, Mapping):
+            continue
+        role = str(message.get("role", ""))
+        key = f"{GEN_AI_INPUT_MESSAGES}[{i}]"
+        parts = message.get("parts")
+        if isinstance(parts, (list, tuple)):
+            for part in parts:
+                if not isinstance(part, Mapping):
+                    continue
+                kind = part.get("type")
+                if kind == "text" and isinstance(part.get("content"), str):
+                    out.append((role, part["content"], None, key))
+                elif kind == "tool_call_response":
+                    response = part.get("response", part.get("result"))
+                    out.append(("tool", _text(response) or "", _str(part.get("name")), key))
+            continue
+        content = message.get("content")
+        if isinstance(content, (list, tuple)):
+            content = "\n".join(c.get("text", "") for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str))
+        if isinstance(content, str):
+            out.append((role, content, _str(message.get("name")), key))
+    return out
+
+
+def _indexed_messages(attrs: Mapping[str, Any], pattern: re.Pattern, prefix: str) -> list[tuple[str, str, str | None, str]]:
+    roles: dict[int, str] = {}
+    names: dict[int, str] = {}
+    texts: dict[int, list[tuple[int, str]]] = {}
+    for key, value in attrs.items():
+        m = pattern.match(key)
+        if not m:
+            continue
+        index = int(m.group(1))
+        field = m.group(2)
+        if field == "role":
+            roles[index] = str(value)
+        elif field == "name":
+            names[index] = str(value)
+        else:
+            sub = -1 if field == "content" or m.lastindex is None or m.lastindex < 3 else int(m.group(3))
+            texts.setdefault(index, []).append((sub, str(value)))
+    return [
+        (roles.get(i, ""), "\n".join(t for _, t in sorted(texts[i])), names.get(i), f"{prefix}.{i}")
+        for i in sorted(texts)
+    ]
+
+
+def _passage(value: Any, source: str, span: SpanRecord, key: str, tool: str | None = None,
+             arguments: str | None = None) -> Passage:  # fmt: skip
+    text = _text(value) or ""
+    if text == OI_REDACTED:
+        text = ""
+    return Passage(text, source, span.span_id, key, tool, looks_truncated(text), span.end_ns, arguments)
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def passages_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Passage], str | None]:
+    """Evidence from a plain chat transcript (OpenAI shape): tool and user messages, and the last user turn."""
+    out: list[Passage] = []
+    query = None
+    for i, m in enumerate(messages):
+        role, text = m.get("role"), m.get("content")
+        if not isinstance(text, str) or not text.strip():
+            continue
+        if role == "tool":
+            out.append(Passage(text, "tool_message", None, str(i), _str(m.get("name")), looks_truncated(text)))
+        elif role == "user":
+            out.append(Passage(text, "user_message", None, str(i)))
+            query = text
+    return out, query
