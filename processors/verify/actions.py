@@ -60,6 +60,7 @@ class Action:
     status: str | None = None  # "ok" | "error" | None when not recorded
     span_id: str | None = None
     call_id: str | None = None
+    truncated: bool = False  # its arguments were cut (attribute length limit): what it did is not fully known
 
     @property
     def effects(self) -> tuple[C.Effect, ...]:
@@ -194,7 +195,7 @@ def _result_text(value: Any) -> str | None:
 def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
     """(tool, arguments, result, status, call id) when the span is a tool execution, else None."""
     attrs = span.attributes
-    status = _status(attrs)
+    status = _status(attrs, span)
     if GEN_AI_TOOL_NAME in attrs and (
         attrs.get(GEN_AI_OPERATION_NAME) == "execute_tool" or span.name.startswith("execute_tool")
         or GEN_AI_TOOL_RESULT in attrs or GEN_AI_TOOL_ARGUMENTS in attrs
@@ -222,10 +223,16 @@ def _traceloop_args(value: Any) -> Any:
     return value
 
 
-def _status(attrs: Mapping[str, Any]) -> str | None:
-    code = attrs.get(STATUS_CODE)
+def _status(attrs: Mapping[str, Any], span: SpanRecord | None = None) -> str | None:
+    # A span status carried on the record (when the adapter keeps it), else the attribute form
+    # exporters use for it (`otel.status_code`), else GenAI's `error.type` on a failed call.
+    code = getattr(span, "status_code", None) if span is not None else None
+    if code is None:
+        code = attrs.get(STATUS_CODE)
+    if isinstance(code, int) and not isinstance(code, bool):  # OTLP's enum: 0 unset, 1 ok, 2 error
+        return {0: "unset", 1: "ok", 2: "error"}.get(code)
     if code is not None:
-        return str(code).lower()
+        return str(getattr(code, "name", code)).rsplit(".", 1)[-1].lower()  # "ERROR", StatusCode.ERROR
     return "error" if attrs.get(ERROR_TYPE) else None
 
 
@@ -244,7 +251,7 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
     seen_calls: set[tuple[str, str]] = set()
     if span is not None:
         for tool, args, result, status, call_id in messages_tool_calls(span.attributes.get(GEN_AI_INPUT_MESSAGES)):
-            actions.append(Action(len(actions), tool, args, result, status, None, call_id))
+            actions.append(Action(len(actions), tool, args, result, status, None, call_id, _cut(args)))
             if call_id:
                 seen_ids.add(call_id)
             seen_calls.add((tool, _arguments_key(args)))
@@ -255,8 +262,19 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
         tool, args, result, status, call_id = call
         if (call_id and call_id in seen_ids) or (tool, _arguments_key(args)) in seen_calls:
             continue
-        actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id))
+        actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id, _cut(args)))
     return actions
+
+
+def _cut(arguments: Any) -> bool:
+    """JSON arguments that no longer parse were cut by an attribute length limit."""
+    if not isinstance(arguments, str) or arguments[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(arguments)
+    except ValueError:
+        return True
+    return False
 
 
 def messages_tool_calls(value: Any) -> list[tuple[str, Any, Any, str | None, str | None]]:

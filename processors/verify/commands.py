@@ -107,7 +107,7 @@ _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 # In a Python script: a literal path opened for writing, or passed to a writing/deleting call.
 _PY_WRITE = re.compile(r"""open\(\s*(?:r?['"]([^'"\n]{1,200})['"])\s*,\s*(?:mode\s*=\s*)?['"][wax+]""")
 _PY_PATH_LITERAL = re.compile(r"""['"]([\w.\-/]{1,200}\.[A-Za-z][A-Za-z0-9]{0,5})['"]""")
-_PY_MUTATES = re.compile(r"\.write\(|write_text\(|write_bytes\(|os\.remove\(|os\.unlink\(|\.unlink\(|shutil\.|\.replace\(")
+_PY_MUTATES = re.compile(r"\.write(?:lines)?\(|write_text\(|write_bytes\(|os\.remove\(|os\.unlink\(|\.unlink\(|shutil\.|\.replace\(")
 
 
 def effects_of_command(command: str) -> tuple[Effect, ...]:
@@ -298,17 +298,21 @@ def _python_effects(argv: list[str], body: str | None) -> list[Effect]:
     script = next((a for a in args if not a.startswith("-")), None)
     if script is None or script == "-":
         return script_effects(body) if body else []
-    if _TEST_FILE.search(script):
-        return [Effect(TEST, " ".join(argv))]
+    if _TEST_FILE.search(script):  # a test, and a script whose writes may be known
+        return [Effect(TEST, " ".join(argv)), Effect(RUN, script)]
     return [Effect(RUN, script)]
 
 
-def script_effects(source: str | None) -> list[Effect]:
-    """Files a Python script writes: literal paths opened for writing, or named beside a write call."""
+_EDITING_SCRIPT = re.compile(r"(?:^|[_/\-])(?:fix|apply|patch|modify|update|edit|replace|change|insert|rewrite)", re.I)
+
+
+def script_effects(source: str | None, name: str | None = None) -> list[Effect]:
+    """Files a Python script writes: literal paths opened for writing, or named beside a write call
+    (or, in a script named for editing, `apply_fix.py`, named at all: its write may sit past a cut)."""
     if not source:
         return []
     paths = {m.group(1) for m in _PY_WRITE.finditer(source)}
-    if _PY_MUTATES.search(source):
+    if _PY_MUTATES.search(source) or (name and _EDITING_SCRIPT.search(name)):
         paths.update(m.group(1) for m in _PY_PATH_LITERAL.finditer(source))
     return [Effect(EDIT, p, indirect=True) for p in sorted(paths)]
 

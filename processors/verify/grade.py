@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,17 @@ def grade_claims(claims: Sequence[K.ActionClaim], actions: Sequence[Action], bas
 
 
 def grade_claim(claim: K.ActionClaim, actions: Sequence[Action], base_path: str | None = None) -> Grade:
+    grade = _grade_claim(claim, actions, base_path)
+    if grade.category == "no_matching_action":
+        cut = [a for a in actions if a.truncated]
+        if cut:  # the trace cannot settle it: say so rather than accuse
+            return Grade(claim, UNVERIFIED, "trace_incomplete",
+                         f"{grade.reason}; {len(cut)} earlier action(s) were cut, so what they did is not known",
+                         cut[-1].index, cut[-1].span_id)
+    return grade
+
+
+def _grade_claim(claim: K.ActionClaim, actions: Sequence[Action], base_path: str | None = None) -> Grade:
     if claim.kind == K.COMMAND:
         return _grade_command(claim, actions)
     matches = _matching(claim, actions)
@@ -117,7 +129,7 @@ def _with_scripts(effects: tuple[C.Effect, ...], scripts: dict[str, str]) -> lis
         elif effect.kind == C.RUN and effect.target:
             source = scripts.get(os.path.basename(effect.target))
             if source is not None:
-                out.extend(C.script_effects(source))
+                out.extend(C.script_effects(source, os.path.basename(effect.target)))
     return out
 
 
@@ -147,13 +159,21 @@ def _same_package(claimed: str, installed: str) -> bool:
 
 
 def _grade_tests(claim: K.ActionClaim, last: Action, matches) -> Grade:
-    # A named test target prefers the run that names it.
     action = last
     target = (claim.subject or "").strip("`")
-    if target and ("test" in target and ("/" in target or "." in target)):
-        named = [a for a, e in matches if e.target and os.path.basename(target.split("::")[0]) in e.target]
-        action = named[-1] if named else last
+    named = _named_test(target)
+    if named:  # a named file or test prefers the run that names it
+        runs = [a for a, e in matches if e.target and named in e.target]
+        action = runs[-1] if runs else last
     outcome = action.outcome
+    if claim.outcome == "pass" and outcome.ok is False:
+        if _PARTIAL.search(target) and outcome.passed:
+            return _grade(claim, VERIFIED, "verified", f"the run had failures ({outcome.reason}), which the claim excludes", action)
+        ran = " ".join(e.target or "" for e in action.effects)
+        if named and named not in ran and named not in (_text(action.result) or ""):
+            # The run covered more than the named test and does not show it failing.
+            return _grade(claim, UNVERIFIED, "outcome_unknown",
+                          f"the last test run failed ({outcome.reason}) but does not show {named}", action)
     if claim.outcome == "pass":
         if outcome.ok is False:
             return _grade(claim, CONTRADICTED, "tests_failed", f"the last test run before the claim failed: {outcome.reason}", action)
@@ -167,6 +187,18 @@ def _grade_tests(claim: K.ActionClaim, last: Action, matches) -> Grade:
             return _grade(claim, CONTRADICTED, "tests_passed", "the last test run before the claim passed", action)
         return _grade(claim, VERIFIED, "verified", "the last test run failed" if outcome.ok is False else "a test run precedes the claim", action)
     return _grade(claim, VERIFIED, "verified", "a test run precedes the claim", action)
+
+
+_PARTIAL = re.compile(r"\b(?:other|remaining|rest|most|relevant|targeted|specific)\b", re.I)
+
+
+def _named_test(target: str) -> str | None:
+    """The file or test a claim names (`test_api.py`, `tests/x.py::test_y`, `test_parse_dates`), if any."""
+    if not target or " " in target:
+        return None
+    if "test" in target and ("/" in target or "." in target or "::" in target or "_" in target):
+        return os.path.basename(target.split("::")[-1] if "::" in target else target)
+    return None
 
 
 def _text(value) -> str | None:

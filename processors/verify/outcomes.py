@@ -34,6 +34,7 @@ _EXIT = re.compile(
 )
 _COUNTS = re.compile(r"\b(\d+) (failed|passed|errors?|failing|passing|failures?)\b", re.I)
 _UNITTEST_FAILED = re.compile(r"^FAILED \((?:failures|errors)=(\d+)", re.M)
+_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
 _UNITTEST_OK = re.compile(r"^Ran \d+ tests? in [\d.]+s\s+OK\b", re.M)
 _CARGO = re.compile(r"test result: (ok|FAILED)\. (\d+) passed; (\d+) failed")
 _GO_FAIL = re.compile(r"^(?:FAIL|--- FAIL)\b", re.M)
@@ -114,6 +115,9 @@ def _test_counts(text: str) -> tuple[int | None, int | None]:
     unit = _UNITTEST_FAILED.findall(text)
     if unit:
         failed = max(failed or 0, int(unit[-1]))
+        ran = _UNITTEST_RAN.findall(text)
+        if ran and passed is None:
+            passed = max(0, int(ran[-1]) - failed)
     rspec = _RSPEC.findall(text)
     if rspec:
         failed = max(failed or 0, int(rspec[-1]))

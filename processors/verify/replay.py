@@ -46,22 +46,22 @@ def replay(messages: Sequence[Mapping[str, Any]]) -> Iterator[Turn]:
         elif role in ("tool", "user") and pending:
             call = _take(pending, message.get("tool_call_id"), role)
             if call is not None:
-                actions.append(Action(len(actions), call[0], call[1], content, _status(content)))
+                actions.append(Action(len(actions), call[0], call[1], content, None, truncated=call[3]))
 
 
 def _calls_of(message: Mapping[str, Any], content: str) -> list[list[Any]]:
     calls = []
     for call in message.get("tool_calls") or ():
         if isinstance(call, Mapping) and call.get("name"):
-            calls.append([str(call["name"]), call.get("arguments"), call.get("id")])
+            calls.append([str(call["name"]), call.get("arguments"), call.get("id"), False])
     if not calls:
         blocks = [body for language, body in _BLOCK.findall(content) if language.lower() in _SHELL_LANGUAGES]
         if blocks:
-            calls.append(["bash", {"command": blocks[-1]}, None])
+            calls.append(["bash", {"command": blocks[-1]}, None, False])
         elif (cut := _OPEN_BLOCK.search(content)) is not None:  # a reply cut mid-command: keep what is readable
-            calls.append(["bash", {"command": cut.group(1)}, None])
+            calls.append(["bash", {"command": _CUT.sub("", cut.group(1))}, None, True])
         elif _CUT.search(content):  # cut before its command: an action happened, what it did is unknown
-            calls.append(["bash", {"command": ""}, None])
+            calls.append(["bash", {"command": ""}, None, True])
     return calls
 
 
@@ -74,6 +74,3 @@ def _take(pending: list[list[Any]], call_id: Any, role: str) -> list[Any] | None
         return pending.pop(0)
     return None
 
-
-def _status(content: str) -> str | None:
-    return None  # the outcome is read from the result text (`<returncode>`, error text)
