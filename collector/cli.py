@@ -22,6 +22,7 @@ _COMMANDS = (
     "demo",
     "report",
     "verify_cmd",
+    "ground_cmd",
 )
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2

@@ -44,7 +44,8 @@ class Passage:
         """A short human citation: span id (shortened) and where in the span."""
         if not self.span_id:
             return f"{self.source}[{self.key}]" if self.key is not None else self.source
-        return f"span {self.span_id[:8]}… {self.source}" + (f" ({self.tool_name})" if self.tool_name else "")
+        what = f"{self.source} {self.tool_name}" if self.tool_name else self.source
+        return f"span {self.span_id[:8]}… ({what})"
 
 
 @dataclass(frozen=True, slots=True)

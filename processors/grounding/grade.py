@@ -85,7 +85,9 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
     ratio = found / total if total else 1.0
     has_specific = any(s.kind not in ("status",) for s in claim.specifics)
-    if ratio >= 0.5 or (has_specific and ratio >= 0.25):
+    if has_specific:  # every specific it states was found (a missing one is a problem above)
+        return Grade(GROUNDED, tuple(support), f"supported: every specific found; {found} of {total} content words", 0.9)
+    if ratio >= 0.5:
         return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
     if total and ratio == 0 and total >= 3:
         reason = f"unsupported: none of {total} content words appear in the evidence"
@@ -173,7 +175,7 @@ def _missing(kind: str, claimed: str, pool: EvidencePool, region: Hit | None, co
              hit: Hit | None = None, confidence: float = 0.9) -> _Problem:  # fmt: skip
     if contrast is not None and hit is not None:
         cite = pool.passages[hit.passage].cite
-        return _Problem(kind, f"claimed {claimed}; evidence {cite} says {contrast}", confidence, hit)
+        return _Problem(kind, f"claimed {claimed}; {cite} says {contrast}", confidence, hit)
     reason = f"claimed {kind} {claimed}: no evidence states it"
     if pool.any_truncated:
         reason += " (some evidence was cut short: it may be beyond the cut)"
@@ -379,7 +381,7 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
             if m:
                 hit = Hit(index, m.start(), m.end())
                 cite = pool.passages[index].cite
-                problems.append(_Problem("status", f"claimed {spec.text}; evidence {cite} says {m.group()}", 0.85, hit))
+                problems.append(_Problem("status", f"claimed {spec.text}; {cite} says {m.group()}", 0.85, hit))
                 return
     if same and not negated:
         support.append(same[0])
@@ -395,7 +397,7 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
             hit = hits[0]
             said = pool.lower(hit.passage)[hit.start : hit.end]
             cite = pool.passages[hit.passage].cite
-            problems.append(_Problem("status", f"claimed {spec.text}; evidence {cite} says {said}", 0.85, hit))
+            problems.append(_Problem("status", f"claimed {spec.text}; {cite} says {said}", 0.85, hit))
             return
 
 
@@ -411,7 +413,7 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
             hits = pool.find(opposite, limit=1)
             hit = hits[0] if hits else region
             cite = pool.passages[hit.passage].cite if hit else "evidence"
-            problems.append(_Problem("antonym", f"claimed '{word}'; evidence {cite} says '{opposite}'", 0.8, hit))
+            problems.append(_Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", 0.8, hit))
             continue
         cls = CLOSED_CLASS.get(word)
         if cls is not None:
@@ -420,7 +422,7 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
                 hits = pool.find(other, limit=1)
                 hit = hits[0] if hits else region
                 cite = pool.passages[hit.passage].cite if hit else "evidence"
-                problems.append(_Problem(cls, f"claimed '{word}'; evidence {cite} says '{other}'", 0.8, hit))
+                problems.append(_Problem(cls, f"claimed '{word}'; {cite} says '{other}'", 0.8, hit))
 
 
 def _opposite(word: str, pool: EvidencePool) -> str | None:
@@ -450,4 +452,4 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
         return
     if claim.negated and not NEGATION.search(window):
         cite = pool.passages[region.passage].cite
-        problems.append(_Problem("negation", f"claim is negated; the passage it rests on ({cite}) is not", 0.7, region))
+        problems.append(_Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.7, region))
