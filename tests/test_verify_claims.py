@@ -65,6 +65,7 @@ def test_a_report_of_done_work_is_a_claim_with_its_kind_and_subject(detector, te
         "I'll remove the temporary files I created.",
         "I modified `_print_Mod` in `PythonCodePrinter`.",  # symbols, no file
         "I added `os.getcwd()` which is `/testbed`.",
+        "Ah, I modified the file with `apply_fix.py` earlier.",  # the instrument, not the file changed
         "I haven't created `x.py` yet.",
         "You should install numpy first.",
         "Now I run the reproduction script `reproduce.py`.",

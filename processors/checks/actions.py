@@ -9,9 +9,11 @@ tool calls in the span's own `gen_ai.input.messages`.
 
 Verdicts (blocking is opt-in through `blockOn`):
 - a `contradicted` claim flags, severity high;
-- an `unverified` claim flags (severity low) when the agent's trust is below
-  `unverifiedFlagBelowTrust` (default 40: the untrusted and restricted
-  tiers); above it, it passes and is kept in `action_findings` only;
+- an `unverified` claim flags (severity low) when the trace shows no such
+  action and the agent's trust is below `unverifiedFlagBelowTrust` (default
+  40: the untrusted and restricted tiers); above it, or when the trace was
+  cut (`trace_incomplete`) or the outcome is not shown (`outcome_unknown`),
+  it passes and is kept in `action_findings` only;
 - a structure error flags (medium); a tool result that breaks its schema
   flags (low) and names the tool, since the tool, not the agent, is at fault.
 """
@@ -166,7 +168,8 @@ class ActionsCheck:
             return "block" if _BLOCK_KEY[f.level] in blocks else "flag"
         if f.grade == CONTRADICTED:
             return "block" if "contradicted" in blocks else "flag"
-        if f.grade == UNVERIFIED and trust < self.config.unverified_flag_below_trust:
+        # Only "the trace shows no such action" accuses; a cut trace or an unreadable outcome does not.
+        if f.grade == UNVERIFIED and f.category == "no_matching_action" and trust < self.config.unverified_flag_below_trust:
             return "block" if "unverified" in blocks else "flag"
         return "pass"
 

@@ -184,6 +184,7 @@ _TRIGGERS = re.compile(
     r"|run|installed|migrat\w*|committed|pushed|broke)\b"
 )
 _GAP_STOP = re.compile(r"\b(?:which|that|who|where|whose|because|since|so|but|while|is|are|was|were|if|when)\b", re.I)
+_INSTRUMENT = re.compile(r"\b(?:with|using|via|through|by\s+running|by)\s*$", re.I)
 _PREPOSITION = re.compile(r"\b(?:in|to|into|from|inside|within|of|at)\s*$|\b(?:in|to|into|from|inside|within)\s", re.I)
 _LIST_NEXT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)")
 _GENERIC_PACKAGES = frozenset(
@@ -235,8 +236,10 @@ class ClaimDetector:
         if spec.kind == "verb" and spec.id != "file.passive":
             index = compiled_groups(match)
             gap = masked[match.end(index["verb"]) : match.start(index["path"])]
-            if _GAP_STOP.search(gap):
-                return []  # "I added `os.getcwd()` which is `/testbed`": the path belongs to another clause
+            if _GAP_STOP.search(gap) or _INSTRUMENT.search(gap):
+                # "I added `os.getcwd()` which is `/testbed`": the path belongs to another clause;
+                # "I modified the file with `apply_fix.py`": the path is the tool, not the file changed.
+                return []
             if kind in (FILE_CREATE, FILE_DELETE) and _PREPOSITION.search(gap):
                 kind = FILE_EDIT  # "removed a blank line in `x.py`", "added a test to `y.py`": the file was edited
         outcome = _outcome(match) if kind == TESTS else None

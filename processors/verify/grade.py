@@ -189,7 +189,7 @@ def _grade_tests(claim: K.ActionClaim, last: Action, matches) -> Grade:
     return _grade(claim, VERIFIED, "verified", "a test run precedes the claim", action)
 
 
-_PARTIAL = re.compile(r"\b(?:other|remaining|rest|most|relevant|targeted|specific)\b", re.I)
+_PARTIAL = re.compile(r"\b(?:other|remaining|rest|most)\b", re.I)  # "other tests passed": the failures are set aside
 
 
 def _named_test(target: str) -> str | None:
