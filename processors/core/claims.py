@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .context import HEDGE_FACTOR, frame_claim
 from .detectors._fragments import NEGATION
 from .model import Claim
+from .normalise import Folded
 from .patterns import RawMatch
 from .phrases import is_pronoun, normalize_subject, phrase_after, phrase_before
 
@@ -143,3 +145,14 @@ def _assertion(template: str, raw: RawMatch, negative: bool) -> str:
 class _Default(dict):
     def __missing__(self, key: str) -> str:
         return ""
+
+
+def relocate(claim: Claim, folded: Folded) -> Claim:
+    """The claim found in the folded text, with offset, matched text and subject of the original."""
+    start, end = folded.span(claim.offset, claim.offset + len(claim.matched_text))
+    subject = claim.subject
+    at = claim.matched_text.find(subject) if subject else -1
+    if at >= 0:
+        s_start, s_end = folded.span(claim.offset + at, claim.offset + at + len(subject))
+        subject = folded.original[s_start:s_end]
+    return replace(claim, offset=start, matched_text=folded.original[start:end], subject=subject)

@@ -119,6 +119,8 @@ class CustomDetector(_Model):
     assertion: str = Field(min_length=1)
     negative: bool = False
     confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    # Sentences the patterns match: run once at load so the first real match is not slow.
+    examples: tuple[str, ...] = ()
 
     @field_validator("patterns")
     @classmethod
@@ -144,6 +146,8 @@ class Policies(_Model):
     unverified_claim_policy: PolicyName = "flag"
     contradiction_policy: PolicyName = "block"
     self_referential_policy: PolicyName = "flag"
+    # An output longer than `performance.maxTextLength` is checked only up to there.
+    truncated_output_policy: PolicyName = "ignore"
 
 
 class AgentOverride(_Model):
@@ -154,6 +158,7 @@ class AgentOverride(_Model):
     unverified_claim_policy: PolicyName | None = None
     contradiction_policy: PolicyName | None = None
     self_referential_policy: PolicyName | None = None
+    truncated_output_policy: PolicyName | None = None
     additional_registries: tuple[str, ...] = ()
     exclude_registries: tuple[str, ...] = ()
 

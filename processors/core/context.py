@@ -122,8 +122,40 @@ def _fence_spans(text: str) -> list[tuple[int, int]]:
             spans.append((opened[0], _line_end(text, at)))
             opened = None
     if opened is not None:
-        spans.append((opened[0], len(text)))
+        spans.append((opened[0], _unclosed_end(text, _line_end(text, opened[0]))))
     return spans
+
+
+# A line of prose: not indented, starts with a capital (after an optional bullet), has at
+# least four words, ends like a sentence, and holds no code punctuation.
+_PROSE_START = re.compile(r"(?:[-*•]\s+|\d+[.)]\s+)?[A-Z]")
+_CODE_CHARS = re.compile(r"[={};<>$|\\`]")
+
+
+def _is_prose(line: str) -> bool:
+    stripped = line.rstrip()
+    return (
+        stripped.endswith((".", "!", "?"))
+        and _PROSE_START.match(line) is not None
+        and len(stripped.split()) >= 4
+        and _CODE_CHARS.search(stripped) is None
+    )
+
+
+def _unclosed_end(text: str, after: int) -> int:
+    """Where an unclosed fence stops hiding text.
+
+    Markdown renders it to the end of the text, but an output cut short, or
+    written to evade, would then hide everything after it. A code block
+    rarely holds a line of prose, so the block ends before the first one.
+    """
+    pos = after + 1
+    while pos < len(text):
+        end = _line_end(text, pos)
+        if _is_prose(text[pos:end]):
+            return pos
+        pos = end + 1
+    return len(text)
 
 
 _FENCE_MARK = re.compile(r"```|~~~")

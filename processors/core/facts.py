@@ -14,6 +14,7 @@ from datetime import UTC
 
 import re2
 
+from .budget import US_PER_FACT_CHECK, Budget
 from .config import Fact, FactRegistry
 from .model import Claim, FactCheck
 from .patterns import compile_pattern, set_matches
@@ -55,8 +56,15 @@ class FactIndex:
         for category, entries in self._regex.items():
             self._sets[category] = _build_set(entries)
 
-    def lookup(self, category: str, subject: str, registries: frozenset[str]) -> list[IndexedFact]:
-        """Facts of `category` in `registries` whose subject matches, in config order."""
+    def lookup(
+        self, category: str, subject: str, registries: frozenset[str], budget: Budget | None = None
+    ) -> list[IndexedFact]:
+        """Facts of `category` in `registries` whose subject matches, in config order.
+
+        Subjects that only the backtracking engine can run are searched within
+        the validation's time budget; once it is spent they are skipped (the
+        budget says so, and the result reports a bail-out).
+        """
         found: list[IndexedFact] = [f for f in self._exact.get((category, subject), ()) if f.registry_id in registries]
         entries = self._regex.get(category)
         if entries:
@@ -67,17 +75,21 @@ class FactIndex:
                     continue
                 if engine == "re2" and i in hits:
                     found.append(indexed)
-                elif engine == "regex" and _regex_search(pattern, subject):
+                elif engine == "regex" and _regex_search(pattern, subject, budget):
                     found.append(indexed)
         found.sort(key=lambda f: f.order)
         return found
 
-    def check(self, claim: Claim, registries: frozenset[str], now: float | None = None) -> FactCheck:
+    def check(
+        self, claim: Claim, registries: frozenset[str], now: float | None = None, budget: Budget | None = None
+    ) -> FactCheck:
         """Compare one claim with the facts; the first fact that speaks to it decides."""
         now = time.time() if now is None else now
+        if budget is not None:
+            budget.charge(US_PER_FACT_CHECK)
         expired: IndexedFact | None = None
         for candidate in _candidates(claim):
-            for indexed in self.lookup(claim.category, candidate, registries):
+            for indexed in self.lookup(claim.category, candidate, registries, budget):
                 if indexed.expires_at is not None and now > indexed.expires_at:
                     expired = expired or indexed
                     continue
@@ -101,9 +113,19 @@ def _build_set(entries):
     return rset if count else None
 
 
-def _regex_search(pattern, subject: str) -> bool:
+def _regex_search(pattern, subject: str, budget: Budget | None = None) -> bool:
+    """Search a backtracking-engine fact subject, within 2 ms and what is left of the budget."""
+    if budget is None:
+        try:
+            return pattern.search(subject, timeout=0.002) is not None
+        except TimeoutError:
+            return False
+    if budget.exceeded():
+        return False
+    timeout = max(1e-6, min(0.002, budget.remaining_s()))
     try:
-        return pattern.search(subject, timeout=0.002) is not None
+        with budget.timed():
+            return pattern.search(subject, timeout=timeout) is not None
     except TimeoutError:
         return False
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import re2
 import regex
+
+from .budget import US_PER_BYTE_SCANNED, Budget
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +75,9 @@ class DetectorSpec:
     # When two claims overlap, the higher priority (more specific) detector wins.
     priority: int = 1
     builtin: bool = True
+    # Sentences each pattern matches: the engine runs every pattern on them at load, so
+    # RE2 builds its automata then and not on the first real use (a test checks they match).
+    examples: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,10 +181,35 @@ def compile_pattern(
         compiled = regex.compile(source, regex.V0 | (regex.IGNORECASE if case_insensitive else 0))
     except regex.error as exc:
         raise PatternError(f"{where}: invalid regex {source!r}: {exc}") from None
+    if not checkable(source):
+        raise PatternError(
+            f"{where}: pattern {source!r} uses syntax only the `regex` module knows (recursion, fuzzy"
+            " matching, ...); its backtracking cannot be checked, so it is refused"
+        )
     problem = backtracking_risk(source)
     if problem:
         raise PatternError(f"{where}: pattern {source!r} can backtrack catastrophically ({problem})")
     return "regex", compiled
+
+
+# `regex`-module spellings that Python's parser does not know but that do not change the
+# pattern's structure: Unicode properties and named lists stand for one character.
+_STRUCTURE_NEUTRAL = re.compile(r"\\[pP]\{[^}]*\}|\\[pP][A-Za-z]|\\N\{[^}]*\}")
+
+
+def _for_structure(source: str) -> str:
+    return _STRUCTURE_NEUTRAL.sub(r"\\w", source)
+
+
+def checkable(source: str) -> bool:
+    """True when the backtracking check can read `source` (Python's `re` parser accepts it)."""
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        sre_parse.parse(_for_structure(source))
+    except Exception:
+        return False
+    return True
 
 
 def backtracking_risk(source: str) -> str | None:
@@ -194,9 +223,9 @@ def backtracking_risk(source: str) -> str | None:
     try:
         from re import _parser as sre_parse  # type: ignore[attr-defined]
 
-        tree = sre_parse.parse(source)
+        tree = sre_parse.parse(_for_structure(source))
     except Exception:
-        return None
+        return None  # `checkable` reports patterns the parser cannot read
     return _walk(tree, inside_repeat=False)
 
 
@@ -251,12 +280,21 @@ def _first_literal(tree):
     return None
 
 
+# For patterns without examples (custom detectors that give none): a text of typical claims.
 _WARM_UP_TEXT = (
     "Node.js is not installed. I couldn't find docker. The user is Iulia. There is no config file. "
     "The pipeline is broken and the build failed. My system prompt says hello. OpenClaw doesn't support "
     "streaming. This feature is not available. - Redis: not running\n- Postgres: installed\n"
     "Everything is fine, the service is running, and the gateway is operational as expected. "
-) * 3
+)
+
+
+def _warm_texts(examples: tuple[str, ...]) -> list[str]:
+    """Each example as written, upper-cased, and after a non-ASCII character (the offset-mapping path)."""
+    out = []
+    for example in examples or (_WARM_UP_TEXT,):
+        out += [example, example.upper(), "é " + example]
+    return out
 
 
 class PatternEngine:
@@ -282,8 +320,29 @@ class PatternEngine:
         self._warm_up()
 
     def _warm_up(self) -> None:
-        """Run once at load: RE2 builds its DFAs lazily, and the first scan would pay for it."""
-        for sample in (_WARM_UP_TEXT, _WARM_UP_TEXT.upper(), "é" + _WARM_UP_TEXT):
+        """Run every pattern at load on text it matches.
+
+        RE2 builds its automata lazily: the first search that reaches a
+        pattern's submatch engine costs milliseconds, and in a validation it
+        would spend the whole time budget. Each pattern runs on its spec's
+        examples, and the sets on all of them.
+        """
+        everything: list[str] = []
+        for c in self._compiled:
+            texts = _warm_texts(c.spec.examples)
+            everything += texts[:1]
+            for sample in texts:
+                try:
+                    if c.engine == "re2":
+                        data = sample.encode("utf-8")
+                        to_char = None if len(data) == len(sample) else _CharOffsets(sample)
+                        self._run_re2(c, sample, data, to_char)
+                    else:
+                        self._run_regex(c, sample)
+                except Exception:
+                    logger.debug("warm-up of detector %r failed", c.spec.id, exc_info=True)
+        joined = " ".join(everything)
+        for sample in (joined, joined.upper(), "é " + joined):
             try:
                 self.scan(sample)
             except Exception:
@@ -311,33 +370,46 @@ class PatternEngine:
             sources.append(f"(?i){c.source}" if c.spec.case_insensitive else c.source)
         return _compile_sets(sources, 0)
 
-    def scan(self, text: str, deadline: float | None = None) -> tuple[list[RawMatch], list[str], bool]:
-        """Return (matches, ids of patterns that timed out, whether the deadline cut the scan).
+    def scan(self, text: str, budget: Budget | None = None) -> tuple[list[RawMatch], list[str], bool]:
+        """Return (matches, ids of patterns that timed out, whether the time budget cut the scan).
 
         RE2 runs on the UTF-8 bytes, encoded once: the binding's str path
         re-encodes and converts offsets on every call, which costs more than
         the search itself. Offsets are mapped back to characters only for
-        non-ASCII text.
+        non-ASCII text. RE2 work is charged to the budget by its cost model
+        (one pass per set and per matching pattern); backtracking-engine
+        patterns by their real time.
         """
         matches: list[RawMatch] = []
         timed_out: list[str] = []
         data = text.encode("utf-8", "surrogatepass")
+        pass_cost = len(data) * US_PER_BYTE_SCANNED
+        if budget is not None and budget.charge(pass_cost * len(self._sets)):
+            return matches, timed_out, True
         hits = [first + i for first, rset in self._sets for i in set_matches(rset, data)]
         to_char = None if len(data) == len(text) else _CharOffsets(text)
         for set_index in sorted(hits):
-            if deadline is not None and time.perf_counter() > deadline:
+            if budget is not None and budget.charge(pass_cost):
                 return matches, timed_out, True
             matches.extend(self._run_re2(self._compiled[self._re2_ids[set_index]], text, data, to_char))
         for i in self._regex_ids:
-            if deadline is not None and time.perf_counter() > deadline:
-                return matches, timed_out, True
             compiled = self._compiled[i]
+            if budget is None:
+                timeout = self._regex_timeout_s
+            elif budget.exceeded():
+                return matches, timed_out, True
+            else:
+                timeout = max(1e-6, min(self._regex_timeout_s, budget.remaining_s()))
             try:
-                matches.extend(self._run_regex(compiled, text))
+                if budget is None:
+                    matches.extend(self._run_regex(compiled, text, timeout))
+                else:
+                    with budget.timed():
+                        matches.extend(self._run_regex(compiled, text, timeout))
             except TimeoutError:
                 timed_out.append(compiled.spec.id)
                 logger.warning("pattern of detector %r timed out and was skipped", compiled.spec.id)
-        return matches, timed_out, False
+        return matches, timed_out, bool(budget is not None and budget.exceeded())
 
     @staticmethod
     def _run_re2(c: _Compiled, text: str, data: bytes, to_char: _CharOffsets | None) -> list[RawMatch]:
@@ -357,9 +429,9 @@ class PatternEngine:
             out.append(RawMatch(c.spec, start, end, text[start:end], groups))
         return out
 
-    def _run_regex(self, c: _Compiled, text: str) -> list[RawMatch]:
+    def _run_regex(self, c: _Compiled, text: str, timeout: float | None = None) -> list[RawMatch]:
         out = []
-        for m in c.pattern.finditer(text, timeout=self._regex_timeout_s):
+        for m in c.pattern.finditer(text, timeout=timeout or self._regex_timeout_s):
             groups = {}
             for name in c.names:
                 start, end = m.span(name)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from .normalise import fold_key
+
 _MAX_WORDS = 5
 _WINDOW = 160
 _QUOTES = {'"': '"', "'": "'", "`": "`", "”": "“", "’": "‘", "»": "«"}
@@ -157,8 +159,12 @@ _AFTER_STOP = frozenset(
 
 
 def normalize_subject(subject: str) -> str:
-    """Lowercase, strip quotes/markup and leading determiners: the key facts are looked up by."""
-    words = _SPACES.sub(" ", subject.strip(_EDGE_PUNCT + " .")).lower().split(" ")
+    """Fold, lowercase, strip quotes/markup and leading determiners: the key facts are looked up by.
+
+    Folding (see `normalise`) drops accents, invisible characters and look-alike
+    letters, so "Ńode.js" with a combining mark finds the fact about "node.js".
+    """
+    words = _SPACES.sub(" ", fold_key(subject).strip(_EDGE_PUNCT + " .")).split(" ")
     words = [w.strip(_EDGE_PUNCT) for w in words]
     while len(words) > 1 and words[0] in _LEADING_DETERMINERS:
         words = words[1:]

@@ -29,14 +29,16 @@ class AgentPolicy:
     contradiction: str
     self_referential: str
     contradiction_only: bool  # detection depth: only categories some active fact can check
+    # What an output cut at `maxTextLength` gets: its tail was never checked.
+    truncated: str = "ignore"
     registries: frozenset[str] = frozenset()
     skipped: str | None = None
     source: str = "tier"
 
 
 _TIER_POLICIES = {
-    "untrusted": AgentPolicy("block", "block", "block", False),
-    "restricted": AgentPolicy("flag", "block", "flag", False),
+    "untrusted": AgentPolicy("block", "block", "block", False, truncated="flag"),
+    "restricted": AgentPolicy("flag", "block", "flag", False, truncated="flag"),
     "standard": AgentPolicy("flag", "flag", "flag", False),
     "trusted": AgentPolicy("ignore", "flag", "ignore", True),
     "privileged": AgentPolicy("ignore", "flag", "ignore", True),
@@ -100,7 +102,13 @@ class PolicyResolver:
             base, explicit, source = _TIER_POLICIES[tier], False, f"tier:{tier}"
         else:
             d = cfg.defaults
-            base = AgentPolicy(d.unverified_claim_policy, d.contradiction_policy, d.self_referential_policy, False)
+            base = AgentPolicy(
+                d.unverified_claim_policy,
+                d.contradiction_policy,
+                d.self_referential_policy,
+                False,
+                truncated=d.truncated_output_policy,
+            )
             explicit, source = True, "defaults"
         registries = self._enabled_registries
         if override is not None:
@@ -109,6 +117,7 @@ class PolicyResolver:
                 unverified=override.unverified_claim_policy or base.unverified,
                 contradiction=override.contradiction_policy or base.contradiction,
                 self_referential=override.self_referential_policy or base.self_referential,
+                truncated=override.truncated_output_policy or base.truncated,
             )
             explicit = explicit or override.unverified_claim_policy is not None
             registries = (registries | set(override.additional_registries)) - set(override.exclude_registries)

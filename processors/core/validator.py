@@ -10,12 +10,14 @@ import logging
 import os
 import time
 
-from .claims import build_claim
+from .budget import US_PER_MATCH, Budget
+from .claims import build_claim, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .context import fence_spans, in_code
 from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
+from .normalise import fold
 from .patterns import DetectorSpec, PatternEngine
 from .policy import AgentPolicy, PolicyResolver
 
@@ -36,6 +38,7 @@ def custom_spec(detector: CustomDetector) -> DetectorSpec:
         negative=detector.negative,
         confidence=detector.confidence,
         builtin=False,
+        examples=detector.examples,
         fixed_subject="self" if detector.category == "self_referential" else None,
     )
 
@@ -114,13 +117,17 @@ class OutputValidator:
         truncated = len(text) > perf.max_text_length
         if truncated:
             text = text[: perf.max_text_length]
-        deadline = started + perf.max_eval_us / 1e6
-        claims, timed_out, bailed = self._detect(text, deadline)
+        budget = Budget(perf.max_eval_us)
+        claims, timed_out, bailed = self._detect(text, budget)
         if policy.contradiction_only:
             checkable = self._checkable_categories(policy.registries)
             claims = [c for c in claims if c.category in checkable]
-        checks, violations = self._judge(claims, policy)
+        checks, violations = self._judge(claims, policy, budget)
+        bailed = bailed or budget.spent
         verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
+        if truncated and policy.truncated != "ignore" and _RANK[policy.truncated] > _RANK[verdict]:
+            # The unchecked tail could hold anything; the agent's policy says what that is worth.
+            verdict = policy.truncated
         return ValidationResult(
             verdict=verdict,
             claims=tuple(claims),
@@ -134,20 +141,27 @@ class OutputValidator:
             patterns_timed_out=tuple(timed_out),
         )
 
-    def _detect(self, text: str, deadline: float | None) -> tuple[list[Claim], list[str], bool]:
-        raw, timed_out, bailed = self._engine.scan(text, deadline)
+    def _detect(self, text: str, budget: Budget | None) -> tuple[list[Claim], list[str], bool]:
+        # Detection reads a folded copy (no zero-width or bidi characters, no look-alike
+        # letters); claims point back into `text`.
+        folded = fold(text)
+        seen = folded.text
+        raw, timed_out, bailed = self._engine.scan(seen, budget)
         if not raw:
             return [], timed_out, bailed
-        fences = fence_spans(text)  # only paid for texts that matched something
+        fences = fence_spans(seen)  # only paid for texts that matched something
         found: list[tuple[int, Claim]] = []
         for match in raw:
-            if deadline is not None and time.perf_counter() > deadline:
+            if budget is not None and budget.charge(US_PER_MATCH):
                 bailed = True
                 break
-            claim = build_claim(text, match)
-            if claim is not None and not in_code(text, fences, claim.offset, match.end):
+            claim = build_claim(seen, match)
+            if claim is not None and not in_code(seen, fences, claim.offset, match.end):
                 found.append((match.spec.priority, claim))
-        return _dedupe(found, self.config.performance.max_claims_per_output), timed_out, bailed
+        claims = _dedupe(found, self.config.performance.max_claims_per_output)
+        if folded.changed:
+            claims = [relocate(c, folded) for c in claims]
+        return claims, timed_out, bailed
 
     def _checkable_categories(self, registries: frozenset[str]) -> frozenset[str]:
         cached = self._checkable.get(registries)
@@ -157,7 +171,9 @@ class OutputValidator:
             self._checkable[registries] = cached
         return cached
 
-    def _judge(self, claims: list[Claim], policy: AgentPolicy) -> tuple[list[FactCheck], list[Violation]]:
+    def _judge(
+        self, claims: list[Claim], policy: AgentPolicy, budget: Budget | None = None
+    ) -> tuple[list[FactCheck], list[Violation]]:
         checks: list[FactCheck] = []
         violations: list[Violation] = []
         now = time.time()
@@ -171,7 +187,7 @@ class OutputValidator:
                 )
             else:
                 check = (
-                    self._facts.check(claim, policy.registries, now)
+                    self._facts.check(claim, policy.registries, now, budget)
                     if policy.registries
                     else FactCheck(claim, "no_fact_found")
                 )

@@ -5,6 +5,15 @@ trigger, a bounded window after it. `\\p{L}` is used instead of `\\w`
 because RE2's `\\w` is ASCII-only.
 """
 
+# Adverbs that may stand around a copula's negation without changing what is claimed:
+# "is probably not installed", "is also present", "is indeed defined".
+ADVERB = (
+    r"(?:currently|actually|really|even|yet|properly|correctly|still|fully|successfully|already|now|definitely"
+    r"|clearly|apparently|probably|likely|completely|totally|also|indeed|in\s+fact|certainly|possibly|perhaps"
+    r"|maybe|usually|always|mostly|partially|partly|only|just|simply|entirely|presumably|obviously|again"
+    r"|correctly|automatically|officially|technically|fundamentally|genuinely|temporarily|permanently)"
+)
+
 # A copula, optionally modal or hedged, optionally negated: "is", "isn't",
 # "has not been", "might not be", "doesn't seem to be", "is no longer".
 COPULA = (
@@ -15,9 +24,9 @@ COPULA = (
     r"|(?:seems?|appears?)(?:\s+to\s+be)?"
     r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"
     r")"
+    rf"(?:\s+{ADVERB})?"  # "is probably not", "is also"
     r"(?:\s+(?:not|no\s+longer|never|still\s+not))?"
-    r"(?:\s+(?:currently|actually|really|even|yet|properly|correctly|still|fully|successfully|already|now"
-    r"|definitely|clearly|apparently|probably|completely|totally))?)"
+    rf"(?:\s+{ADVERB})?)"
 )
 
 # A word of a name or path: letters, digits and the punctuation names use.
