@@ -23,6 +23,7 @@ _COMMANDS = (
     "report",
     "verify_cmd",
     "ground_cmd",
+    "policy_cmd",
 )
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2

@@ -5,6 +5,7 @@ from .core.model import Claim, FactCheck, Trust, ValidationResult, Violation
 from .core.patterns import DetectorSpec, PatternError
 from .core.validator import OutputValidator
 from .otel.processor import ClaimwatchSpanProcessor, OutputBlocked, guard
+from .policy.guard import ToolBlocked, decide_tool, guard_tool, policy_guarded
 from .store import AuditStore
 
 __all__ = [
@@ -18,10 +19,14 @@ __all__ = [
     "OutputBlocked",
     "OutputValidator",
     "PatternError",
+    "ToolBlocked",
     "Trust",
     "ValidationConfig",
     "ValidationResult",
     "Violation",
+    "decide_tool",
     "guard",
+    "guard_tool",
     "load_config",
+    "policy_guarded",
 ]

@@ -14,6 +14,7 @@ from .base import CheckContext, CheckResult, CheckSpec, Finding, Identity, Migra
 CHECK_MODULES: tuple[str, ...] = (
     "claimwatch.checks.output",
     "claimwatch.checks.actions",
+    "claimwatch.checks.tool_policy",
 )
 
 

@@ -17,7 +17,6 @@ does, never content being written (class 3, rule scoping).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import time
@@ -33,7 +32,13 @@ from .shell import views as shell_views
 from .state import DEFAULT_TTL_S, MemoryStore
 from .tools import ToolCatalog, catalog, tool_key
 
-logger = logging.getLogger("claimwatch.policy")
+
+
+def _log():
+    import logging  # lazily: a hook process that logs nothing should not pay for the import
+
+    return logging.getLogger("claimwatch.policy")
+
 
 STEPS = ("kill_switch", "dry_run", "deny_pattern", "essential_t0", "allowlist", "escalation", "default")
 BREAK_GLASS_ENV = "CLAIMWATCH_POLICY_DISABLED"
@@ -46,17 +51,25 @@ _TIERS = ((20, "untrusted"), (40, "restricted"), (60, "standard"), (80, "trusted
 _HIDING = r"(?i)(?:^|[\s=(;|&])\$'|\\[xu0-7]|base64|base32|b64|xxd|hex|\brev\b|(?:^|[\s;&|(`{])[A-Za-z_]\w*\+?=|\bfor\s|\bread\s"
 
 
-def _fast_regex(pattern: str):
+def _fast_regex(pattern: str, use_re2: bool = True):
     """RE2 for the prefilters (a DFA: ~10x faster than `re` on long alternations); `re` if RE2 is missing."""
-    try:
-        import re2
+    if use_re2:
+        try:
+            import re2
 
-        return re2.compile(pattern)
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
-        return re.compile(pattern)
+            return re2.compile(pattern)
+        except ImportError:  # pragma: no cover - google-re2 is a dependency
+            pass
+    return re.compile(pattern)
 
 
-_HIDING = _fast_regex(_HIDING)
+_HIDING_RE: dict[bool, Any] = {}
+
+
+def _hiding(use_re2: bool):
+    if use_re2 not in _HIDING_RE:
+        _HIDING_RE[use_re2] = _fast_regex(_HIDING, use_re2)
+    return _HIDING_RE[use_re2]
 
 
 def trust_tier(score: float) -> str:
@@ -166,10 +179,12 @@ class _Group:
     anchors: Any  # re2.Set, or None: run every rule
 
 
-def _group(rules: list[Rule]) -> _Group:
+def _group(rules: list[Rule], use_re2: bool) -> _Group:
     try:
+        if not use_re2:
+            raise ImportError
         import re2
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
+    except ImportError:  # one-shot engines, or no google-re2: every rule runs
         return _Group(tuple(rules), None)
     anchor_set = re2.Set.SearchSet(re2.Options())
     for rule in rules:  # a rule without anchors gets the empty pattern: it always runs
@@ -188,19 +203,24 @@ class _Plan:
 class _Call:
     """One call on its way through the chain; the session count is read at most once."""
 
-    __slots__ = ("agent", "arguments", "count", "cwd", "essential", "key", "mode", "profile", "session", "tier", "tool")
+    __slots__ = ("agent", "arguments", "count", "counts", "cwd", "essential", "key", "mode", "profile", "session",
+                 "tier", "tool")
 
     def __init__(self, tool, key, arguments, agent, session, tier, essential, profile, mode, cwd) -> None:
         self.tool, self.key, self.arguments, self.agent, self.session = tool, key, arguments, agent, session
         self.tier, self.essential, self.profile, self.mode, self.cwd = tier, essential, profile, mode, cwd
         self.count: int | None = None
+        self.counts = True
 
 
 class PolicyEngine:
     """Decides tool calls with `settings`; escalation counts live in `store` (memory by default)."""
 
-    def __init__(self, settings: PolicySettings | None = None, store=None) -> None:
+    def __init__(self, settings: PolicySettings | None = None, store=None, *, one_shot: bool = False) -> None:
+        """`one_shot`: a process that decides once (a hook) skips RE2 and compiles only the regexes it
+        needs; long-running processes (collector, SDK) use RE2 prefilters, faster per call."""
         self.settings = settings or default_settings()
+        self._re2 = not one_shot
         if store is None:
             store = MemoryStore(self.settings.escalation_ttl_s, self.settings.state_path)
         self.store = store
@@ -214,18 +234,23 @@ class PolicyEngine:
     # --- the public entry point ---------------------------------------------------------------
     def decide(
         self, tool: str, arguments: Any = None, *, agent: str | None = None, session: str | None = None,
-        trust: float | None = None, mode: str | None = None, cwd: str | None = None,
+        trust: float | None = None, mode: str | None = None, cwd: str | None = None, count: bool = True,
     ) -> Decision:
-        """Run the seven steps for one call. Never raises: an internal error allows, with the error as reason."""
+        """Run the seven steps for one call. Never raises: an internal error allows, with the error as reason.
+
+        `count=False` decides without adding a block to the session's count (a call already
+        counted elsewhere, e.g. the LLM's request for a call whose execution is audited too).
+        """
         start = time.perf_counter_ns()
         try:
             call = self._call(str(tool), arguments, agent, session, trust, mode, cwd)
+            call.counts = count
             for step in self._chain:
                 decision = step(call)
                 if decision is not None:
                     break
         except Exception as exc:  # fail open, loudly: a policy bug must not brick the agent
-            logger.exception("policy evaluation failed for tool %r", tool)
+            _log().exception("policy evaluation failed for tool %r", tool)
             decision = Decision("allow", "default", str(tool), "T1", f"policy error (failed open): {exc}")
         return _timed(decision, start)
 
@@ -251,7 +276,7 @@ class PolicyEngine:
         if call.profile == "disabled":
             return self._allow(call, "kill_switch", f"policy disabled for agent {call.agent}")
         if os.environ.get(BREAK_GLASS_ENV, "").strip().lower() in ("1", "true", "yes"):
-            logger.warning("policy disabled by %s (break-glass): allowing %s", BREAK_GLASS_ENV, call.tool)
+            _log().warning("policy disabled by %s (break-glass): allowing %s", BREAK_GLASS_ENV, call.tool)
             return self._allow(call, "kill_switch", f"policy disabled by {BREAK_GLASS_ENV} (break-glass)")
         return None
 
@@ -287,7 +312,7 @@ class PolicyEngine:
         limit = self.settings.max_blocked_retries
         if limit <= 0 or not call.session or self._count(call) < limit:
             return None
-        logger.warning("session %s reached %d blocked calls: blocking %s", call.session, call.count, call.tool)
+        _log().warning("session %s reached %d blocked calls: blocking %s", call.session, call.count, call.tool)
         return self._block(call, "escalation", f"session has {call.count} blocked calls (max {limit}): escalated")
 
     def _default(self, call: _Call) -> Decision:
@@ -332,16 +357,19 @@ class PolicyEngine:
             if not hits:
                 return None
             rules = [rules[i] for i in sorted(hits)]
+        else:  # one-shot: a small anchor regex per rule, so only the rules that may match are compiled
+            lowered = text.lower()
+            rules = [r for r in rules if r.may_match(lowered)]
         for rule in rules:
             m = rule.search(text, self.timeouts)
             if m is not None:
                 return Match(rule, param, via, text[max(0, m.start() - 40) : m.end() + 40])
         return None
 
-    @staticmethod
-    def _shell_views(value: Any, anchors):
+    def _shell_views(self, value: Any, anchors):
+        hiding = _hiding(self._re2)
         for raw, via in command_texts(value):
-            if anchors is not None and raw.isascii() and not _HIDING.search(raw) and not _may_match(raw, anchors):
+            if anchors is not None and raw.isascii() and not hiding.search(raw) and not _may_match(raw, anchors):
                 continue  # nothing any rule could match, and nothing hidden: no need to parse
             text, folded = fold(raw)
             yield from shell_views(text, "+".join(v for v in (via, folded) if v))
@@ -358,12 +386,12 @@ class PolicyEngine:
             anchors = None
             if shell_rules and all(r.anchors for r in shell_rules):
                 words = sorted({a for r in shell_rules for a in r.anchors}, key=len, reverse=True)
-                anchors = _fast_regex("|".join(f"(?:{w})" for w in words))
+                anchors = _fast_regex("|".join(f"(?:{w})" for w in words), self._re2)
             by_param: dict[str, dict[str, list[Rule]]] = {}
             for rule in rules:
                 for param in self.settings.catalog.params_for(key, classes, rule.params):
                     by_param.setdefault(param, {}).setdefault(rule.scope, []).append(rule)
-            frozen = {p: {sc: _group(rs) for sc, rs in d.items()} for p, d in by_param.items()}
+            frozen = {p: {sc: _group(rs, self._re2) for sc, rs in d.items()} for p, d in by_param.items()}
             plan = _Plan(tuple(frozen), frozen, anchors)
         self._rules_cache[cache_key] = plan
         return plan
@@ -378,7 +406,7 @@ class PolicyEngine:
         return self._decision(call, "allow", step, reason)
 
     def _block(self, call: _Call, step: str, reason: str, rule: Rule | None = None, match: Match | None = None):
-        call.count = self.store.record_block(call.session)
+        call.count = self.store.record_block(call.session) if call.counts else self._count(call)
         return self._decision(call, "block", step, reason, rule, match)
 
     def _decision(self, call, decision, step, reason, rule=None, match=None) -> Decision:

@@ -39,9 +39,12 @@ class Rule:
     source: str = "builtin"
     compiled: Any = field(default=None, compare=False, repr=False)
     timeout: float | None = field(default=None, compare=False, repr=False)
+    anchor_re: Any = field(default=None, compare=False, repr=False)
 
     def search(self, text: str, timeouts: list[str] | None = None):
         """The first match in `text`, or None (also None when a user pattern times out)."""
+        if self.compiled is None:  # builtin rules compile on first use: a hook process needs few of them
+            object.__setattr__(self, "compiled", re.compile(self.pattern))
         if self.timeout is None:
             return self.compiled.search(text)
         try:
@@ -50,6 +53,14 @@ class Rule:
             if timeouts is not None:
                 timeouts.append(self.id)
             return None
+
+    def may_match(self, lowered: str) -> bool:
+        """Whether one of the rule's anchors occurs in `lowered` (always, for a rule without anchors)."""
+        if not self.anchors:
+            return True
+        if self.anchor_re is None:
+            object.__setattr__(self, "anchor_re", re.compile("|".join(f"(?:{a})" for a in self.anchors)))
+        return self.anchor_re.search(lowered) is not None
 
     def applies_to(self, tool_key: str, classes: frozenset[str]) -> bool:
         for spec in self.tools:
@@ -61,12 +72,14 @@ class Rule:
         return False
 
 
-def builtin_rule(spec: dict) -> Rule:
-    """A rule of the builtin pack (trusted pattern, stdlib `re`)."""
-    try:
-        compiled = re.compile(spec["pattern"])
-    except re.error as exc:  # a bug in the pack, found by the tests
-        raise PolicyConfigError(f"builtin rule {spec['id']}: bad pattern: {exc}") from None
+def builtin_rule(spec: dict, compile_now: bool = False) -> Rule:
+    """A rule of the builtin pack (vetted pattern, stdlib `re`), compiled now or on first use."""
+    compiled = None
+    if compile_now:
+        try:
+            compiled = re.compile(spec["pattern"])
+        except re.error as exc:  # a bug in the pack, found by the tests
+            raise PolicyConfigError(f"builtin rule {spec['id']}: bad pattern: {exc}") from None
     return Rule(
         id=spec["id"], tools=tuple(spec["tools"]), scope=spec["scope"], pattern=spec["pattern"],
         reason=spec["reason"], severity=spec.get("severity", "high"), category=spec.get("category", "builtin"),
@@ -90,7 +103,8 @@ def user_rule(spec: dict, where: str) -> Rule:
         raise PolicyConfigError(f"{where}.severity: must be one of {', '.join(SEVERITIES)} (got {severity!r})")
     compiled, timeout = _compile_user(pattern, where)
     return Rule(
-        id=spec.get("id") or where, tools=tuple(spec.get("tools") or ("*",)), scope=scope, pattern=pattern,
+        id=spec.get("id") or where, tools=tuple(_tool_spec(t) for t in spec.get("tools") or ("*",)), scope=scope,
+        pattern=pattern,
         reason=spec.get("reason") or f"matches deny pattern {pattern!r}", severity=severity,
         category=spec.get("category", "custom"), anchors=tuple(re.escape(a.lower()) for a in spec.get("anchors", ())),
         params=tuple(spec.get("params", ())), source="config", compiled=compiled, timeout=timeout,
@@ -103,6 +117,7 @@ def _compile_user(pattern: str, where: str):
 
         options = re2.Options()
         options.max_mem = 8 << 20
+        options.log_errors = False
         return re2.compile(pattern, options), None
     except Exception:  # RE2 refuses backreferences and lookaround: fall back to `regex` with a timeout
         pass
@@ -112,3 +127,12 @@ def _compile_user(pattern: str, where: str):
         return regex.compile(pattern), _USER_TIMEOUT_S
     except regex.error as exc:
         raise PolicyConfigError(f"{where}.pattern: not a valid regex: {exc} (got {pattern!r})") from None
+
+
+def _tool_spec(spec: str) -> str:
+    """A class (`@shell`) and a glob stay as written (globs lower-cased); a name is normalised like tool names."""
+    from .tools import tool_key
+
+    if spec.startswith("@"):
+        return spec
+    return spec.lower() if any(c in spec for c in "*?[") else tool_key(spec)
