@@ -1,0 +1,23 @@
+-- name: policy_escalations
+-- description: Sessions whose blocked tool calls reached the escalation threshold, with how many calls escalation then blocked.
+-- param: since (timestamp, default 7d): start of the window
+-- param: until (timestamp, optional): end of the window
+-- param: agent (text, optional): agent id, globs allowed (worker-*)
+-- param: limit (integer, default 50): sessions at most
+SELECT
+    session_id,
+    any_value(agent_id) AS agent_id,
+    count(*) FILTER (WHERE step = 'escalation') AS escalated_calls,
+    count(*) FILTER (WHERE would_block) AS blocked_calls,
+    max(blocked_count) AS max_blocked_count,
+    string_agg(DISTINCT rule_id, ', ') AS rules,
+    min(time) FILTER (WHERE step = 'escalation') AS first_escalation,
+    max(time) AS last_seen
+FROM tool_policy_decisions
+WHERE time >= $since AND ($until IS NULL OR time < $until)
+  AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND session_id IS NOT NULL
+GROUP BY session_id
+HAVING count(*) FILTER (WHERE step = 'escalation') > 0
+ORDER BY escalated_calls DESC, last_seen DESC
+LIMIT $limit
