@@ -150,7 +150,8 @@ def _from_indexed_completion(span: SpanRecord, attrs: Mapping[str, Any]) -> Outp
 def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
     if not any(key.startswith(A.LLM_OUTPUT_MESSAGES_PREFIX) for key in attrs):
         return None
-    texts: dict[tuple[int, int], str] = {}
+    content: dict[int, str] = {}  # message.content, the flat text
+    parts: dict[int, dict[int, str]] = {}  # message.contents.K.message_content.text, the same text in parts
     roles: dict[int, str] = {}
     tools: list[ToolCall] = []
     for key, value in attrs.items():
@@ -159,11 +160,25 @@ def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> 
             index = int(m.group(1))
             if m.group(2) == "role":
                 roles[index] = str(value)
-            elif value != A.OPENINFERENCE_REDACTED:
-                texts[(index, -1 if m.group(2) else int(m.group(3)))] = str(value)
+            elif value == A.OPENINFERENCE_REDACTED:
+                continue
+            elif m.group(2):
+                content[index] = str(value)
+            else:
+                parts.setdefault(index, {})[int(m.group(3))] = str(value)
         elif _OI_TOOL.match(key):
             tools.append(ToolCall(str(value), _as_text(attrs.get(key[: -len("name")] + "arguments"))))
-    kept = [t for (i, _), t in sorted(texts.items()) if roles.get(i, "assistant") == "assistant"]
+    kept = []
+    for index in sorted(content.keys() | parts.keys()):
+        if roles.get(index, "assistant") != "assistant":
+            continue
+        # Instrumentations of the Responses API write a message both ways (content is the parts
+        # joined); reading both would judge, count and store the text twice. The flat form is
+        # the one redaction must match, so it wins; parts alone (reasoning, refusals) still count.
+        if index in content:
+            kept.append(content[index])
+        else:
+            kept.extend(text for _, text in sorted(parts[index].items()))
     return Output("\n\n".join(kept), "llm.output_messages", False, tuple(tools))
 
 

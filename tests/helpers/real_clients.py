@@ -1,0 +1,148 @@
+"""Real agent clients, each in a process of its own, talking to the fake LLM and exporting over OTLP/HTTP.
+
+    python -m tests.helpers.real_clients CLIENT --llm URL --otlp URL [--claimwatch CONFIG_JSON]
+
+CLIENT is one of `CLIENTS`. Instrumentations patch the `openai` package and
+register global trace processors, so each client runs in a fresh interpreter,
+as it would in a user's agent process, and nothing leaks between tests.
+With --claimwatch the exporter is wrapped in `ClaimwatchSpanProcessor` with
+that config (the in-process adapter in front of a collector). Prints one JSON
+line: the agent's final answer and how many spans were exported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+
+AGENT = "ops-helper"
+PROMPT = "Is docker running on the build host?"
+TOOL_RESULT = "docker.service: active (running) since 09:12"
+
+
+def check_docker() -> str:
+    """The one tool every agent has: reports the state of the docker service."""
+    return TOOL_RESULT
+
+
+def run_pydantic_ai(llm_url: str, provider) -> str:
+    """pydantic-ai's own OpenTelemetry instrumentation (GenAI spans, agent run span with final_result)."""
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    model = OpenAIChatModel("gpt-test", provider=OpenAIProvider(base_url=llm_url, api_key="test-key"))
+    instrumentation = Instrumentation(InstrumentationSettings(tracer_provider=provider))
+    agent = Agent(model, name=AGENT, tools=[check_docker], capabilities=[instrumentation])
+    return agent.run_sync(PROMPT).output
+
+
+def run_openai_agents(llm_url: str, provider) -> str:
+    """The OpenAI Agents SDK on the Responses API, traced by OpenInference (its processor replaces OpenAI's
+    own trace exporter, so nothing is sent anywhere but the collector)."""
+    from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=provider, exclusive_processor=True)
+    client = AsyncOpenAI(base_url=llm_url, api_key="test-key", max_retries=0)
+    agent = Agent(
+        name=AGENT,
+        instructions="Answer questions about the build host.",
+        model=OpenAIResponsesModel(model="gpt-test", openai_client=client),
+        tools=[function_tool(check_docker)],
+    )
+    return str(Runner.run_sync(agent, PROMPT).final_output)
+
+
+def _chat_loop(llm_url: str) -> str:
+    """A hand-written tool loop on chat completions: ask, run the tool the model calls, ask again."""
+    from openai import OpenAI
+
+    client = OpenAI(base_url=llm_url, api_key="test-key", max_retries=0)
+    tools = [
+        {"type": "function", "function": {"name": "check_docker", "parameters": {"type": "object", "properties": {}}}}
+    ]
+    messages: list[dict] = [{"role": "user", "content": PROMPT}]
+    for _ in range(4):
+        message = client.chat.completions.create(model="gpt-test", messages=messages, tools=tools).choices[0].message
+        if not message.tool_calls:
+            return message.content or ""
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": check_docker()})
+    raise RuntimeError("the model kept calling tools")
+
+
+def run_openinference_openai(llm_url: str, provider) -> str:
+    """OpenInference's instrumentation of the OpenAI client, under an AGENT span naming the agent."""
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    tracer = provider.get_tracer("ops-agent")
+    with tracer.start_as_current_span(
+        AGENT, attributes={"openinference.span.kind": "AGENT", "agent.name": AGENT, "session.id": "s-1"}
+    ):
+        return _chat_loop(llm_url)
+
+
+def run_openllmetry(llm_url: str, provider) -> str:
+    """Traceloop's OpenLLMetry instrumentation of the OpenAI client; the agent is known by service.name."""
+    os.environ.setdefault("TRACELOOP_TRACE_CONTENT", "true")
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    return _chat_loop(llm_url)
+
+
+CLIENTS: dict[str, Callable[[str, object], str]] = {
+    "pydantic-ai": run_pydantic_ai,
+    "openai-agents": run_openai_agents,
+    "openinference-openai": run_openinference_openai,
+    "openllmetry": run_openllmetry,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("client", choices=sorted(CLIENTS))
+    parser.add_argument("--llm", required=True, help="the fake LLM's base URL (ends in /v1)")
+    parser.add_argument("--otlp", required=True, help="OTLP/HTTP traces endpoint of the collector")
+    parser.add_argument("--service", default=AGENT, help="service.name of the agent process")
+    parser.add_argument("--claimwatch", help="JSON config: run ClaimwatchSpanProcessor in front of the exporter")
+    args = parser.parse_args(argv)
+
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    class Counter(SpanProcessor):
+        ended = 0
+
+        def on_end(self, span) -> None:
+            Counter.ended += 1
+
+    provider = TracerProvider(resource=Resource.create({"service.name": args.service}))
+    export: SpanProcessor = BatchSpanProcessor(OTLPSpanExporter(endpoint=args.otlp))
+    if args.claimwatch:
+        from claimwatch import ClaimwatchSpanProcessor
+
+        export = ClaimwatchSpanProcessor(export, config=json.loads(args.claimwatch))
+    provider.add_span_processor(export)
+    provider.add_span_processor(Counter())
+    answer = CLIENTS[args.client](args.llm, provider)
+    provider.force_flush()
+    stats = export.stats() if args.claimwatch else {}
+    provider.shutdown()
+    print(json.dumps({"answer": answer, "spans": Counter.ended, "claimwatch": stats}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
