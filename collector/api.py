@@ -54,6 +54,8 @@ SQL_CONCURRENCY = 2
 
 
 class ApiServer(BoundedHTTPServer):
+    thread_name = "claimwatch-api-conn"
+
     def __init__(self, address, collector) -> None:
         super().__init__(address, ApiHandler, max_connections=64, timeout_s=30.0)
         self.collector = collector

@@ -30,6 +30,8 @@ __all__ = ["BadRequest", "OtlpHttpServer", "TooLarge"]
 
 
 class OtlpHttpServer(BoundedHTTPServer):
+    thread_name = "claimwatch-otlp-conn"
+
     def __init__(
         self,
         address: tuple[str, int],

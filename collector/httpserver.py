@@ -55,6 +55,7 @@ class BoundedHTTPServer(HTTPServer):
 
     request_queue_size = 1024
     allow_reuse_address = True
+    thread_name = "claimwatch-http-conn"
 
     def __init__(self, address, handler, *, max_connections: int = 256, timeout_s: float = 30.0) -> None:
         self.max_connections = connection_cap(max_connections)
@@ -88,7 +89,7 @@ class BoundedHTTPServer(HTTPServer):
             return
         try:
             thread = threading.Thread(
-                target=self._serve_connection, args=(request, client_address), name="claimwatch-http-conn", daemon=True
+                target=self._serve_connection, args=(request, client_address), name=self.thread_name, daemon=True
             )
             with self._count_lock:
                 self._active += 1
