@@ -192,19 +192,20 @@ RULES: tuple[dict, ...] = (
     {"id": "shell.sudoers_nopasswd", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "privilege",
      "pattern": r"NOPASSWD", "anchors": ("nopasswd",), "reason": "grants password-less sudo"},
     # --- remote code ---
-    {"id": "shell.download_exec", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "remote_code",
-     "pattern": r"\b(?:curl|wget|fetch|aria2c)\b[^|;&\n]*\|\s*" + _SUDO + r"(?:env\s+)?" + _INTERP + r"\b"
-                r"|(?:source|\.|" + _INTERP + r")\s+<\(\s*(?:curl|wget)\b"
+    {"id": "shell.download_exec", "tools": _SHELL, "scope": "pipeline", "severity": "critical", "category": "remote_code",
+     "pattern": r"(?:^|\n\| )(?:curl|wget|fetch|aria2c)\b[^\n]*(?:\n\| [^\n]*)*?\n\| " + _INTERP + r"(?:\s|$)",
+     "anchors": ("curl", "wget", "fetch", "aria2c"), "reason": "downloads code and runs it"},
+    {"id": "shell.download_exec_script", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "remote_code",
+     "pattern": r"(?:source|\.|" + _INTERP + r")\s+<\(\s*(?:curl|wget)\b"
                 r"|(?:eval|" + _SHELLS + r"\s+-\w*c|python[\d.]*\s+-c)\s+[\"']?\$\(\s*(?:curl|wget)\b"
                 r"|\b(?:curl|wget)\b[^\n]*?\s(?:-o|-O|--output(?:-document)?=?)\s*(\S+)[^\n]*?(?:&&|;|\n)\s*" + _SUDO
                 + r"(?:chmod\s+\S*x\S*\s+\S*?\1|" + _INTERP + r"\s+\S*?\1|\./\S*?\1)",
-     "anchors": ("curl", "wget", "fetch", "aria2c"), "reason": "downloads code and runs it"},
+     "anchors": ("curl", "wget"), "reason": "downloads code and runs it"},
     {"id": "shell.reverse_shell", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "remote_code",
      "pattern": r"/dev/(?:tcp|udp)/[^/\s]+/\d+"
                 r"|\b(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)\b[^\n|;]*\s-\w*[ec]\s*\S*(?:sh|bash|cmd|python|perl)\b"
                 r"|\bsocat\b[^\n]*\b(?:exec|system):"
                 r"|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat|telnet|openssl)\b"
-                r"|\b(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b[^\n;]*\|\s*" + _SHELLS + r"\b"
                 r"|socket\.socket\([\s\S]{0,400}?(?:subprocess|pty\.spawn|os\.dup2)"
                 r"|pty\.spawn\(\s*[\"'](?:/bin/)?(?:ba)?sh"
                 r"|use\s+Socket[\s\S]{0,400}?exec|fsockopen[\s\S]{0,400}?(?:exec|shell_exec|system|proc_open|passthru)"
@@ -224,13 +225,18 @@ RULES: tuple[dict, ...] = (
      "pattern": r"^(?:curl\b.*(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)[\s=]*\S*(?:@|\$\(\s*(?:cat|base64|head|tail|xxd|tar)\s+(?:-\S+\s+)*)|curl\b.*(?:-T|--upload-file)[\s=]*|wget\b.*--(?:post|body)-(?:file|data)[\s=]*\S*?(?:\$\(\s*cat\s+)?|(?:nc|ncat|netcat|socat|telnet)\b.*\s<|(?:scp|rsync|sftp)\b.*\s)(?:" + SYS + r"|(?:\S*/)?" + SECRET + r"|" + _HOME + r"/\.)",
      "anchors": ("curl", "wget", r"\bnc\b", "ncat", "netcat", "socat", "telnet", r"\bscp\b", "rsync", "sftp"),
      "reason": "sends a system file or a secret to another host"},
-    {"id": "shell.exfiltrate_pipe", "tools": _SHELL, "scope": "text", "severity": "high", "category": "exfiltration",
-     "pattern": r"\b(?:cat|tac|head|tail|base64|xxd|od|tar|zip|gzip|strings|dd)\b[^|;&\n]*\s(?:if=)?(?:" + SYS + "|" + SECRET + r")[^|;&\n]*\|[^;&\n]*\b(?:curl|wget|nc|ncat|netcat|socat|telnet|openssl)\b",
+    {"id": "shell.network_shell_pipe", "tools": _SHELL, "scope": "pipeline", "severity": "critical", "category": "remote_code",
+     "pattern": r"(?:^|\n\| )(?:nc|ncat|netcat|telnet|openssl\s+s_client)\b[^\n]*(?:\n\| [^\n]*)*?\n\| " + _SHELLS + r"(?:\s|$)",
+     "anchors": (r"\bnc\b", "ncat", "netcat", "telnet", "s_client"), "reason": "pipes a network connection into a shell"},
+    {"id": "shell.exfiltrate_pipe", "tools": _SHELL, "scope": "pipeline", "severity": "high", "category": "exfiltration",
+     "pattern": r"(?:^|\n\| )(?:cat|tac|head|tail|base64|xxd|od|tar|zip|gzip|strings|dd|env|printenv|set)(?:\s[^\n]*)?"
+                r"(?<=\s)(?:if=)?(?:\S*/)?(?:" + SYS + "|" + SECRET + r")[^\n]*(?:\n\| [^\n]*)*?\n\| (?:curl|wget|nc|ncat|netcat|socat|telnet|openssl)\b"
+                r"|(?:^|\n\| )(?:env|printenv|set)(?:\s[^\n]*)?(?:\n\| [^\n]*)*?\n\| (?:curl|wget|nc|ncat|netcat|socat|telnet)\b",
      "anchors": ("curl", "wget", r"\bnc\b", "ncat", "netcat", "socat", "telnet", "openssl"),
-     "reason": "pipes a system file or a secret to another host"},
-    {"id": "shell.exfiltrate_env", "tools": _SHELL, "scope": "text", "severity": "high", "category": "exfiltration",
-     "pattern": r"\b(?:env|printenv|set)\b\s*\|[^\n]*\b(?:curl|wget|nc|ncat|netcat|socat)\b|\b(?:curl|wget)\b[^\n]*\$\(\s*(?:env|printenv)\b",
-     "anchors": (r"\benv\b", "printenv", r"\bset\b"), "reason": "sends the environment (tokens, keys) to another host"},
+     "reason": "pipes a system file, a secret or the environment to another host"},
+    {"id": "shell.exfiltrate_env", "tools": _SHELL, "scope": "command", "severity": "high", "category": "exfiltration",
+     "pattern": r"^(?:curl|wget)\b.*\$\(\s*(?:env|printenv)\b", "anchors": ("printenv", r"\benv\b"),
+     "reason": "sends the environment (tokens, keys) to another host"},
     # --- the machine's own processes ---
     {"id": "shell.kill_system_process", "tools": _SHELL, "scope": "command", "severity": "high", "category": "processes",
      "pattern": r"^(?:(?:kill|pkill|killall|skill)\b(?!.*\s-(?:HUP|SIGHUP|1|USR1|USR2|0|s\s+HUP)\b).*\b" + _DAEMONS + r"\b|kill\b(?:\s+-\S+)*\s+-?1(?:\s|$)|killall5\b|pkill\b.*\s-u\s*root\b|(?:systemctl\s+(?:stop|kill|disable|mask)|service)\s+" + _DAEMONS + r"(?:\.service)?(?:\s+stop)?\b)",

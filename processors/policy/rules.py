@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-SCOPES = ("command", "text", "path")
+SCOPES = ("command", "pipeline", "text", "path")
 SEVERITIES = ("low", "medium", "high", "critical")
 MAX_PATTERN_CHARS = 2000
 _USER_TIMEOUT_S = 0.005

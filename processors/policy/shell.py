@@ -51,6 +51,7 @@ _PY_CALL_STRINGS = re.compile(
 )
 _PY_STRING = re.compile(r"[rbuf]?(?:'([^'\n]*)'|\"([^\"\n]*)\")")
 
+PIPE = "\n| "  # joins the commands of a pipeline view; an argument rarely holds it
 MAX_DEPTH = 4
 MAX_VIEWS = 64
 
@@ -74,19 +75,19 @@ def _parse(script: str, via: str, st: _State, depth: int) -> Iterator[tuple[str,
         return
     st.seen.add(script)
     st.count += 1
-    yield "text", script, via
     if "$'" in script:
         decoded = _ANSI_C.sub(lambda m: shlex.quote(_unescape(m.group(1))), script)
         if decoded != script:
             script, via = decoded, _join(via, "ansi-c")
-            yield "text", script, via
-    script, bodies = _split_heredocs(script)
+    script, bodies = _split_heredocs(script)  # a heredoc body is data unless a shell reads it (below)
+    yield "text", script, via
     commands = _simple_commands(_tokens(script))
     variables = _variables(commands)
     runners = {c[2] for c in commands if c[0] and _runs_stdin(_unwrap(list(c[0])))} if bodies else set()
     next_body = 0
+    pipes: dict[int, list[str]] = {}
     for argv, redirects, pipeline in commands:
-        yield from _command(argv, redirects, variables, via, st, depth)
+        yield from _command(argv, redirects, variables, via, st, depth, pipes.setdefault(pipeline, []))
         for op, _ in redirects:
             if op in ("<<", "<<-") and next_body < len(bodies):
                 body, next_body = bodies[next_body], next_body + 1
@@ -94,6 +95,9 @@ def _parse(script: str, via: str, st: _State, depth: int) -> Iterator[tuple[str,
                     words = _unwrap(list(argv))
                     interp = bool(words) and _base(words[0]).rstrip("0123456789.") in _INTERPRETERS
                     yield from _parse(_program_view(body) if interp else body, _join(via, "heredoc"), st, depth + 1)
+    for lines in pipes.values():
+        if len(lines) > 1:  # a pipeline as one text, commands canonical, joined by "\n| "
+            yield "pipeline", PIPE.join(lines), via
     for payload, step in decoded_payloads(script):
         yield from _parse(payload, _join(via, step), st, depth + 1)
 
@@ -159,11 +163,12 @@ def _variables(commands) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {}
     for argv, _, _ in commands:
         words = argv[1:] if argv and argv[0] in _DECLARE else argv
-        for i, word in enumerate(words):
+        if words[:1] == ["for"] and len(words) > 3 and words[2] == "in":
+            values[words[1]] = [w for w in words[3:] if "$" not in w][:16] or values.get(words[1], [])
+            continue
+        for word in words:
             m = _ASSIGN.match(word)
             if m is None:
-                if words[:1] == ["for"] and i == 1 and len(words) > 3 and words[2] == "in":
-                    values[word] = [w for w in words[3:] if "$" not in w][:16] or values.get(word, [])
                 if not word.startswith("-"):
                     break
                 continue
@@ -201,22 +206,20 @@ def _expand_argv(argv: list[str], values: dict[str, list[str]]) -> list[str]:
 # --- one simple command -------------------------------------------------------------------------
 
 
-def _command(argv, redirects, variables, via: str, st: _State, depth: int) -> Iterator[tuple[str, str, str]]:
+def _command(argv, redirects, variables, via: str, st: _State, depth: int, own: list[str]) -> Iterator[tuple[str, str, str]]:
+    substituted = [w for w in argv if "$(" in w or "`" in w]  # assignments' values too: x="$(cat key)"
     while argv and _ASSIGN.match(argv[0]):
         argv = argv[1:]
     while argv and argv[0] in _KEYWORDS:
         argv = argv[1:]
-    if argv and argv[0] in _DECLARE:
-        return
-    words = _expand_argv(argv, variables)
+    words = [] if argv and argv[0] in _DECLARE else _unwrap(_expand_argv(argv, variables))
     targets = [(op, _path(_expand_word(t, variables))) for op, t in redirects]
-    words = _unwrap(words)
     if words or targets:
-        yield "command", _line(words, targets), via
-    for word in words:
-        if "$(" in word or "`" in word:
-            for inner in _substitutions(word):
-                yield from _parse(inner, _join(via, "substitution"), st, depth + 1)
+        own.append(_line(words, targets))
+        yield "command", own[-1], via
+    for word in substituted:
+        for inner in _substitutions(_expand_word(word, variables)):
+            yield from _parse(inner, _join(via, "substitution"), st, depth + 1)
     if not words:
         return
     program = _base(words[0])
@@ -235,10 +238,12 @@ def _line(words: list[str], targets: list[tuple[str, str]]) -> str:
 
 
 def _unwrap(words: list[str]) -> list[str]:
-    """Drop sudo, env, nohup, timeout, xargs, ... and their options: the command they run."""
+    """Drop sudo, env, nohup, timeout, xargs, ... and their options: the command they run (a wrapper
+    that runs nothing, like a bare `env`, stays itself)."""
     for _ in range(6):
         if not words or _base(words[0]) not in _WRAPPERS:
             return words
+        before = words
         name = _base(words[0])
         takes_arg = _WRAPPERS[name]
         i, skip = 1, _POSITIONAL_WRAPPERS.get(name, 0)
@@ -256,6 +261,8 @@ def _unwrap(words: list[str]) -> list[str]:
             else:
                 break
         words = words[i:]
+        if not words:
+            return before
     return words
 
 
@@ -280,7 +287,7 @@ def _inline_script(program: str, words: list[str]) -> tuple[str | None, str]:
     if flag is not None:
         for i, w in enumerate(words[:-1]):
             if w == flag or (w.startswith("-") and not w.startswith("--") and w.endswith(flag[1])):
-                return _program_view(words[i + 1]), f"{program} {flag}"
+                return _program_view(words[i + 1]), f"{program.rstrip('0123456789.')} {flag}"
     return None, ""
 
 
