@@ -28,6 +28,7 @@ from ..otel.records import EventRecord, SpanRecord
 from ..verify import actions as V
 from ..verify.config import ActionsConfig
 from ..verify.grade import CONTRADICTED, UNVERIFIED
+from ..verify.timeline import trace_timeline
 from ..verify.verifier import CLAIMS, STRUCTURE, TOOL_RESULT, Verification, Verifier, VerifyFinding
 from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, worst
 
@@ -124,7 +125,7 @@ class ActionsCheck:
         result = self.verifier.verify(
             output.text,
             agent=ctx.identity.agent_id,
-            actions=lambda: V.actions_from_trace(ctx.trace.before(span), span),
+            actions=lambda: trace_timeline(ctx.trace.before(span), span),
             tool_results=V.latest_turn_results(inputs) if inputs is not None and self.verifier.registry.has_tools else (),
         )
         if not result.levels:

@@ -251,7 +251,7 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
     seen_calls: set[tuple[str, str]] = set()
     if span is not None:
         for tool, args, result, status, call_id in messages_tool_calls(span.attributes.get(GEN_AI_INPUT_MESSAGES)):
-            actions.append(Action(len(actions), tool, args, result, status, None, call_id, _cut(args)))
+            actions.append(Action(len(actions), tool, args, result, status, None, call_id, cut(args)))
             if call_id:
                 seen_ids.add(call_id)
             seen_calls.add((tool, _arguments_key(args)))
@@ -262,19 +262,15 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
         tool, args, result, status, call_id = call
         if (call_id and call_id in seen_ids) or (tool, _arguments_key(args)) in seen_calls:
             continue
-        actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id, _cut(args)))
+        actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id, cut(args)))
     return actions
 
 
-def _cut(arguments: Any) -> bool:
-    """JSON arguments that no longer parse were cut by an attribute length limit."""
+def cut(arguments: Any) -> bool:
+    """JSON arguments cut by an attribute length limit: they open a bracket and never close it."""
     if not isinstance(arguments, str) or arguments[:1] not in ("{", "["):
         return False
-    try:
-        json.loads(arguments)
-    except ValueError:
-        return True
-    return False
+    return not arguments.rstrip().endswith(("}", "]"))
 
 
 def messages_tool_calls(value: Any) -> list[tuple[str, Any, Any, str | None, str | None]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import re2
 
-from ..core.patterns import compile_pattern
+from ..core.patterns import _SET_OPTIONS, _CharOffsets, compile_pattern, set_matches
 
 # Claim kinds.
 FILE_CREATE, FILE_WRITE, FILE_EDIT, FILE_DELETE = "file_create", "file_write", "file_edit", "file_delete"
@@ -179,10 +179,6 @@ _CONDITION_AFTER = re.compile(r"^\s*,?\s*(?:if|unless|once|provided|as\s+long\s+
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _BLOCKQUOTE = re.compile(r"^[ \t]*>[^\n]*", re.M)
 _QUOTED = re.compile(r"[\"“][^\"”\s][^\"”\n]{0,400}?\s[^\"”\n]{0,400}?\s[^\"”\n]{0,400}?[\"”]")  # three or more words
-_TRIGGERS = re.compile(
-    r"(?i)\b(?:" + _VERBS + r"|pass|passed|passes|passing|succeed|succeeded|failed|fails|failing|green|ran"
-    r"|run|installed|migrat\w*|committed|pushed|broke)\b"
-)
 _GAP_STOP = re.compile(r"\b(?:which|that|who|where|whose|because|since|so|but|while|is|are|was|were|if|when)\b", re.I)
 _INSTRUMENT = re.compile(r"\b(?:with|using|via|through|by\s+running|by)\s*$", re.I)
 _PREPOSITION = re.compile(r"\b(?:in|to|into|from|inside|within|of|at)\s*$|\b(?:in|to|into|from|inside|within)\s", re.I)
@@ -203,18 +199,32 @@ class ClaimDetector:
                 spec.pattern, where=f"claim pattern {spec.id}", case_insensitive=spec.case_insensitive, trusted=True
             )
             self._compiled.append((spec, compiled))
+        # One pass over the text says which rows match at all; only those are run for their groups.
+        self._set = re2.Set.SearchSet(_SET_OPTIONS)
+        for spec in patterns:
+            self._set.Add(f"(?i){spec.pattern}" if spec.case_insensitive else spec.pattern)
+        self._set.Compile()
         self._path = re2.compile(_PATH)
         self._package = re2.compile(_PKG)
 
     def detect(self, text: str, max_claims: int = 50) -> list[ActionClaim]:
         """Every action claim in `text`, in text order; overlapping matches keep the earliest table row."""
-        if not text or _TRIGGERS.search(text) is None:
+        if not text:
+            return []
+        # RE2 runs on the UTF-8 bytes, encoded once (the binding's str path re-encodes on every call);
+        # offsets go back to characters only when the text is not ASCII. Text no row matches is done
+        # with before masking: a match that appears only once code is blanked straddles a code block.
+        if not set_matches(self._set, text.encode("utf-8", "surrogatepass")):
             return []
         masked = mask_non_prose(text)
+        data = masked.encode("utf-8", "surrogatepass")
+        to_char = None if len(data) == len(masked) else _CharOffsets(masked)
         found: list[ActionClaim] = []
         taken: list[tuple[int, int]] = []
-        for spec, compiled in self._compiled:
-            for match in compiled.finditer(masked):
+        for index in sorted(set_matches(self._set, data)):
+            spec, compiled = self._compiled[index]
+            for raw in compiled.finditer(data):
+                match = _Match(raw, masked, to_char)
                 start, end = match.start(), match.end()
                 if any(start < e and s < end for s, e in taken) or not _is_report(masked, start, end):
                     continue
@@ -234,8 +244,7 @@ class ClaimDetector:
             return [ActionClaim(COMMIT, None, start, text, spec.id), ActionClaim(PUSH, None, start, text, spec.id)]
         kind = VERB_KINDS[match.group("verb").lower()] if spec.kind == "verb" else spec.kind
         if spec.kind == "verb" and spec.id != "file.passive":
-            index = compiled_groups(match)
-            gap = masked[match.end(index["verb"]) : match.start(index["path"])]
+            gap = masked[match.end("verb") : match.start("path")]
             if _GAP_STOP.search(gap) or _INSTRUMENT.search(gap):
                 # "I added `os.getcwd()` which is `/testbed`": the path belongs to another clause;
                 # "I modified the file with `apply_fix.py`": the path is the tool, not the file changed.
@@ -267,9 +276,30 @@ class ClaimDetector:
         return out
 
 
-def compiled_groups(match) -> dict[str, int]:
-    """Group name -> number (this RE2 binding's start()/end() take numbers only)."""
-    return match.re.groupindex
+class _Match:
+    """A match found on the UTF-8 bytes, read in character offsets of the text."""
+
+    __slots__ = ("_conv", "_raw", "_text")
+
+    def __init__(self, raw, text: str, to_char) -> None:
+        self._raw, self._text, self._conv = raw, text, to_char
+
+    def _span(self, group: int | str = 0) -> tuple[int, int]:
+        index = group if isinstance(group, int) else self._raw.re.groupindex[group]
+        start, end = self._raw.span(index)
+        if start < 0 or self._conv is None:
+            return start, end
+        return self._conv(start), self._conv(end)
+
+    def start(self, group: int | str = 0) -> int:
+        return self._span(group)[0]
+
+    def end(self, group: int | str = 0) -> int:
+        return self._span(group)[1]
+
+    def group(self, group: int | str = 0) -> str | None:
+        start, end = self._span(group)
+        return None if start < 0 else self._text[start:end]
 
 
 def _outcome(match) -> str:
@@ -305,7 +335,7 @@ def _is_report(masked: str, start: int, end: int) -> bool:
 def mask_non_prose(text: str) -> str:
     """Code blocks, blockquotes and quoted passages blanked with spaces (same length, so offsets hold)."""
     def blank(m: re.Match) -> str:
-        return re.sub(r"[^\n]", " ", m.group(0))
+        return "\n".join(" " * len(line) for line in m.group(0).split("\n"))
 
     if "```" in text or "~~~" in text:
         text = _FENCE.sub(blank, text)

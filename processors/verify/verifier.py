@@ -23,6 +23,7 @@ from .claims import ActionClaim, ClaimDetector
 from .config import ActionsConfig, SchemaRegistry
 from .grade import CONTRADICTED, UNVERIFIED, Grade, grade_claims
 from .schemas import CompiledSchema, SchemaProblem, parse_structured, parse_value
+from .timeline import Timeline
 
 STRUCTURE, TOOL_RESULT, CLAIMS = 1, 2, 3
 _STRUCTURED_KINDS = {
@@ -105,7 +106,7 @@ class Verifier:
         text: str,
         *,
         agent: str | None = None,
-        actions: Sequence[Action] | Callable[[], Sequence[Action]] = (),
+        actions: Sequence[Action] | Timeline | Callable[[], Sequence[Action] | Timeline] = (),
         schema: CompiledSchema | None = None,
         tool_results: Sequence[Action] | None = None,
     ) -> Verification:
@@ -117,10 +118,12 @@ class Verifier:
         text = text[: cfg.max_text_length]
         listed: list[Sequence[Action]] = []
 
-        def all_actions() -> Sequence[Action]:
+        def all_actions() -> Sequence[Action] | Timeline:
             if not listed:
                 found = actions() if callable(actions) else actions
-                listed.append(found[-cfg.max_actions :] if len(found) > cfg.max_actions else found)
+                if not isinstance(found, Timeline) and len(found) > cfg.max_actions:
+                    found = found[-cfg.max_actions :]
+                listed.append(found)
             return listed[0]
         levels: list[LevelResult] = []
         findings: list[VerifyFinding] = []
@@ -132,7 +135,8 @@ class Verifier:
             findings.extend(VerifyFinding(STRUCTURE, p.category, p.message, p.path) for p in problems)
         if cfg.tool_results and self.registry.has_tools:
             t = time.perf_counter()
-            problems2 = self._tool_results(all_actions() if tool_results is None else tool_results)
+            given = all_actions() if tool_results is None else tool_results
+            problems2 = self._tool_results(given.actions if isinstance(given, Timeline) else given)
             if problems2 is not None:
                 levels.append(_level(TOOL_RESULT, problems2, t))
                 findings.extend(problems2)
