@@ -70,11 +70,10 @@ def _run_hook(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from claimwatch import ConfigError
     from claimwatch.policy import PolicyConfigError, PolicyEngine
     from claimwatch.policy.config import load_settings
     from claimwatch.policy.state import FileStore
-
-    from claimwatch import ConfigError
 
     if not (args.jsonl or args.tool):
         print("claimwatch: policy needs --jsonl, --tool NAME or the hook subcommand (see --help)", file=sys.stderr)

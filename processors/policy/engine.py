@@ -33,7 +33,6 @@ from .state import DEFAULT_TTL_S, MemoryStore
 from .tools import ToolCatalog, catalog, tool_key
 
 
-
 def _log():
     import logging  # lazily: a hook process that logs nothing should not pay for the import
 
@@ -333,21 +332,27 @@ class PolicyEngine:
             return None
         args = _as_mapping(arguments, classes)
         for param in plan.params:
-            value = args.get(param)
-            if value is None:
-                continue
             by_scope = plan.by_param[param]
-            if by_scope.get("path"):
-                for text, via in path_texts(value, cwd):
-                    found = self._search(by_scope["path"], text, param, via)
-                    if found is not None:
-                        return found
-            if "command" in by_scope or "text" in by_scope:
-                for scope, text, via in self._shell_views(value, plan.anchors):
-                    group = by_scope.get(scope)
-                    found = self._search(group, text, param, via) if group is not None else None
-                    if found is not None:
-                        return found
+            # "*": a user's rule for a tool with no known parameters reads every argument
+            items = list(args.items()) if param == "*" else [(param, args.get(param))]
+            for name, value in items:
+                found = None if value is None else self._match_value(by_scope, name, value, plan.anchors, cwd)
+                if found is not None:
+                    return found
+        return None
+
+    def _match_value(self, by_scope, param: str, value: Any, anchors, cwd) -> Match | None:
+        if "path" in by_scope:
+            for text, via in path_texts(value, cwd):
+                found = self._search(by_scope["path"], text, param, via)
+                if found is not None:
+                    return found
+        if len(by_scope) > ("path" in by_scope):
+            for scope, text, via in self._shell_views(value, anchors):
+                group = by_scope.get(scope)
+                found = self._search(group, text, param, via) if group is not None else None
+                if found is not None:
+                    return found
         return None
 
     def _search(self, group: _Group, text: str, param: str, via: str) -> Match | None:
@@ -389,7 +394,7 @@ class PolicyEngine:
                 anchors = _fast_regex("|".join(f"(?:{w})" for w in words), self._re2)
             by_param: dict[str, dict[str, list[Rule]]] = {}
             for rule in rules:
-                for param in self.settings.catalog.params_for(key, classes, rule.params):
+                for param in self.settings.catalog.params_for(key, classes, rule.params) or ("*",):
                     by_param.setdefault(param, {}).setdefault(rule.scope, []).append(rule)
             frozen = {p: {sc: _group(rs, self._re2) for sc, rs in d.items()} for p, d in by_param.items()}
             plan = _Plan(tuple(frozen), frozen, anchors)

@@ -41,9 +41,8 @@ def configure(config: Any = None, *, engine: PolicyEngine | None = None) -> Poli
     """Set the process's policy engine: from a config path, dict or ClaimwatchConfig, or a ready engine."""
     global _engine
     if engine is None:
-        from .config import section_of, settings_from
-
         from ..core.config import load_config
+        from .config import section_of, settings_from
 
         whole = load_config(config)
         engine = PolicyEngine(settings_from(section_of(whole), whole))

@@ -66,8 +66,8 @@ def respond(protocol: str, decision: dict[str, Any], style: str = "json") -> tup
 
 def decide(call: dict[str, Any], *, server: str | None = None, config: str | None = None,
            state: str | None = None, agent: str | None = None, mode: str | None = None,
-           timeout_s: float = _DEFAULT_TIMEOUT_S) -> dict[str, Any]:
-    """The decision for one call: from the collector when `server` answers, else locally."""
+           timeout_s: float = _DEFAULT_TIMEOUT_S, notes: list[str] | None = None) -> dict[str, Any]:
+    """The decision for one call: from the collector when `server` answers, else locally (`notes` says so)."""
     body = {"tool": call["tool"], "arguments": call.get("arguments"), "agent": call.get("agent") or agent,
             "session": call.get("session"), "cwd": call.get("cwd"), "trust": call.get("trust"),
             "mode": call.get("mode") or mode}
@@ -75,7 +75,8 @@ def decide(call: dict[str, Any], *, server: str | None = None, config: str | Non
         try:
             return post_json(server.rstrip("/") + "/api/policy/decide", body, timeout_s)
         except (OSError, ValueError) as exc:
-            sys.stderr.write(f"claimwatch policy hook: collector at {server} did not answer ({exc}); deciding locally\n")
+            if notes is not None:
+                notes.append(f"claimwatch policy hook: collector at {server} did not answer ({exc}); deciding locally")
     return _local(body, config, state)
 
 
@@ -106,7 +107,7 @@ def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any
         import urllib.request
 
         request = urllib.request.Request(url, payload, {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 - the user's server
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
             return json.loads(response.read())
     import socket
 
@@ -150,12 +151,14 @@ def run(raw: str, *, protocol: str = "auto", respond_style: str = "json", **opti
         if protocol == "claude" and call.get("event") not in (None, "PreToolUse"):
             return EXIT_OK, "", ""
         log = options.pop("log", None)
+        notes: list[str] = []
         started = time.perf_counter()
-        decision = decide(call, **options)
+        decision = decide(call, notes=notes, **options)
         decision.setdefault("hook_ms", round((time.perf_counter() - started) * 1000, 2))
         _log(log, call, decision)
-        return respond(protocol, decision, respond_style)
-    except Exception as exc:  # noqa: BLE001 - fail open, loudly
+        code, out, err = respond(protocol, decision, respond_style)
+        return code, out, "\n".join([*notes, err] if err else notes)
+    except Exception as exc:
         return EXIT_OK, "", f"claimwatch policy hook: {type(exc).__name__}: {exc} (call allowed)"
 
 
