@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import COURTESY, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
+from .lexicon import COURTESY, INTENT, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
 from .text import WORD, Specific, specifics
 
 FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
@@ -93,6 +93,14 @@ def _checkable(piece: str) -> bool:
     return len(words) >= 3
 
 
+_BEFORE_SENTENCE = re.compile(r"(?:^|[.!?:]\W*\s|\n\s*(?:[-*•>#]+\s*|\d+[.)]\s*)?|[\"“(*]+)\s*$")
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """True when the claim starts a sentence, line or list item (not a clause after "and")."""
+    return start == 0 or _BEFORE_SENTENCE.search(text, max(0, start - 8), start) is not None
+
+
 def _claim(text: str, start: int, end: int) -> Claim | None:
     raw = text[start:end]
     stripped = raw.strip().strip("*_|").strip()
@@ -102,13 +110,15 @@ def _claim(text: str, start: int, end: int) -> Claim | None:
     start, end = start + lead, start + lead + len(stripped)
     if stripped.endswith("?") or COURTESY.match(stripped):
         return None
-    found = tuple(specifics(stripped))
+    found = tuple(specifics(stripped, opens_sentence=_opens_sentence(text, start), context=text))
     words = [w.lower() for w in WORD.findall(stripped)]
     content = tuple(w for w in words if w not in STOPWORDS and w not in LOOSE)
     if not found and len(content) < 2:
         return None
     bag = set(_PLAIN.findall(stripped.lower()))
-    if not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
+    if INTENT.search(stripped):
+        kind = OPINION_KIND  # a plan or a conditional: nothing is asserted to be so
+    elif not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
         kind = REASONING_KIND
     elif (
         not bag.isdisjoint(OPINION_HINTS)

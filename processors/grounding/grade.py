@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from .claims import OPINION_KIND, Claim
 from .evidence import EvidencePool, Hit
-from .lexicon import STOPWORDS, ANTONYMS, CLOSED_CLASS, NEGATING_PREFIXES, NEGATION, STATUS_GROUPS, STATUS_STATE
+from .lexicon import ANTONYMS, CLOSED_CLASS, HYPOTHETICAL, STOPWORDS, NEGATING_PREFIXES, NEGATION, STATUS_GROUPS, STATUS_STATE
 from .text import Specific, parse_date, parse_number, parse_time, stem
 
 GROUNDED, INFERRED, FABRICATED = "GROUNDED", "INFERRED", "FABRICATED"
@@ -34,8 +34,8 @@ _EV_DATE = re.compile(
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
 )
 _FAILED_COUNT = (
-    re.compile(r"\b[1-9]\d*\s+(?:failed|failures?|errors?|failing)\b"),
-    re.compile(r"\b(?:failed|error)\b(?!\s*[:=]\s*0)|exit (?:code|status):? [1-9]|returncode>[1-9]"),
+    re.compile(r"\b[1-9]\d*[ \t]+(?:failed|failures?|errors?|failing)\b|\bfailed \((?:failures|errors)=[1-9]|^failed\b", re.M),
+    re.compile(r"(?<!expected )\bfailures=[1-9]|\berrors=[1-9]"),
 )
 _SENT_BREAK = re.compile(r"[.!?]\s|\n")
 
@@ -78,6 +78,7 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     if region is not None and not support:
         support.append(region)
     if problems:
+        problems = [_weigh(p, pool) for p in problems]
         worst = max(problems, key=lambda p: p.confidence)
         cites = tuple(p.hit for p in problems if p.hit is not None)
         return Grade(FABRICATED, cites, "; ".join(p.reason for p in problems), worst.confidence, worst.issue)
@@ -89,10 +90,17 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(GROUNDED, tuple(support), f"supported: every specific found; {found} of {total} content words", 0.9)
     if ratio >= 0.5:
         return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
-    if total and ratio == 0 and total >= 3:
-        reason = f"unsupported: none of {total} content words appear in the evidence"
-        return Grade(FABRICATED, (), reason, 0.5, "unsupported")
+    if total and ratio < 0.2:  # nothing contradicts it and nothing states it: a loose paraphrase at best
+        reason = f"weak support: {found} of {total} content words in the evidence"
+        return Grade(INFERRED, tuple(support), reason, 0.4, "paraphrase")
     return Grade(INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase")
+
+
+def _weigh(problem: _Problem, pool: EvidencePool) -> _Problem:
+    """What a user said is weaker ground for a contradiction than what a tool returned."""
+    if problem.hit is not None and pool.passages[problem.hit.passage].source == "user_message":
+        return _Problem(problem.issue, problem.reason, problem.confidence * 0.85, problem.hit)
+    return problem
 
 
 # --- alignment ----------------------------------------------------------------------------
@@ -153,9 +161,9 @@ def _check_specific(spec, claim, pool, region, support, problems, derived) -> No
     if kind in ("number", "money", "percent", "year"):
         _check_number(spec, claim, pool, region, support, problems, derived)
     elif kind == "time":
-        _check_parsed(spec, pool, _EV_TIME, parse_time, "time", support, problems, region)
+        _check_parsed(spec, pool, _EV_TIME, parse_time, "time", support, problems, region, claim)
     elif kind == "date":
-        _check_date(spec, pool, support, problems, region)
+        _check_date(spec, pool, support, problems, region, claim)
     elif kind in ("id", "email", "url", "code"):
         needle = str(spec.value)
         hits = pool.find(needle, word=kind != "url", limit=2)
@@ -163,24 +171,27 @@ def _check_specific(spec, claim, pool, region, support, problems, derived) -> No
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
             support.append(hits[0])
-        else:
-            problems.append(_missing(kind, spec.text, pool, region))
+        else:  # inline code is often the agent's own proposal, not a report of what it saw
+            problems.append(_missing(kind, spec.text, pool, region, confidence=0.65 if kind == "code" else 0.9))
     elif kind == "name":
-        _check_name(spec, pool, support, problems, region)
+        _check_name(spec, pool, support, problems, region, claim.text)
     elif kind == "status":
         _check_status(spec, claim, pool, region, support, problems)
 
 
 def _missing(kind: str, claimed: str, pool: EvidencePool, region: Hit | None, contrast: str | None = None,
              hit: Hit | None = None, confidence: float = 0.9) -> _Problem:  # fmt: skip
+    """A specific the evidence does not state: contradicted when the passage the claim rests on says
+    something else, otherwise missing. Cut evidence lowers the confidence (it may be beyond the cut)."""
+    cut = " (some evidence was cut short: it may be beyond the cut)" if pool.any_truncated else ""
+    factor = 0.7 if cut else 1.0
     if contrast is not None and hit is not None:
         cite = pool.passages[hit.passage].cite
-        return _Problem(kind, f"claimed {claimed}; {cite} says {contrast}", confidence, hit)
-    reason = f"claimed {kind} {claimed}: no evidence states it"
-    if pool.any_truncated:
-        reason += " (some evidence was cut short: it may be beyond the cut)"
-        confidence *= 0.7
-    return _Problem(kind, reason, confidence * 0.95, region)
+        near = region is not None and hit.passage == region.passage and abs(hit.start - region.start) <= 400
+        return _Problem(kind, f"claimed {claimed}; {cite} says {contrast}{cut}", confidence * factor * (1 if near else 0.85), hit)
+    # Nothing says otherwise: FABRICATED by the rule (a specific no evidence supports), but below the default
+    # flag threshold, since the agent may know it from a prompt or a result the trace did not record.
+    return _Problem(kind, f"claimed {kind} {claimed}: no evidence states it{cut}", min(confidence, 0.75) * factor, region)
 
 
 def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
@@ -230,7 +241,7 @@ def _check_number(spec: Specific, claim, pool, region, support, problems, derive
         shown, hit = contrast
         problems.append(_missing(spec.kind, spec.text, pool, region, shown, hit, confidence))
     else:
-        problems.append(_missing(spec.kind, spec.text, pool, region, confidence=confidence * 0.95))
+        problems.append(_missing(spec.kind, spec.text, pool, region, confidence=confidence))
 
 
 def _fmt(v: float) -> str:
@@ -271,69 +282,106 @@ def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hi
 
 def _contrast_number(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None):
     """The evidence's own figure for what the claim quantified ("bags" -> "total_baggages": 1)."""
+    return _contrast(spec, claim, pool, region, _EV_NUMBER, money=spec.kind == "money", year_ok=spec.kind == "year")
+
+
+def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None, pattern: re.Pattern,
+              money: bool = False, year_ok: bool = True):  # fmt: skip
+    """The value the evidence gives right next to the word the claim attaches its value to.
+
+    Keys are the word just after the claimed value (its unit: "2 bags") and the word just before it
+    ("created on 2024-05-01", "line 84"); the evidence value must sit within a few characters of the
+    key, as in `"total_baggages": 1` or "10 hours", so an unrelated figure in the same passage is not
+    taken for the evidence's answer."""
     keys: list[str] = []
-    if spec.kind == "money":  # an amount contrasts only with what the evidence says a price or total is
-        keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge", "$"))
+    if money:  # an amount contrasts only with what the evidence says a price or total is
+        keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge"))
     else:
-        after = re.findall(r"[a-z]{3,}", claim.text[spec.end : spec.end + 30].lower())[:2]
-        before = re.findall(r"[a-z]{3,}", claim.text[: spec.start].lower())[-3:]
-        keys.extend(stem(w) for w in reversed(after) if w not in STOPWORDS)
-        keys.extend(stem(w) for w in reversed(before) if w not in STOPWORDS)
-    for key in dict.fromkeys(k for k in keys if len(k) > 2 or k == "$"):
-        hits = pool.find(key, word=False, limit=4)
+        after = re.findall(r"[a-z]{3,}", claim.text[spec.end : spec.end + 20].lower())[:1]
+        before = [w for w in re.findall(r"[a-z]{3,}", claim.text[max(0, spec.start - 30) : spec.start].lower())
+                  if w not in STOPWORDS][-1:]  # fmt: skip
+        keys.extend(stem(w) for w in after + before if w not in STOPWORDS)
+    for key in dict.fromkeys(k for k in keys if len(k) > 2):
+        hits = pool.find(key, word=False, limit=6)
         if region is not None:
             hits.sort(key=lambda h: (h.passage != region.passage, abs(h.start - region.start)))
+        found: dict[str, Hit] = {}
         for hit in hits:
-            text = pool.lower(hit.passage)
-            for m in _EV_NUMBER.finditer(text, hit.end, min(len(text), hit.end + 40)):
-                if re.search(r"[.!?\n]", text[hit.end : m.start()]) or text[m.end() : m.end() + 1] in ("-", ":", "/"):
-                    break
-                if spec.kind != "year" and 1900 <= abs(parse_number(m.group()) or 0) <= 2100 and "." not in m.group():
-                    continue
-                return m.group(), Hit(hit.passage, m.start(), m.end())
+            value = _value_at(hit, pool, pattern, year_ok)
+            if value is not None:
+                found.setdefault(value[0], value[1])
+        if len(found) == 1:  # the evidence gives one answer for this key; several (a list of flights) is no answer
+            return next(iter(found.items()))
     return None
 
 
-def _check_parsed(spec, pool, pattern, parse, kind, support, problems, region) -> None:
-    seen: tuple[str, Hit] | None = None
+def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) -> tuple[str, Hit] | None:
+    """The value written right after (or right before) a key occurrence, if any."""
+    if True:
+        if True:
+            text = pool.lower(hit.passage)
+            key_end = hit.end
+            while key_end < len(text) and (text[key_end].isalpha() or text[key_end] == "_"):
+                key_end += 1  # the rest of the key: "baggag" -> "baggages", "creat" -> "created_at"
+            m = pattern.search(text, key_end, min(len(text), key_end + 16))
+            if m is None or re.search(r"[.!?\n,;{}\[\]]", text[key_end : m.start()].replace('",', "")):
+                back = pattern.search(text, max(0, hit.start - 12), hit.start)
+                if back is None or re.search(r"[.!?\n,;:{}]", text[back.end() : hit.start]):
+                    return None
+                m = back
+            value = parse_number(m.group()) if pattern is _EV_NUMBER else None
+            if value is not None and not year_ok and 1900 <= abs(value) <= 2100 and "." not in m.group():
+                return None
+            return m.group(), Hit(hit.passage, m.start(), m.end())
+    return None
+
+
+def _check_parsed(spec, pool, pattern, parse, kind, support, problems, region, claim=None) -> None:
     for index in range(len(pool)):
         text = pool.lower(index)
         for m in pattern.finditer(text):
-            value = parse(m.group())
-            if value == spec.value:
+            if parse(m.group()) == spec.value:
                 support.append(Hit(index, m.start(), m.end()))
                 return
-            if seen is None or (region is not None and index == region.passage and abs(m.start() - region.start) < 200):
-                seen = (m.group(), Hit(index, m.start(), m.end()))
-    if seen is not None and region is not None and seen[1].passage == region.passage:
-        problems.append(_missing(kind, spec.text, pool, region, seen[0], seen[1], 0.85))
+    if kind == "time" and isinstance(spec.value, int) and spec.value % 60 == 0:
+        hour = spec.value // 60
+        for h in {hour, hour % 12 or 12}:  # "7 pm" from "let's make it 7"
+            hits = pool.find(str(h), limit=1)
+            if hits:
+                support.append(hits[0])
+                return
+    contrast = _contrast(spec, claim, pool, region, pattern) if claim is not None else None
+    if contrast is not None:
+        problems.append(_missing(kind, spec.text, pool, region, contrast[0], contrast[1], 0.85))
     else:
         problems.append(_missing(kind, spec.text, pool, region, confidence=0.85))
 
 
-def _check_date(spec, pool, support, problems, region) -> None:
+def _check_date(spec, pool, support, problems, region, claim=None) -> None:
     month, day, year = spec.value
-    seen: tuple[str, Hit] | None = None
     for index in range(len(pool)):
         text = pool.lower(index)
         for m in _EV_DATE.finditer(text):
             raw = m.group()
             kind = "iso_date" if re.match(r"\d{4}-", raw) else "slash_date" if "/" in raw else "month_date"
             value = parse_date(kind, raw)
-            if value is None:
-                continue
-            if value[0] == month and value[1] == day and (year is None or value[2] in (None, year)):
+            if value is not None and value[0] == month and value[1] == day and (year is None or value[2] in (None, year)):
                 support.append(Hit(index, m.start(), m.end()))
                 return
-            if seen is None and region is not None and index == region.passage:
-                seen = (raw, Hit(index, m.start(), m.end()))
-    if seen is not None:
-        problems.append(_missing("date", spec.text, pool, region, seen[0], seen[1], 0.85))
+    contrast = _contrast(spec, claim, pool, region, _EV_DATE) if claim is not None else None
+    if contrast is not None:
+        problems.append(_missing("date", spec.text, pool, region, contrast[0], contrast[1], 0.85))
     else:
         problems.append(_missing("date", spec.text, pool, region, confidence=0.85))
 
 
-def _check_name(spec, pool, support, problems, region) -> None:
+_GLOSS = re.compile(r"\s*\(([^()]{1,40})\)")
+
+
+def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> None:
+    gloss = _GLOSS.match(claim_text, spec.end)
+    if gloss and pool.find(gloss.group(1).strip(), limit=1):
+        return  # "Miami (MIA)": a gloss of something the evidence states, not a new name
     missing = []
     for word in spec.value:
         if pool.has_word(word):
@@ -351,7 +399,7 @@ def _check_name(spec, pool, support, problems, region) -> None:
         return
     shown = " ".join(missing)
     reason = f"names '{shown}', which no evidence mentions"
-    confidence = 0.8
+    confidence = 0.6 if spec.unit == "initial" else 0.7
     if pool.any_truncated:
         reason += " (some evidence was cut short)"
         confidence *= 0.7
@@ -370,27 +418,43 @@ def _acronym(word: str, pool: EvidencePool) -> bool:
     return memo[letters]
 
 
+_TESTISH = re.compile(r"\b(?:tests?|test suite|specs?|checks?|builds?|ci|pipeline|suite|pytest|jest|assertions?)\b", re.I)
+_COMMAND_OUTPUT = re.compile(
+    r"\b\d+ (?:passed|failed|errors?)\b|\bran \d+ tests?\b|^(?:ok|failed)\b|\btests? (?:passed|failed)\b|={3,} .*(?:passed|failed)", re.I | re.M
+)
+
+
+_WORLD = frozenset({"tool_result", "tool_message", "retrieval", "evidence"})
+
+
+def _latest_run(pool: EvidencePool) -> int | None:
+    """The newest tool output that reads like a command or test run: earlier failures may be fixed since."""
+    for index in range(len(pool) - 1, -1, -1):
+        p = pool.passages[index]
+        if p.source in ("tool_result", "tool_message") and _COMMAND_OUTPUT.search(pool.lower(index)):
+            return index
+    return None
+
+
 def _check_status(spec, claim, pool, region, support, problems) -> None:
     group, state = spec.value
     negated = bool(NEGATION.search(claim.text[max(0, spec.start - 16) : spec.start]))
-    words_same = STATUS_GROUPS[group][state]
-    same = pool.find_any(words_same, limit=2)
-    if group == 0 and state == 0 and not negated:
-        for index, pattern in ((i, p) for p in _FAILED_COUNT for i in range(len(pool))):
-            m = pattern.search(pool.lower(index))
-            if m:
-                hit = Hit(index, m.start(), m.end())
-                cite = pool.passages[index].cite
-                problems.append(_Problem("status", f"claimed {spec.text}; {cite} says {m.group()}", 0.85, hit))
-                return
+    if group == 0:
+        _check_run_status(spec, claim, pool, state, negated, support, problems)
+        return
+    same = pool.find_any(STATUS_GROUPS[group][state], limit=2)
     if same and not negated:
         support.append(same[0])
         return
     for other, words in enumerate(STATUS_GROUPS[group]):
         if other == state:
             continue
-        hits = pool.find_any(words, limit=2)
-        if hits and (region is None or any(h.passage == region.passage for h in hits)):
+        hits = [
+            h
+            for h in pool.find_any(words, limit=4)
+            if (region is None or h.passage == region.passage) and pool.passages[h.passage].source in _WORLD
+        ]
+        if hits:
             if negated:
                 support.append(hits[0])
                 return
@@ -401,28 +465,88 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
             return
 
 
+def _check_run_status(spec, claim, pool, state, negated, support, problems) -> None:
+    """"All tests pass" against the newest run: a failure count there contradicts it."""
+    if not _TESTISH.search(claim.text) or HYPOTHETICAL.search(claim.text):
+        return  # "passes the body to", "the test should pass": not a report of a run's outcome
+    index = _latest_run(pool)
+    if index is None:
+        return
+    text = pool.lower(index)
+    failed = _FAILED_COUNT[0].search(text) or _FAILED_COUNT[1].search(text)
+    says_pass = not negated and state == 0
+    # The run the claim reports on is most likely the newest one; older runs may predate a fix.
+    newest = index == max((i for i, p in enumerate(pool.passages) if p.source in _WORLD), default=index)
+    confidence = 0.85 if newest else 0.7
+    if says_pass and failed:
+        hit = Hit(index, failed.start(), failed.end())
+        cite = pool.passages[index].cite
+        problems.append(_Problem("status", f"claimed {spec.text}; {cite} says {failed.group()}", confidence, hit))
+    elif failed:
+        support.append(Hit(index, failed.start(), failed.end()))
+    elif not says_pass:
+        passed = re.search(r"\b\d+ passed\b|^ok\b|all tests passed|\bran \d+ tests? in [\d.]+s\s+ok\b", text, re.M)
+        if passed and not negated:
+            hit = Hit(index, passed.start(), passed.end())
+            cite = pool.passages[index].cite
+            problems.append(_Problem("status", f"claimed {spec.text}; {cite} says {passed.group()}", confidence - 0.05, hit))
+
+
 # --- words: antonyms, closed classes, polarity -----------------------------------------------
 
 
 def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[_Problem]) -> None:
+    """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
+    if region is None:
+        return
+    window = pool.lower(region.passage)[max(0, region.start - 200) : region.end + 200]
+    lowered = claim.text.lower()
+    words = [w for w in claim.content if len(w) > 2]
+    if not words or sum(1 for w in words if stem(w) in window) / len(words) < 0.6:
+        return  # the claim does not rest on this passage closely enough to call a word swapped
     for word in claim.content:
         if len(word) < 3 or pool.has_word(word):
             continue
         opposite = _opposite(word, pool)
-        if opposite is not None:
-            hits = pool.find(opposite, limit=1)
-            hit = hits[0] if hits else region
-            cite = pool.passages[hit.passage].cite if hit else "evidence"
+        if (
+            opposite is not None
+            and _in_window(opposite, window)
+            and not _compound(opposite, word, lowered)
+            and not _in_window(opposite, lowered)
+        ):
+            hit = next((h for h in pool.find(opposite, limit=8) if h.passage == region.passage), region)
+            cite = pool.passages[hit.passage].cite
             problems.append(_Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", 0.8, hit))
             continue
         cls = CLOSED_CLASS.get(word)
         if cls is not None:
-            other = next((w for w in pool.words if CLOSED_CLASS.get(w) == cls and w != word), None)
+            other = next((w for w in _WORDS.findall(window) if CLOSED_CLASS.get(w) == cls and w != word), None)
             if other is not None:
-                hits = pool.find(other, limit=1)
-                hit = hits[0] if hits else region
-                cite = pool.passages[hit.passage].cite if hit else "evidence"
+                hit = next((h for h in pool.find(other, limit=8) if h.passage == region.passage), region)
+                cite = pool.passages[hit.passage].cite
                 problems.append(_Problem(cls, f"claimed '{word}'; {cite} says '{other}'", 0.8, hit))
+
+
+_WORDS = re.compile(r"[a-z]+")
+
+
+def _in_window(word: str, window: str) -> bool:
+    at = window.find(word)
+    while at != -1:
+        before = window[at - 1] if at else " "
+        after = window[at + len(word)] if at + len(word) < len(window) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True  # a whole word, not part of an identifier such as nonfree_baggages
+        at = window.find(word, at + 1)
+    return False
+
+
+def _compound(opposite: str, word: str, claim: str) -> bool:
+    """'non-free' written as 'non' + 'free' is the evidence's 'nonfree', not its opposite."""
+    for prefix in NEGATING_PREFIXES:
+        if opposite == prefix.rstrip("-") + word and re.search(rf"\b{re.escape(prefix.rstrip('-'))}[- ]?{re.escape(word)}\b", claim):
+            return True
+    return False
 
 
 def _opposite(word: str, pool: EvidencePool) -> str | None:
@@ -452,4 +576,5 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
         return
     if claim.negated and not NEGATION.search(window):
         cite = pool.passages[region.passage].cite
-        problems.append(_Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.7, region))
+        # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
+        problems.append(_Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region))

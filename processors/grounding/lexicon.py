@@ -132,8 +132,8 @@ for _line in _CLOSED.strip().splitlines():
 # Each group lists mutually exclusive states; words in one tuple mean the same state.
 STATUS_GROUPS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (
-        ("pass", "passes", "passed", "passing", "succeed", "succeeds", "succeeded", "successful", "green", "ok"),
-        ("fail", "fails", "failed", "failing", "failure", "failures", "error", "errors", "errored", "red", "broken"),
+        ("pass", "passes", "passed", "passing", "succeed", "succeeds", "succeeded", "green"),
+        ("fail", "fails", "failed", "failing", "errored", "red", "broken"),
     ),
     (
         ("delayed", "late"),
@@ -178,6 +178,18 @@ OPINION = re.compile(
     r"|hope this|probably|perhaps|maybe|arguably|seems?|apparently|likely|it might|it may|it could"
     r"|best|great|excellent|nice|awesome|wonderful|beautiful|interesting|unfortunately|fortunately|sorry"
     r"|thank you|thanks|welcome)\b",
+    re.IGNORECASE,
+)
+# Plans and intentions: what the agent will do is not a claim about what is.
+INTENT = re.compile(
+    r"^\s*(?:thought:\s*)?(?:now\s+|next,?\s+|first,?\s+|then,?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i want to|"
+    r"i should|we should|we need to|i would|i'd like to|i can|i could|i might|i plan to|to (?:do|fix|verify|check|confirm|proceed)\b)"
+    r"|^\s*(?:if|when|once|whether)\b",
+    re.IGNORECASE,
+)
+# Modal and conditional wording: a prediction or a hypothesis, not a report of what happened.
+HYPOTHETICAL = re.compile(
+    r"\b(?:should|would|will|won't|might|may|could|must|if|unless|whether|expect(?:ed|s)?|to see|in order to|ensure|make sure)\b",
     re.IGNORECASE,
 )
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.

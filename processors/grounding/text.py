@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .lexicon import CLOSED_CLASS, STATUS_PATTERN, STATUS_STATE, STOPWORDS
+from .lexicon import CLOSED_CLASS, LOOSE, STATUS_PATTERN, STATUS_STATE, STOPWORDS
 
 WORD = re.compile(r"[a-z][a-z'’]*[a-z]|[a-z]", re.IGNORECASE)
 EVIDENCE_WORDS = re.compile(r"[a-z0-9]+")  # on lowercased text
@@ -66,11 +66,12 @@ SPECIFIC = re.compile(
     rf"|(?P<month_date>\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b)"
     rf"|(?P<date_month>\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+\d{{4}})?)"
     r"|(?P<time>\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[ap]\.?m\.?)(?![a-z]))?|\b\d{1,2}\s*(?:[ap]\.m\.|[ap]m)(?![a-z]))"
-    rf"|(?P<money>(?:[$€£]|\b(?:usd|eur|gbp)\s?)\s?(?:{_NUM})|(?:{_NUM})\s?(?:usd|dollars?|euros?|eur|gbp|pounds)\b)"
-    rf"|(?P<percent>(?:{_NUM})\s?(?:%|percent\b))"
-    r"|(?P<code>`[^`\n]{1,80}`)"
-    r"|(?P<id>\b(?=[\w-]*\d)(?=[\w-]*[a-z_])[a-z][\w-]*\d[\w-]*\b|\b[a-z]+_[\w]+\b|\b\d{5,}\b|\b[A-Z]{2,}\d+[A-Z0-9]*\b)"
-    rf"|(?P<number>(?<![\w.]){_NUM}(?![\w]))",
+    rf"|(?P<money>(?:[$€£]|\b(?:usd|eur|gbp)\s?)\s?(?:{_NUM})|(?<![\w.])(?:{_NUM})\s?(?:usd|dollars?|euros?|eur|gbp|pounds)\b)"
+    rf"|(?P<percent>(?<![\w.])(?:{_NUM})\s?(?:%|percent\b))"
+    r"|(?P<code>`[\w./:@#-]{1,80}`)"  # an identifier, path or flag; an expression the agent wrote is not a specific
+    r"|(?P<id>\b(?=[\w-]*\d)(?=[\w-]*[a-z_])[a-z][\w-]*\d[\w-]*\b|\b[a-z]+_[\w]+\b|\b\d{5,}\b"
+    r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
+    rf"|(?P<number>(?<![\w.])(?:{_NUM})(?![\w]))",
     re.IGNORECASE,
 )
 _MAYBE_SPECIFIC = re.compile(r"[\d$€£@`]|www\.|_|\b(?:usd|eur|gbp)\b", re.IGNORECASE)
@@ -139,8 +140,12 @@ def parse_date(kind: str, text: str) -> tuple[int, int, int | None] | None:
 _UNIT_AFTER = re.compile(r"\s*([a-z]+)", re.IGNORECASE)
 
 
-def specifics(text: str, sentence_starts: frozenset[int] = frozenset()) -> list[Specific]:
-    """Every specific stated in `text`, in order; names only where not at a sentence start."""
+def specifics(text: str, opens_sentence: bool = True, context: str | None = None) -> list[Specific]:
+    """Every specific stated in `text`, in order.
+
+    A capitalised word that opens a sentence is a name only when it is no common opener and the
+    text (or `context`, the whole output) never writes it in lower case; such names are marked
+    `unit="initial"` so the grader can weigh them less."""
     found: list[Specific] = []
     taken: list[tuple[int, int]] = []
     scan = SPECIFIC.finditer(text) if _MAYBE_SPECIFIC.search(text) else ()
@@ -184,15 +189,21 @@ def specifics(text: str, sentence_starts: frozenset[int] = frozenset()) -> list[
         if not _overlaps(taken, m.start(), m.end()):
             word = m.group().lower()
             found.append(Specific("status", m.group(), STATUS_STATE[word], m.start(), m.end()))
+    whole = context if context is not None else text
     for m in NAME.finditer(text):
-        if _overlaps(taken, m.start(), m.end()):
-            continue
+        if _overlaps(taken, m.start(), m.end()) or _LABEL_AFTER.match(text, m.end()):
+            continue  # "Total Cost:", "**New Cabin**:" are labels, not names
         words = [w for w in re.split(r"[ -]", m.group()) if w]
-        if m.start() in sentence_starts or _at_start(text, m.start()):
-            words = words[1:]  # the first word of a sentence is capitalised anyway
-        words = [w for w in words if w.lower() not in STOPWORDS and w.lower() not in CLOSED_CLASS and w != "I"]
+        initial = None
+        if (m.start() == 0 and opens_sentence) or (m.start() > 0 and _at_start(text, m.start())):
+            initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
+        words = [w for w in words if _name_like(w, whole)]
+        unit = None
+        if initial is not None and _name_like(initial, whole) and initial not in OPENERS:
+            words.insert(0, initial)
+            unit = "initial" if len(words) == 1 else None
         if words:
-            found.append(Specific("name", m.group(), tuple(w.lower() for w in words), m.start(), m.end()))
+            found.append(Specific("name", m.group(), tuple(w.lower() for w in words), m.start(), m.end(), unit))
     found.sort(key=lambda s: s.start)
     return found
 
@@ -201,7 +212,45 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s < end and start < e for s, e in taken)
 
 
-_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
+_START = re.compile(r"(?:^|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
+def _name_like(word: str, whole: str) -> bool:
+    return (
+        word.lower() not in STOPWORDS
+        and word.lower() not in CLOSED_CLASS
+        and word.lower() not in LOOSE
+        and len(word) > 2
+        and not (word.isupper() and len(word) <= 3)  # ID, EST, USD: abbreviations, not names
+        and not _lowercase_elsewhere(word, whole.lower(), whole)
+    )
+
+
+# Capitalised sentence openers that never name anyone.
+OPENERS = frozenset(
+    """
+    The This That These Those It He She They We You There Here Everything Nothing Someone Everyone Anyone Then
+    Now Also But And So Yes No Ok Okay Note Please Thanks Sure Done Next First Finally As When If After Before
+    Once While Since Because Although Though Today Yesterday Tomorrow All Each Every Some Any Both Hi Hello Hey
+    Dear Meanwhile However Still Just Only Even Let Our Your My Their His Her Its What Which Who Why How Where
+    Great Good Perfect Sorry Unfortunately Fortunately Additionally Furthermore Moreover Overall Currently
+    Based According Given Unlike Like Despite Instead Otherwise Therefore Thus Hence Indeed Actually Basically
+    Looks Seems Wait Alright Understood Certainly Absolutely Of Thank Welcome Great Excellent Nice Awesome
+    One Two Three Four Five Six Seven Eight Nine Ten Several Many Most Few Another Other Either Neither
+    """.split()
+)
+_LABEL_AFTER = re.compile(r"[*_]*\s*:")
+
+
+def _lowercase_elsewhere(word: str, lowered: str, text: str) -> bool:
+    """A capitalised word the same text also writes in lower case is a common word ("Cost" / "cost")."""
+    low = word.lower()
+    at = text.find(low)
+    while at != -1:
+        before = text[at - 1] if at else " "
+        after = text[at + len(low)] if at + len(low) < len(text) else " "
+        if not before.isalpha() and not after.isalpha():
+            return True
+        at = text.find(low, at + 1)
+    return False
 
 
 def _at_start(text: str, offset: int) -> bool:

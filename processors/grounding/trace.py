@@ -119,6 +119,8 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         elif role == "user":
             out.append(Passage(text, "user_message", span.span_id, key, None, False, span.end_ns))
             query = text
+        elif role in ("system", "developer"):  # instructions and policies the agent was given
+            out.append(Passage(text, "system_message", span.span_id, key, None, False, span.end_ns))
     return out, query
 
 
@@ -222,4 +224,6 @@ def passages_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[
         elif role == "user":
             out.append(Passage(text, "user_message", None, str(i)))
             query = text
+        elif role in ("system", "developer"):
+            out.append(Passage(text, "system_message", None, str(i)))
     return out, query
