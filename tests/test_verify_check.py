@@ -199,3 +199,18 @@ def test_rows_fit_the_tables_and_every_actions_query_answers(db):
     assert [(r[0], r[2], r[3]) for r in levels] == [(1, 2, 1), (2, 1, 0), (3, 1, 0)]
     _, categories = run_query(db, queries["actions_errors_by_category"], {})
     assert ("schema_mismatch", ["lookup"]) in [(r[1], r[4]) for r in categories]
+
+
+def test_a_growing_trace_is_read_incrementally_and_a_late_span_rebuilds_it(check):
+    passing = tool_span(1, "bash", {"command": "pytest"}, "5 passed\n<returncode>0</returncode>")
+    first = run(check, llm_span(2, "All tests pass."), [passing])
+    assert [r["grade"] for r in first.rows["action_findings"]] == ["verified"]
+    failing = tool_span(3, "bash", {"command": "pytest"}, "1 failed\n<returncode>1</returncode>")
+    second = run(check, llm_span(4, "All tests pass."), [passing, failing])
+    assert [r["grade"] for r in second.rows["action_findings"]] == ["contradicted"]
+    # A span that ended earlier but arrived late changes the order: the timeline is rebuilt, not extended.
+    late_fix = SpanRecord(TRACE, "f" * 16, "a" * 16, "execute_tool write_file", {
+        "gen_ai.tool.name": "write_file", "gen_ai.tool.call.arguments": json.dumps({"path": "a.py", "content": "x"}),
+        "gen_ai.tool.call.result": "ok"}, start_ns=0, end_ns=1)
+    third = run(check, llm_span(5, "I wrote `a.py`."), [late_fix, passing, failing])
+    assert [(r["grade"], r["evidence_index"]) for r in third.rows["action_findings"]] == [("verified", 0)]
