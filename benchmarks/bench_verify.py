@@ -32,9 +32,8 @@ from claimwatch.checks.actions import ActionsCheck
 from claimwatch.checks.trace import HeldTrace
 from claimwatch.otel.extract import extract
 from claimwatch.otel.records import SpanRecord
-from claimwatch.verify import ActionsConfig
+from claimwatch.verify import ActionsConfig, commands, outcomes
 from claimwatch.verify import actions as V
-from claimwatch.verify import commands, outcomes
 from claimwatch.verify.replay import replay
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "agent-text-dev" / "trajectories.jsonl"

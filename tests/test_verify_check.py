@@ -191,7 +191,7 @@ def test_rows_fit_the_tables_and_every_actions_query_answers(db):
     names = [n for n in queries if n.startswith("actions_")]
     assert sorted(names) == ["actions_by_agent", "actions_errors_by_category", "actions_pass_rate_by_level", "actions_top_claims"]
     for name in names:
-        columns, rows = run_query(db, queries[name], {})
+        _columns, rows = run_query(db, queries[name], {})
         assert rows, name
     _, top = run_query(db, queries["actions_top_claims"], {})
     assert {(r[0], r[1], r[2]) for r in top} == {("tests", "All tests", "contradicted"), ("file_create", "a.py", "unverified")}

@@ -28,7 +28,7 @@ from ..otel.records import EventRecord, SpanRecord
 from ..verify import actions as V
 from ..verify.config import ActionsConfig
 from ..verify.grade import CONTRADICTED, UNVERIFIED
-from ..verify.timeline import trace_timeline
+from ..verify.timeline import TraceActions
 from ..verify.verifier import CLAIMS, STRUCTURE, TOOL_RESULT, Verification, Verifier, VerifyFinding
 from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, worst
 
@@ -99,6 +99,7 @@ class ActionsCheck:
     def __init__(self, config: ActionsConfig, default_trust: float = 50.0, store_claim_text: bool = True) -> None:
         self.config = config
         self.verifier = Verifier(config)
+        self.trace_actions = TraceActions()  # what earlier tool spans did, kept between outputs
         self.default_trust = default_trust
         self.store_claim_text = store_claim_text
 
@@ -125,7 +126,7 @@ class ActionsCheck:
         result = self.verifier.verify(
             output.text,
             agent=ctx.identity.agent_id,
-            actions=lambda: trace_timeline(ctx.trace.before(span), span),
+            actions=lambda: self.trace_actions.timeline(ctx.trace.before(span), span),
             tool_results=V.latest_turn_results(inputs) if inputs is not None and self.verifier.registry.has_tools else (),
         )
         if not result.levels:

@@ -25,8 +25,8 @@ from pathlib import Path
 from . import claims as K
 from . import commands as C
 from .actions import Action
-from .timeline import Timeline, as_timeline, base_name
 from .outcomes import ran_no_tests
+from .timeline import Timeline, as_timeline, base_name
 
 VERIFIED, UNVERIFIED, CONTRADICTED = "verified", "unverified", "contradicted"
 _EFFECT_FOR_CLAIM = {

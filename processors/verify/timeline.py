@@ -9,6 +9,7 @@ not read again for every output (`TraceTimelines`).
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
@@ -21,7 +22,7 @@ DIFF_HEADER = "diff --git a/"
 class Timeline:
     """Actions in the order they happened, with their effects indexed by kind."""
 
-    __slots__ = ("actions", "by_kind", "by_file", "cut", "diffs", "_scripts")
+    __slots__ = ("_scripts", "actions", "by_file", "by_kind", "cut", "diffs")
 
     def __init__(self, actions: Iterable[Action] = ()) -> None:
         self.actions: list[Action] = []
@@ -127,63 +128,76 @@ class TraceTimelines:
         return timeline
 
 
-_CALLS: OrderedDict[tuple[str, str], tuple | None] = OrderedDict()  # (trace, span) -> tool call or None
-_MAX_CALLS = 65_536
-_TRACES = TraceTimelines()
-_SCANNED: OrderedDict[str, tuple[int, object, list, tuple]] = OrderedDict()  # trace -> (read, last, tools, ids)
+class TraceActions:
+    """What the tool spans of recent traces did, kept between outputs (bounded; safe across threads).
+
+    A span's tool call is read once; the tool spans before an output are the
+    previous output's plus the spans that ended since, so only those are read.
+    """
+
+    def __init__(self, max_traces: int = 256, max_spans: int = 16_384) -> None:
+        self._lock = threading.Lock()
+        self._calls: OrderedDict[tuple[str, str], tuple | None] = OrderedDict()
+        self._scanned: OrderedDict[str, tuple[int, object, list, tuple]] = OrderedDict()  # read, last, tools, ids
+        self._timelines = TraceTimelines(max_traces)
+        self._max_traces = max_traces
+        self._max_spans = max_spans
+
+    def timeline(self, spans_before: Sequence, span=None) -> Timeline:
+        """The actions before `span`: its input conversation's tool calls when it has them (plus tool
+        spans it does not echo), else the trace's tool spans."""
+        if span is not None and span.attributes.get(GEN_AI_INPUT_MESSAGES) is not None:
+            return Timeline(actions_from_trace(spans_before, span))
+        with self._lock:
+            tools, ids = self._tool_spans(spans_before)
+            if not tools:
+                return Timeline()
+
+            def build(i: int) -> Action:
+                s, (tool, args, result, status, call_id) = tools[i]
+                return Action(i, tool, args, result, status, s.span_id, call_id, cut(args))
+
+            return self._timelines.get(tools[0][0].trace_id, ids, build)
+
+    def _call(self, span):
+        key = (span.trace_id, span.span_id)
+        try:
+            return self._calls[key]
+        except KeyError:
+            pass
+        call = tool_call_of_span(span)
+        self._calls[key] = call
+        if len(self._calls) > self._max_spans:
+            self._calls.popitem(last=False)
+        return call
+
+    def _tool_spans(self, spans_before: Sequence) -> tuple[list, tuple[str, ...]]:
+        if not spans_before:
+            return [], ()
+        trace_id = spans_before[0].trace_id
+        held = self._scanned.get(trace_id)
+        if held is not None and held[0] == len(spans_before) and spans_before[-1] is held[1]:
+            return held[2], held[3]
+        if held is not None and 0 < held[0] < len(spans_before) and spans_before[held[0] - 1] is held[1]:
+            start, tools = held[0], list(held[2])
+        else:  # first look, or the spans read before are no longer the first ones: read them all
+            start, tools = 0, []
+        fresh = [(s, call) for s in spans_before[start:] if (call := self._call(s)) is not None]
+        if fresh or not start:
+            tools.extend(fresh)
+            ids = tuple(s.span_id for s, _ in tools)
+        else:
+            ids = held[3]
+        self._scanned[trace_id] = (len(spans_before), spans_before[-1], tools, ids)
+        self._scanned.move_to_end(trace_id)
+        if len(self._scanned) > self._max_traces:
+            self._scanned.popitem(last=False)
+        return tools, ids
 
 
-def _call(span):
-    """A span's tool call, read once per span (records are immutable)."""
-    key = (span.trace_id, span.span_id)
-    try:
-        return _CALLS[key]
-    except KeyError:
-        pass
-    call = tool_call_of_span(span)
-    _CALLS[key] = call
-    if len(_CALLS) > _MAX_CALLS:
-        _CALLS.popitem(last=False)
-    return call
-
-
-def _tool_spans(spans_before: Sequence) -> tuple[list, tuple[str, ...]]:
-    """(span, call) for the tool spans among `spans_before`, and their ids; a trace's earlier list is
-    extended, not reread (when the spans it read are still the first ones, in the same order)."""
-    if not spans_before:
-        return [], ()
-    trace_id = spans_before[0].trace_id
-    held = _SCANNED.get(trace_id)
-    if held is not None and held[0] == len(spans_before) and spans_before[-1] is held[1]:
-        return held[2], held[3]
-    if held is not None and 0 < held[0] < len(spans_before) and spans_before[held[0] - 1] is held[1]:
-        start, tools = held[0], list(held[2])
-    else:
-        start, tools = 0, []
-    fresh = [(span, call) for span in spans_before[start:] if (call := _call(span)) is not None]
-    if fresh or not start:
-        tools.extend(fresh)
-        ids = tuple(s.span_id for s, _ in tools)
-    else:
-        ids = held[3]
-    _SCANNED[trace_id] = (len(spans_before), spans_before[-1], tools, ids)
-    _SCANNED.move_to_end(trace_id)
-    if len(_SCANNED) > 256:
-        _SCANNED.popitem(last=False)
-    return tools, ids
+_DEFAULT = TraceActions()
 
 
 def trace_timeline(spans_before: Sequence, span=None) -> Timeline:
-    """The actions before `span`: its input conversation's tool calls when it has them (plus tool
-    spans it does not echo), else the trace's tool spans, from a timeline kept per trace."""
-    if span is not None and span.attributes.get(GEN_AI_INPUT_MESSAGES) is not None:
-        return Timeline(actions_from_trace(spans_before, span))
-    tools, ids = _tool_spans(spans_before)
-    if not tools:
-        return Timeline()
-
-    def build(i: int) -> Action:
-        s, (tool, args, result, status, call_id) = tools[i]
-        return Action(i, tool, args, result, status, s.span_id, call_id, cut(args))
-
-    return _TRACES.get(tools[0][0].trace_id, ids, build)
+    """`TraceActions.timeline` on a process-wide instance."""
+    return _DEFAULT.timeline(spans_before, span)
