@@ -14,13 +14,18 @@ one JSON file format (`{"version": 1, "sessions": {session: [count, last_block_e
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 import time
 from pathlib import Path
 
-logger = logging.getLogger("claimwatch.policy")
+
+
+def _warn(message: str, *args) -> None:
+    import logging  # lazily: a hook process that has nothing to say should not pay for the import
+
+    logging.getLogger("claimwatch.policy").warning(message, *args)
+
 
 DEFAULT_TTL_S = 3600.0
 _MAX_SESSIONS = 100_000
@@ -131,7 +136,7 @@ def _read(path: Path) -> dict[str, list[float]]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, TypeError, IndexError, AttributeError) as exc:
-        logger.warning("policy state %s unreadable (%s); starting from empty counts", path, exc)
+        _warn("policy state %s unreadable (%s); starting from empty counts", path, exc)
         return {}
 
 
@@ -142,4 +147,4 @@ def _write(path: Path, sessions: dict[str, list[float]]) -> None:
         tmp.write_text(json.dumps({"version": 1, "sessions": sessions}), encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:  # the decision stands; only persistence is lost
-        logger.warning("cannot write policy state %s: %s", path, exc)
+        _warn("cannot write policy state %s: %s", path, exc)
