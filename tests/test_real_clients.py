@@ -17,18 +17,21 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 
 import pytest
 
 from claimwatch import OutputValidator, load_config
 from claimwatch.collector.otlp import any_value
+from claimwatch.otel.extract import extract
+from claimwatch.otel.records import SpanRecord
 from tests.conftest import ROOT
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
 from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
 
-pytestmark = pytest.mark.e2e
+e2e = pytest.mark.e2e
 
 # Two claims the detectors find: docker's state (contradicts the fact) and PostgreSQL's (no fact on it).
 ANSWER = "I checked the host. Docker is not running and PostgreSQL is down."
@@ -72,9 +75,20 @@ class Run:
         return len(self.llm.requests)
 
 
-def run_client(tmp_path, client: str, *, agents=None, in_process: dict | None = None, service: str = AGENT) -> Run:
-    """Start fake LLM, sink and collector, run `client` in its own process, wait until all it sent is forwarded."""
-    llm = FakeLLM([Reply.tool_call("check_docker"), Reply.text(ANSWER)])
+def run_client(
+    tmp_path,
+    client: str,
+    *,
+    agents=None,
+    in_process: dict | None = None,
+    service: str = AGENT,
+    extra=(),
+    answer: Reply | None = None,
+) -> Run:
+    """Start fake LLM, sink and collector, run `client` in its own process, wait until all it sent is forwarded.
+
+    The model calls the agent's tool first, then gives `answer`."""
+    llm = FakeLLM([Reply.tool_call("check_docker"), answer or Reply.text(ANSWER)])
     sink = Sink()
     collector = start_collector(
         tmp_path,
@@ -97,6 +111,7 @@ def run_client(tmp_path, client: str, *, agents=None, in_process: dict | None = 
         ]
         if in_process is not None:
             command += ["--claimwatch", json.dumps(in_process)]
+        command += list(extra)
         env = {
             **os.environ,
             "NO_PROXY": "127.0.0.1,localhost",
@@ -128,14 +143,18 @@ def runs(tmp_path_factory):
     cache: dict[tuple, Run] = {}
 
     def get(client: str, **kwargs) -> Run:
-        key = (client, json.dumps(kwargs, sort_keys=True))
+        key = (client, repr(sorted(kwargs.items())))
         if key not in cache:
             cache[key] = run_client(tmp_path_factory.mktemp(client), client, **kwargs)
         return cache[key]
 
     yield get
-    for run in cache.values():
-        stop(run.collector, run.sink, run.llm)
+    # Each collector takes a moment to drain and close; close them side by side.
+    closing = [threading.Thread(target=stop, args=(r.collector, r.sink, r.llm)) for r in cache.values()]
+    for thread in closing:
+        thread.start()
+    for thread in closing:
+        thread.join(30)
 
 
 def attrs(span) -> dict:
@@ -189,6 +208,7 @@ def assert_enforced_answer(run: Run, rows: list[tuple]) -> None:
 # --- 1. pydantic-ai ------------------------------------------------------------------------------
 
 
+@e2e
 @needs("pydantic_ai")
 def test_pydantic_ai_answer_reaches_the_agent_and_each_llm_call_is_evaluated_once(runs):
     run = runs("pydantic-ai")
@@ -200,6 +220,7 @@ def test_pydantic_ai_answer_reaches_the_agent_and_each_llm_call_is_evaluated_onc
     assert_enforced_answer(run, rows)
 
 
+@e2e
 @needs("pydantic_ai")
 def test_pydantic_ai_blocked_answer_leaves_no_trace_when_the_agent_enforces(runs):
     run = runs("pydantic-ai")
@@ -216,6 +237,7 @@ def test_pydantic_ai_blocked_answer_leaves_no_trace_when_the_agent_enforces(runs
 # --- 2. OpenAI Agents SDK under OpenInference --------------------------------------------------
 
 
+@e2e
 @needs("agents", "openinference.instrumentation.openai_agents")
 def test_openai_agents_answer_is_read_once_when_content_and_contents_both_carry_it(runs):
     run = runs("openai-agents")
@@ -227,6 +249,7 @@ def test_openai_agents_answer_is_read_once_when_content_and_contents_both_carry_
     assert_enforced_answer(run, rows)
 
 
+@e2e
 @needs("agents", "openinference.instrumentation.openai_agents")
 def test_openai_agents_blocked_answer_leaves_no_trace_when_the_agent_enforces(runs):
     assert leaks(runs("openai-agents")) == []
@@ -235,6 +258,7 @@ def test_openai_agents_blocked_answer_leaves_no_trace_when_the_agent_enforces(ru
 # --- 3. OpenAI client under OpenInference --------------------------------------------------------
 
 
+@e2e
 @needs("openinference.instrumentation.openai")
 def test_openinference_openai_chat_completions_get_verdicts_and_rows(runs):
     run = runs("openinference-openai")
@@ -253,6 +277,7 @@ def test_openinference_openai_chat_completions_get_verdicts_and_rows(runs):
 # --- 4. OpenAI client under OpenLLMetry ----------------------------------------------------------
 
 
+@e2e
 @needs("opentelemetry.instrumentation.openai")
 def test_openllmetry_openai_chat_completions_get_verdicts_and_rows(runs):
     run = runs("openllmetry")
@@ -277,6 +302,7 @@ IN_PROCESS = {
 }
 
 
+@e2e
 @needs("pydantic_ai")
 def test_in_process_evaluation_reaches_the_sink_once_and_the_collector_records_it_as_upstream(runs):
     run = runs("pydantic-ai", in_process=IN_PROCESS, agents={"defaultMode": "audit"})
@@ -302,3 +328,135 @@ def test_in_process_evaluation_reaches_the_sink_once_and_the_collector_records_i
     assert_one_row_per_span_and_check(run)
     assert run.processor_stats.get("enforced_blocks") == 1
     assert leaks(run) == []
+
+
+# --- Spans that reach the collector one by one, the trace split by a slow tool ---------------------
+
+
+@e2e
+@needs("pydantic_ai")
+def test_pydantic_ai_spans_exported_one_by_one_across_the_decision_wait_leak_nothing(runs):
+    # The tool takes longer than the collector's decision wait (150 ms): the LLM call that asked for
+    # it is judged alone, and the agent run span repeating the answer arrives after the block.
+    run = runs("pydantic-ai", extra=("--simple", "--tool-delay", "0.5"))
+    assert run.answer == ANSWER
+    rows = output_rows(run)
+    assert len(rows) == run.llm_calls() == 2
+    assert {r[1] for r in rows} == {AGENT}
+    assert_one_row_per_span_and_check(run)
+    assert_enforced_answer(run, rows)
+    assert leaks(run) == []
+
+
+# --- A structured answer: pydantic-ai's output tool -------------------------------------------------
+
+
+@e2e
+@needs("pydantic_ai")
+def test_pydantic_ai_structured_answer_is_judged_and_blocked_when_given_through_the_output_tool(runs):
+    # pydantic-ai's default for a structured output type: the model calls the `final_result` tool, whose
+    # arguments are the answer. Read as a mere tool call, the answer was never judged and left unblocked.
+    structured = Reply.tool_call("final_result", summary=ANSWER, healthy=False)
+    run = runs("pydantic-ai-structured", answer=structured)
+    assert json.loads(run.answer) == {"summary": ANSWER, "healthy": False}
+    rows = output_rows(run)
+    assert len(rows) == run.llm_calls() == 2
+    assert_one_row_per_span_and_check(run)
+    assert_enforced_answer(run, rows)
+    assert leaks(run) == []
+    agent_span = attrs(next(s for s in run.forwarded() if s.name == f"invoke_agent {AGENT}"))
+    assert json.loads(agent_span["final_result"])["healthy"] is False  # the answer's shape is kept
+
+
+# --- What the clients write, read span by span -----------------------------------------------------
+
+
+def test_openinference_message_written_as_content_and_as_parts_is_read_once():
+    # As openinference-instrumentation-openai-agents writes a Responses API message with two text parts.
+    span = SpanRecord(
+        "t",
+        "s",
+        None,
+        "response",
+        {
+            "openinference.span.kind": "LLM",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.contents.0.message_content.type": "text",
+            "llm.output_messages.0.message.contents.0.message_content.text": "Docker is not running.",
+            "llm.output_messages.0.message.contents.1.message_content.type": "text",
+            "llm.output_messages.0.message.contents.1.message_content.text": "PostgreSQL is down.",
+            "llm.output_messages.0.message.content": "Docker is not running.\nPostgreSQL is down.",
+            "llm.output_messages.1.message.role": "assistant",
+            "llm.output_messages.1.message.contents.0.message_content.type": "reasoning",
+            "llm.output_messages.1.message.contents.0.message_content.text": "The service check said so.",
+        },
+    )
+    found = extract(span)
+    assert found.text == "Docker is not running.\nPostgreSQL is down.\n\nThe service check said so."
+
+
+def test_pydantic_ai_output_tool_arguments_are_read_as_the_answer():
+    parameters = {
+        "function_tools": [{"name": "check_docker"}],
+        "output_mode": "tool",
+        "output_tools": [{"name": "final_result", "kind": "output"}],
+    }
+    messages = [
+        {
+            "role": "assistant",
+            "parts": [
+                {"type": "tool_call", "id": "c1", "name": "check_docker", "arguments": '{"host": "build-1 is fine"}'},
+                {
+                    "type": "tool_call",
+                    "id": "c2",
+                    "name": "final_result",
+                    "arguments": json.dumps({"summary": ANSWER, "healthy": False, "notes": ["Restarted nothing."]}),
+                },
+            ],
+        }
+    ]
+    span = SpanRecord(
+        "t",
+        "s",
+        None,
+        "chat gpt-test",
+        {
+            "gen_ai.output.messages": json.dumps(messages),
+            "model_request_parameters": json.dumps(parameters),
+        },
+    )
+    found = extract(span)
+    assert found.text == f"{ANSWER}\n\nRestarted nothing."
+    assert [t.name for t in found.tool_calls] == ["check_docker", "final_result"]
+
+
+def test_output_tool_arguments_cut_by_the_length_limit_are_read_as_far_as_they_go():
+    cut = json.dumps({"summary": ANSWER, "healthy": False})[:40]
+    messages = json.dumps(
+        [{"role": "assistant", "parts": [{"type": "tool_call", "name": "final_result", "arguments": cut}]}]
+    )
+    span = SpanRecord(
+        "t",
+        "s",
+        None,
+        "chat",
+        {
+            "gen_ai.output.messages": messages,
+            "model_request_parameters": json.dumps({"output_tools": [{"name": "final_result"}]}),
+        },
+    )
+    found = extract(span)
+    assert found.truncated and ANSWER.startswith(found.text) and len(found.text) > 10
+
+
+def test_a_tool_call_is_not_an_answer_when_no_output_tool_is_declared():
+    messages = json.dumps(
+        [
+            {
+                "role": "assistant",
+                "parts": [{"type": "tool_call", "name": "final_result", "arguments": json.dumps({"summary": ANSWER})}],
+            }
+        ]
+    )
+    found = extract(SpanRecord("t", "s", None, "chat", {"gen_ai.output.messages": messages}))
+    assert found.text == "" and [t.name for t in found.tool_calls] == ["final_result"]

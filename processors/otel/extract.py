@@ -7,8 +7,13 @@ OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 Traceloop `traceloop.entity.output` on agent/workflow/task spans.
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
-as prose. A JSON value cut by the attribute length limit is still read for the
-text it holds, and the output is marked truncated.
+as prose, except a call of an output tool: an agent that answers in a
+structured form does so by calling a tool the framework declared for it
+(pydantic-ai's `final_result`, listed under `output_tools` in its
+`model_request_parameters` span attribute), and that call's arguments are the
+answer, so their strings are validated as text. A JSON value cut by the
+attribute length limit is still read for the text it holds, and the output is
+marked truncated.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ _OI_MESSAGE = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.(?:(content|role)|contents\.(\d+)\.message_content\.text)$"
 )
 _OI_TOOL = re.compile(r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$")
+# pydantic-ai's LLM span attribute naming, among the request's tools, those that carry the final answer.
+PYDANTIC_AI_REQUEST_PARAMETERS = "model_request_parameters"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +85,29 @@ def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output 
     value = attrs.get(A.GEN_AI_OUTPUT_MESSAGES)
     if value is None:
         return None
-    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES)
+    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs))
 
 
-def messages_output(value: Any, source: str) -> Output | None:
-    """Text and tool calls from a GenAI messages value (JSON string or structured)."""
+def output_tools(attrs: Mapping[str, Any]) -> frozenset[str]:
+    """Names of the tools whose call is the agent's final answer (pydantic-ai's tool output mode)."""
+    raw = attrs.get(PYDANTIC_AI_REQUEST_PARAMETERS)
+    if isinstance(raw, str):
+        if '"output_tools"' not in raw:  # the common case, decided without parsing the tool schemas
+            return frozenset()
+        raw, _ = _decode(raw)
+    if not isinstance(raw, Mapping):
+        return frozenset()
+    tools = raw.get("output_tools")
+    if not isinstance(tools, (list, tuple)):
+        return frozenset()
+    return frozenset(t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str))
+
+
+def messages_output(value: Any, source: str, answer_tools: frozenset[str] = frozenset()) -> Output | None:
+    """Text and tool calls from a GenAI messages value (JSON string or structured).
+
+    Calls of `answer_tools` are the answer itself: their arguments' strings are text too.
+    """
     messages, truncated = _decode(value)
     if messages is None:
         return Output(_salvage(value), source, truncated=True) if isinstance(value, str) else None
@@ -95,11 +120,15 @@ def messages_output(value: Any, source: str) -> Output | None:
     for message in messages:
         if not isinstance(message, Mapping) or message.get("role", "assistant") not in ("assistant", "model"):
             continue
-        _collect_message(message, texts, tools)
+        truncated = _collect_message(message, texts, tools, answer_tools) or truncated
     return Output("\n\n".join(texts), source, truncated, tuple(tools))
 
 
-def _collect_message(message: Mapping[str, Any], texts: list[str], tools: list[ToolCall]) -> None:
+def _collect_message(
+    message: Mapping[str, Any], texts: list[str], tools: list[ToolCall], answer_tools: frozenset[str]
+) -> bool:
+    """Add the message's text and tool calls; True when an answer tool's arguments were cut short."""
+    cut = False
     parts = message.get("parts")
     if isinstance(parts, (list, tuple)):
         for part in parts:
@@ -109,8 +138,8 @@ def _collect_message(message: Mapping[str, Any], texts: list[str], tools: list[T
             if kind in _TEXT_PART_TYPES and isinstance(part.get("content"), str):
                 texts.append(part["content"])
             elif kind == "tool_call" and part.get("name"):
-                tools.append(ToolCall(str(part["name"]), _as_text(part.get("arguments"))))
-        return
+                cut = _collect_call(str(part["name"]), part.get("arguments"), texts, tools, answer_tools) or cut
+        return cut
     # OpenAI message shape: {"role", "content", "tool_calls": [{"function": {"name", "arguments"}}]}
     content = message.get("content")
     if isinstance(content, str):
@@ -120,7 +149,23 @@ def _collect_message(message: Mapping[str, Any], texts: list[str], tools: list[T
     for call in message.get("tool_calls") or ():
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping) and function.get("name"):
-            tools.append(ToolCall(str(function["name"]), _as_text(function.get("arguments"))))
+            cut = _collect_call(str(function["name"]), function.get("arguments"), texts, tools, answer_tools) or cut
+    return cut
+
+
+def _collect_call(
+    name: str, arguments: Any, texts: list[str], tools: list[ToolCall], answer_tools: frozenset[str]
+) -> bool:
+    """Record a tool call; an answer tool's argument strings are text. True when they were cut short."""
+    tools.append(ToolCall(name, _as_text(arguments)))
+    if name not in answer_tools:
+        return False
+    decoded, _ = _decode(arguments)
+    if decoded is None:  # arguments cut by the length limit: what can be read of them
+        texts.append(_salvage_values(arguments))
+        return True
+    texts.extend(_strings(decoded))
+    return False
 
 
 def _from_completion_event(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
@@ -245,6 +290,23 @@ def _salvage(value: str) -> str:
     """The readable text of a JSON value cut mid-way: its content/text strings, the last one partial."""
     pieces = []
     for m in _CONTENT_STRINGS.finditer(value):
+        raw = m.group(1).rstrip("\\")
+        try:
+            pieces.append(json.loads(f'"{raw}"'))
+        except ValueError:
+            pieces.append(raw)
+    return "\n\n".join(pieces)
+
+
+_JSON_STRINGS = re.compile(r'"((?:[^"\\]|\\.)*)(?:"|$)', re.S)
+
+
+def _salvage_values(value: str) -> str:
+    """The string values of a JSON object cut mid-way (keys dropped), the last one partial."""
+    pieces = []
+    for m in _JSON_STRINGS.finditer(value):
+        if value[m.end() :].lstrip().startswith(":"):
+            continue  # a key
         raw = m.group(1).rstrip("\\")
         try:
             pieces.append(json.loads(f'"{raw}"'))

@@ -16,15 +16,18 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 
 AGENT = "ops-helper"
 PROMPT = "Is docker running on the build host?"
 TOOL_RESULT = "docker.service: active (running) since 09:12"
+TOOL_DELAY_S = 0.0
 
 
 def check_docker() -> str:
-    """The one tool every agent has: reports the state of the docker service."""
+    """The one tool every agent has: reports the state of the docker service (slowly, with --tool-delay)."""
+    time.sleep(TOOL_DELAY_S)
     return TOOL_RESULT
 
 
@@ -40,6 +43,25 @@ def run_pydantic_ai(llm_url: str, provider) -> str:
     instrumentation = Instrumentation(InstrumentationSettings(tracer_provider=provider))
     agent = Agent(model, name=AGENT, tools=[check_docker], capabilities=[instrumentation])
     return agent.run_sync(PROMPT).output
+
+
+def run_pydantic_ai_structured(llm_url: str, provider) -> str:
+    """pydantic-ai with a structured answer: the model answers by calling the `final_result` output tool."""
+    from pydantic import BaseModel
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    class Status(BaseModel):
+        summary: str
+        healthy: bool
+
+    model = OpenAIChatModel("gpt-test", provider=OpenAIProvider(base_url=llm_url, api_key="test-key"))
+    instrumentation = Instrumentation(InstrumentationSettings(tracer_provider=provider))
+    agent = Agent(model, name=AGENT, tools=[check_docker], output_type=Status, capabilities=[instrumentation])
+    return agent.run_sync(PROMPT).output.model_dump_json()
 
 
 def run_openai_agents(llm_url: str, provider) -> str:
@@ -102,6 +124,7 @@ def run_openllmetry(llm_url: str, provider) -> str:
 
 CLIENTS: dict[str, Callable[[str, object], str]] = {
     "pydantic-ai": run_pydantic_ai,
+    "pydantic-ai-structured": run_pydantic_ai_structured,
     "openai-agents": run_openai_agents,
     "openinference-openai": run_openinference_openai,
     "openllmetry": run_openllmetry,
@@ -115,12 +138,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--otlp", required=True, help="OTLP/HTTP traces endpoint of the collector")
     parser.add_argument("--service", default=AGENT, help="service.name of the agent process")
     parser.add_argument("--claimwatch", help="JSON config: run ClaimwatchSpanProcessor in front of the exporter")
+    parser.add_argument(
+        "--simple", action="store_true", help="export each span as it ends (SimpleSpanProcessor), not in a batch"
+    )
+    parser.add_argument("--tool-delay", type=float, default=0.0, help="seconds the tool takes")
     args = parser.parse_args(argv)
+    global TOOL_DELAY_S
+    TOOL_DELAY_S = args.tool_delay
 
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
     class Counter(SpanProcessor):
         ended = 0
@@ -129,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             Counter.ended += 1
 
     provider = TracerProvider(resource=Resource.create({"service.name": args.service}))
-    export: SpanProcessor = BatchSpanProcessor(OTLPSpanExporter(endpoint=args.otlp))
+    exporter = OTLPSpanExporter(endpoint=args.otlp)
+    export: SpanProcessor = SimpleSpanProcessor(exporter) if args.simple else BatchSpanProcessor(exporter)
     if args.claimwatch:
         from claimwatch import ClaimwatchSpanProcessor
 
