@@ -125,10 +125,11 @@ SECRET = (
     r"(?:/etc/(?:shadow|gshadow|sudoers|master\.passwd|security/opasswd)" + _END
     + r"|/etc/ssh/ssh_host_\S*key" + _END
     + r"|/root/\S"
-    + r"|(?:^|[\s=@<'\"/])\.?ssh/id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)" + _END
+    + r"|(?<![\w.-])\.?ssh/id_(?:rsa|dsa|ecdsa|ed25519)(?!\.pub)" + _END
+    + r"|(?<![\w.-])\.(?:ssh|aws|gnupg|kube|docker)/?(?=[\s'\"]|$)"
     + r"|\.(?:aws/credentials|aws/config|config/gcloud|azure/|kube/config|docker/config\.json|netrc|pgpass"
     r"|git-credentials|npmrc|pypirc|vault-token|bash_history|zsh_history|gnupg/)"
-    + r"|(?:^|[\s=@<'\"/])\.env(?:\.(?!example|sample|template|dist)[\w-]+)?" + _END
+    + r"|(?<![\w.-])\.env(?:\.(?!example|sample|template|dist)[\w-]+)?" + _END
     + r"|/proc/(?:\d+|self)/environ|/proc/kcore|/dev/k?mem" + _END + r")"
 )
 # Account data and login records: not secret one by one, but what a reconnaissance step reads.
@@ -175,7 +176,7 @@ RULES: tuple[dict, ...] = (
      "anchors": (r"\brm(?:dir)?\b", "unlink", "shred", r"\bsrm\b", r"\bwipe\b", "truncate"), "reason": "deletes a system file, a secret or a shell start-up file"},
     # --- persistence and privilege ---
     {"id": "shell.persistence_write", "tools": _SHELL, "scope": "command", "severity": "high", "category": "persistence",
-     "pattern": r"(?:\s>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s|^sed\b.*\s-i\S*\s.*\s|^(?:curl|wget)\b.*\s(?:-o|-O|--output(?:-document)?=?)\s*)" + PERSIST,
+     "pattern": r"(?:(?:^|\s)>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s|^sed\b.*\s-i\S*\s.*\s|^(?:curl|wget)\b.*\s(?:-o|-O|--output(?:-document)?=?)\s*)" + PERSIST,
      "anchors": (r"rc\b", "profile", "cron", "systemd", "autostart", "ssh/", "environment", "init.d", "preload",
                  "sudoers", "launch", "zsh", "zlogin", "bash_log", "motd", "fish"),
      "reason": "writes a shell start-up file, cron, systemd unit or ssh configuration (persistence)"},
@@ -218,7 +219,7 @@ RULES: tuple[dict, ...] = (
      "pattern": r"^" + _READERS + r"\b.*\s(?:if=|@|-\S*=)?(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + r")|\s<(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + ")",
      "anchors": ("shadow", "sudoers", "passwd", r"/etc/group\b", "/etc/security", "ssh_host", "/root/", r"\bid_",
                  r"\.aws", "gcloud", r"\.azure", r"\.kube", r"\.docker", "netrc", "pgpass", "credentials", "npmrc",
-                 "pypirc", "vault-token", "_history", "gnupg", r"\.env", "environ", "kcore", r"/dev/k?mem\b",
+                 "pypirc", "vault-token", "_history", "gnupg", r"\.env", r"\.ssh", "environ", "kcore", r"/dev/k?mem\b",
                  "/var/log/"),
      "reason": "reads a secret or account data (password hashes, private keys, cloud credentials, .env, root's files, /etc/passwd)"},
     {"id": "shell.exfiltrate_file", "tools": _SHELL, "scope": "command", "severity": "high", "category": "exfiltration",
@@ -247,7 +248,7 @@ RULES: tuple[dict, ...] = (
      "anchors": ("kill",), "reason": "finds a system process and kills it"},
     # --- writing where the system lives ---
     {"id": "shell.write_system_path", "tools": _SHELL, "scope": "command", "severity": "high", "category": "system_write",
-     "pattern": r"(?:\s>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s(?:-t\s*)?|^(?:sed|perl)\b.*\s-i\S*\s.*\s|^touch\b.*\s|^dd\b.*\sof="
+     "pattern": r"(?:(?:^|\s)>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s(?:-t\s*)?|^(?:sed|perl)\b.*\s-i\S*\s.*\s|^touch\b.*\s|^dd\b.*\sof="
                 r"|^(?:curl|wget)\b.*\s(?:-o|-O|-P|--output(?:-document)?=?|--directory-prefix=?)\s*)" + SYS + r"(?:[^\s]*)$"
                 r"|^(?:curl|wget)\b.*\s(?:-o|-O|-P|--output(?:-document)?=?|--directory-prefix=?)\s*" + SYS,
      "anchors": ("/etc", "/bin", "/sbin", "/boot", "/root", "/lib", "/sys", "/proc", "/usr", "/var/", "/dev/",

@@ -43,7 +43,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)\+?=(.*)$", re.S)
 _ANSI_C = re.compile(r"(?:(?<=[\s=(;|&])|^)\$'((?:[^'\\]|\\.)*)'", re.S)
 _ESCAPES = re.compile(r"\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3})|u([0-9a-fA-F]{4}))")
-_B64 = re.compile(r"[A-Za-z0-9+/]{12,}={0,2}")
+_B64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){6,}\b")
 _PY_CALL_STRINGS = re.compile(
     r"(?:system|popen|run|call|check_call|check_output|Popen|getoutput|spawn|exec|shell_exec|passthru|`)"
