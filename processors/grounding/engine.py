@@ -14,7 +14,7 @@ from typing import Protocol
 
 from .claims import OPINION_KIND, Claim, split_claims
 from .decision import Decision, decide
-from .evidence import EvidencePool, Hit, Passage
+from .evidence import EvidencePool, Hit, Passage, looks_truncated
 from .grade import FABRICATED, GROUNDED, INFERRED, Grade, grade_claim
 
 
@@ -104,7 +104,10 @@ class Grounder:
         self.scorer = scorer
 
     def pool(self, passages: Iterable[Passage | str]) -> EvidencePool:
-        items = [p if isinstance(p, Passage) else Passage(str(p), key=str(i)) for i, p in enumerate(passages)]
+        items = [
+            p if isinstance(p, Passage) else Passage(str(p), key=str(i), truncated=looks_truncated(str(p)))
+            for i, p in enumerate(passages)
+        ]
         return EvidencePool(items, max_chars=self.settings.max_evidence_chars)
 
     def ground(self, text: str, evidence: Iterable[Passage | str] | EvidencePool, query: str | None = None) -> Report:

@@ -297,22 +297,44 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
     if money:  # an amount contrasts only with what the evidence says a price or total is
         keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge"))
     else:
-        after = re.findall(r"[a-z]{3,}", claim.text[spec.end : spec.end + 20].lower())[:1]
+        after = [w for w in re.findall(r"[a-z]{3,}", claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
         before = [w for w in re.findall(r"[a-z]{3,}", claim.text[max(0, spec.start - 30) : spec.start].lower())
                   if w not in STOPWORDS][-1:]  # fmt: skip
-        keys.extend(stem(w) for w in after + before if w not in STOPWORDS)
+        keys.extend(stem(w) for w in [*after[::-1], *before] if w not in STOPWORDS)
+    claim_stems = frozenset(stem(w) for w in claim.content)
     for key in dict.fromkeys(k for k in keys if len(k) > 2):
         hits = pool.find(key, word=False, limit=6)
         if region is not None:
             hits.sort(key=lambda h: (h.passage != region.passage, abs(h.start - region.start)))
-        found: dict[str, Hit] = {}
+        scored: list[tuple[int, str, Hit]] = []
         for hit in hits:
             value = _value_at(hit, pool, pattern, year_ok)
             if value is not None:
-                found.setdefault(value[0], value[1])
-        if len(found) == 1:  # the evidence gives one answer for this key; several (a list of flights) is no answer
-            return next(iter(found.items()))
+                scored.append((_qualifiers(hit, pool, claim_stems), value[0], value[1]))
+        if not scored:
+            continue
+        best = min(q for q, _, _ in scored)
+        values = {v: h for q, v, h in scored if q == best}
+        if len(values) == 1:  # the evidence gives one answer for this key; several (a list of flights) is no answer
+            return next(iter(values.items()))
     return None
+
+
+def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> int:
+    """How many words of the identifier around a key the claim does not say ("nonfree_baggages" for "bags":
+    one, and a negating one counts double), so "total_baggages" wins over "nonfree_baggages"."""
+    text = pool.lower(hit.passage)
+    start, end = hit.start, hit.end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    extra = 0
+    for part in text[start:end].split("_"):
+        if not part or part in text[hit.start : hit.end] or stem(part) in claim_stems or part in ("total", "id"):
+            continue
+        extra += 2 if part.startswith(("non", "un", "not")) else 1
+    return extra
 
 
 def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) -> tuple[str, Hit] | None:
@@ -502,10 +524,10 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     window = pool.lower(region.passage)[max(0, region.start - 200) : region.end + 200]
     lowered = claim.text.lower()
     words = [w for w in claim.content if len(w) > 2]
-    if not words or sum(1 for w in words if stem(w) in window) / len(words) < 0.6:
-        return  # the claim does not rest on this passage closely enough to call a word swapped
-    for word in claim.content:
-        if len(word) < 3 or pool.has_word(word):
+    swapped: list[tuple[str, str]] = []
+    classed: list[tuple[str, str, str]] = []
+    for word in words:
+        if pool.has_word(word):
             continue
         opposite = _opposite(word, pool)
         if (
@@ -514,17 +536,27 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
             and not _compound(opposite, word, lowered)
             and not _in_window(opposite, lowered)
         ):
-            hit = next((h for h in pool.find(opposite, limit=8) if h.passage == region.passage), region)
-            cite = pool.passages[hit.passage].cite
-            problems.append(_Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", 0.8, hit))
+            swapped.append((word, opposite))
             continue
         cls = CLOSED_CLASS.get(word)
         if cls is not None:
             other = next((w for w in _WORDS.findall(window) if CLOSED_CLASS.get(w) == cls and w != word), None)
             if other is not None:
-                hit = next((h for h in pool.find(other, limit=8) if h.passage == region.passage), region)
-                cite = pool.passages[hit.passage].cite
-                problems.append(_Problem(cls, f"claimed '{word}'; {cite} says '{other}'", 0.8, hit))
+                classed.append((word, other, cls))
+    if not (swapped or classed):
+        return
+    # The claim must rest on this passage: its other words (and the swapped ones' opposites) are here.
+    near = sum(1 for w in words if stem(w) in window) + len(swapped) + len(classed)
+    if near / len(words) < 0.6:
+        return
+    for word, opposite in swapped:
+        hit = next((h for h in pool.find(opposite, limit=8) if h.passage == region.passage), region)
+        cite = pool.passages[hit.passage].cite
+        problems.append(_Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", 0.8, hit))
+    for word, other, cls in classed:
+        hit = next((h for h in pool.find(other, limit=8) if h.passage == region.passage), region)
+        cite = pool.passages[hit.passage].cite
+        problems.append(_Problem(cls, f"claimed '{word}'; {cite} says '{other}'", 0.8, hit))
 
 
 _WORDS = re.compile(r"[a-z]+")

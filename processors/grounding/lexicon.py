@@ -184,7 +184,7 @@ OPINION = re.compile(
 INTENT = re.compile(
     r"^\s*(?:thought:\s*)?(?:now\s+|next,?\s+|first,?\s+|then,?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i want to|"
     r"i should|we should|we need to|i would|i'd like to|i can|i could|i might|i plan to|to (?:do|fix|verify|check|confirm|proceed)\b)"
-    r"|^\s*(?:if|when|once|whether)\b",
+    r"|^\s*(?:if|when|once|whether|please|kindly|could you|can you|would you|do you|feel free)\b",
     re.IGNORECASE,
 )
 # Modal and conditional wording: a prediction or a hypothesis, not a report of what happened.
