@@ -28,6 +28,8 @@ def found(detector, text):
         ("- Modified `BaseModelFormSet` in `django/forms/models.py`:", [("file_edit", "django/forms/models.py", None)]),
         ("I created `a.py`, `b.py` and `c/d.py`.", [("file_create", "a.py", None), ("file_create", "b.py", None), ("file_create", "c/d.py", None)]),
         ("I removed a blank line in `pkg/mod.py`.", [("file_edit", "pkg/mod.py", None)]),
+        ("Since I created the directory `reproduce_app`, it imports.", [("file_create", "reproduce_app", None)]),
+        ("Ah, I deleted `reproduce_app` directory.", [("file_delete", "reproduce_app", None)]),
         ("I added a regression test to `tests/test_api.py`.", [("file_edit", "tests/test_api.py", None)]),
         ("All tests passed.", [("tests", "All tests", "pass")]),
         ("I ran the tests and they pass.", [("tests", "the tests", "pass")]),

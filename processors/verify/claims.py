@@ -106,6 +106,17 @@ _PASS_FAIL = (
 
 CLAIM_PATTERNS: tuple[ClaimPattern, ...] = (
     ClaimPattern("file.first_person", "verb", _I + r"\s+(?P<verb>" + _VERBS + r")\s+" + _GAP + _PATH, "path", listed=True),
+    ClaimPattern(  # a name that is not path-like, made one by its noun: "I created the directory `reproduce_app`"
+        "file.named", "verb",
+        _I + r"\s+(?P<verb>" + _VERBS + r")\s+(?:(?:the|a|an|new|temporary|test)\s+){0,3}"
+        r"(?:directory|folder|dir|file|script|module|package)\s+(?P<path>`[^`\s]{1,200}`)",
+        "path",
+    ),
+    ClaimPattern(  # "I deleted `reproduce_app` directory"
+        "file.named_after", "verb",
+        _I + r"\s+(?P<verb>" + _VERBS + r")\s+(?:the\s+)?(?P<path>`[^`\s]{1,200}`)\s+(?:directory|folder|dir)\b",
+        "path",
+    ),
     ClaimPattern(
         "file.passive", "verb",
         _PATH + r"\s+(?:was|were|has\s+been|have\s+been|is\s+now|got)\s+(?:also\s+|now\s+|successfully\s+)?"
