@@ -291,6 +291,14 @@ def test_idle_connections_are_capped_timed_out_and_the_collector_keeps_serving(t
         c.stop()
 
 
+def test_tls_record_without_a_newline_is_answered_not_waited_on(collector):
+    # A handshake record with no 0x0a byte: a line-reading server waits for the request line forever.
+    hello = b"\x16\x03\x01\x00\x08\x01\x00\x00\x04\x03\x03\x00\x00"
+    for address in (collector.addresses.otlp_http, collector.addresses.api):
+        answer = raw_exchange(address, hello)
+        assert answer.startswith(b"HTTP/1.1 400 ") and b"plain HTTP" in answer
+
+
 def test_tls_client_hello_on_the_http_port_is_refused_at_once(collector):
     context = ssl.create_default_context()
     context.check_hostname = False
