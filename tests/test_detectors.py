@@ -66,7 +66,7 @@ CLAIMS = [
     # RFC §4.4.5 self-reference
     ("My system prompt says I should only summarise.", "self_referential", "self", "self_referential", False),
     ("According to my instructions, I cannot do that.", "self_referential", "self", "self_referential", False),
-    ("I'm an AI assistant, so I cannot browse.", "self_referential", "self", "self_referential", False),
+    ("I'm an AI assistant, here to help with the summary.", "self_referential", "self", "self_referential", False),
     ("I was instructed to avoid the database.", "self_referential", "self", "self_referential", False),
 ]
 
@@ -111,7 +111,7 @@ NOT_CLAIMS = [
     "There's no way to tell from the logs alone.",
     "The team is running out of time before the release.",
     "We're running the migration now.",
-    "Not that the build failed; it was cancelled.",
+    "Not that the build failed.",
     "I don't have access to the production database.",
     "Why is the build failing",
     "The API returns 404 when the resource is not found.",

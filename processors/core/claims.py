@@ -10,7 +10,7 @@ from .detectors._fragments import NEGATION
 from .model import Claim
 from .normalise import Folded
 from .patterns import RawMatch
-from .phrases import is_pronoun, normalize_subject, phrase_after, phrase_before
+from .phrases import REFERRING, antecedent, is_pronoun, normalize_subject, phrase_after, phrase_before
 
 _NEGATION = re.compile(NEGATION, re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
@@ -23,7 +23,9 @@ _IDIOM_SUBJECTS = frozenset(
     need way reason point doubt harm chance guarantee difference rush hurry longer more question telling
     knowing problem problems issue issues worry worries excuse substitute shortage limit time evidence sign
     indication mention cost charge one luck denying access permission permissions ability context information
-    visibility
+    visibility action
+    find locate detect see wait stress help thank imagine say tell guarantee believe recall remember overstate
+    to been already just done made got
     """.split()
 )
 # Capitalised words that start sentences but never name anyone.
@@ -44,10 +46,21 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
     if spec.builtin and spec.subject_before and "state" in raw.groups:
         if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
             return None
+    if spec.reject_after and _compiled(spec.reject_after).match(text, raw.end):
+        return None
+    if spec.reject_before and _compiled(spec.reject_before + r"\s*$").search(text[max(0, raw.start - 40) : raw.start]):
+        return None
     located = _subject(text, raw)
     if located is None:
         return None
     subject, role, start = located
+    resolved = role is _RESOLVED
+    if resolved:
+        role = None
+    if spec.reject_subject and _compiled(spec.reject_subject).search(subject):
+        return None
+    if spec.code_narration and _narrates_code(subject, raw, spec.code_narration):
+        return None
     frame = frame_claim(text, start, raw.end)
     if not frame.asserted:
         return None
@@ -55,6 +68,8 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
     if spec.subject_before and _NO_BEFORE.search(text, max(0, start - 4), start):
         negative = not negative  # "no results are found": the determiner carries the negation
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
+    if resolved:
+        confidence *= RESOLVED_FACTOR
     return Claim(
         category=spec.category,
         detector_id=spec.id,
@@ -82,8 +97,15 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
             start = found[1] if found else anchor
             subject = _SPACES.sub(" ", text[start : raw.groups[spec.subject_includes_match_group].end])
             return subject, None, start
-        if found is None or (is_pronoun(normalize_subject(found[0])) and spec.builtin):
+        if found is None:
             return None
+        normalized = normalize_subject(found[0])
+        if spec.builtin and _unusable(normalized, spec):
+            referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
+            if referent is None:
+                return None
+            # "Since the reservation is in basic economy, it cannot be changed": about the reservation.
+            return referent, _RESOLVED, found[1]
         return found[0], None, found[1]
     group = raw.groups.get(spec.subject_group or "subject")
     if group is None:
@@ -95,9 +117,9 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         trimmed = phrase_after(text, group.start, group.end)
         if trimmed is None:
             return None
-        subject = trimmed[0]
+        subject = _after_of(trimmed[0])
         words = normalize_subject(subject).split(" ")
-        if is_pronoun(" ".join(words)) or words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS:
+        if _unusable(" ".join(words), spec) or words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS:
             return None
     role = None
     start = raw.start
@@ -113,7 +135,9 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     name = raw.groups.get(spec.name_group)
     if name is None:
         return None
-    if name.text.split(" ")[0] in _NON_NAMES:
+    first = name.text.split(" ")[0]
+    if first in _NON_NAMES or first.lower() in _ROLE_WORDS or (first.isupper() and len(first) <= 4):
+        # "User confirmed the order": a role, not a name; "your user ID": an abbreviation.
         return None
     start = name.start if spec.subject_group is None and not spec.role_before else raw.start
     role = None
@@ -126,9 +150,59 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     return name.text, role, start
 
 
+_PERSONS = frozenset({"i", "we", "you"})
+# A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
+RESOLVED_FACTOR = 0.75
+_RESOLVED = "\0resolved"
+# "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".
+_OF_NOUNS = frozenset("mention mentions sign signs trace traces evidence indication instance instances".split())
+_ROLE_WORDS = frozenset(
+    """
+    user users customer client assistant agent bot system admin administrator operator reviewer owner author
+    maintainer developer engineer team manager lead passenger member guest
+    """.split()
+)
+_patterns: dict[str, re.Pattern] = {}
+
+
+def _compiled(source: str) -> re.Pattern:
+    pattern = _patterns.get(source)
+    if pattern is None:
+        pattern = _patterns[source] = re.compile(source, re.IGNORECASE)
+    return pattern
+
+
+_PRESENT = re.compile(r"^(?:is|are|'s|’s|'re|’re)(?:n't|n’t)?(?:\s+not)?(?:\s+being)?(?:\s+\w+ly)?$", re.IGNORECASE)
+
+
+def _narrates_code(subject: str, raw: RawMatch, states: str) -> bool:
+    """`xa` is created: the present tense of a code identifier describes the code, not a state."""
+    if "`" not in subject:
+        return False
+    state = raw.groups.get("state")
+    cop = raw.groups.get("cop")
+    if state is None or cop is None or not _compiled(f"(?:{states})$").match(state.text):
+        return False
+    return bool(_PRESENT.match(cop.text.strip()))
+
+
+def _unusable(normalized: str, spec) -> bool:
+    """A subject nothing can be checked against: a pronoun (but "I", "we", "you" where allowed)."""
+    if spec.person_subjects and normalized in _PERSONS:
+        return False
+    return is_pronoun(normalized)
+
+
+def _after_of(subject: str) -> str:
+    words = subject.split(" ")
+    if len(words) > 2 and words[0].lower() in _OF_NOUNS and words[1].lower() == "of":
+        return " ".join(words[2:])
+    return subject
+
+
 def _negated(raw: RawMatch) -> bool:
     group = raw.groups.get(raw.spec.negation_group or "")
-    return bool(group and _NEGATION.search(group.text))
+    return bool(group and (group.text.strip().lower() in ("no", "zero", "none") or _NEGATION.search(group.text)))
 
 
 def _assertion(template: str, raw: RawMatch, negative: bool) -> str:

@@ -24,6 +24,10 @@ _QUESTION_LEAD = re.compile(
 _CONDITIONAL = re.compile(
     r"\b(?:if|unless|whether|in case|assuming|assume|suppose|supposing|provided that|in the event|"
     r"once(?! again| more)|until|when(?:ever)? (?:you|we)|as long as|otherwise)\b"
+    # Generic statements ("usually fields are defined ...", "refunds typically go back ...") and
+    # temporal clauses ("after the booking is complete") assert no particular fact.
+    r"|\b(?:usually|typically|generally|normally|in general|in some cases|in most cases|often)\b"
+    r"|(?:^|,\s*|\s)(?:after|before)\s+(?:[^\s,]+\s+){0,4}$"
 )
 _INSTRUCTION_LEAD = re.compile(
     r"^\W*(?:please\s+)?(?:make sure|ensure|be sure|verify|check|confirm|double[- ]check|see|try|consider|"
@@ -41,6 +45,10 @@ _INTENT = re.compile(
 )
 _VERIFY_RIGHT_BEFORE = re.compile(
     r"\b(?:check|verify|confirm|see|determine|find out|investigate|ensure|know)\s+(?:that\s+|if\s+|whether\s+)?$"
+    # An embedded question: "locate where the commands are defined", "see how it is configured".
+    r"|\b(?:locate|find|see|check|know|determine|identify|understand|figure out|show|look at|explain|investigate"
+    r"|learn|find out|verify|confirm|ask|wonder|tell)\s+(?:exactly\s+)?(?:where|how|why|whether|if|what|which|when)\s+"
+    r"(?:\S+\s+){0,3}$"
 )
 _HEDGE = re.compile(
     r"\b(?:seems?|seemingly|appears?|apparently|might|may|could|possibly|probably|perhaps|maybe|likely|"
@@ -76,6 +84,34 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
     if "```" not in text and "~~~" not in text:
         return []
     return _fence_spans(text)
+
+
+# Tool-call payloads: `<function=...>...</function>` and `<tool_call>` blocks, and calls written
+# inline with a string argument, `fill('#msg', 'Hi Ana, ...')`. What they hold is typed text or
+# arguments, not the agent's assertion.
+_TAG_PAYLOAD = re.compile(
+    r"<(function|tool_call|tool_use|invoke|parameter)\b[^>\n]{0,200}>.{0,4000}?(?:</\1>|\Z)", re.DOTALL
+)
+_CALL_PAYLOAD = re.compile(r"\b[A-Za-z_][\w.]{0,60}\((?=[^()\n]{0,400}['\"])(?:[^()\n]|\([^()\n]{0,200}\)){0,400}\)")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """Sorted, merged spans of everything read as code: fences and tool-call payloads."""
+    spans = fence_spans(text)
+    if "<" in text:
+        spans = spans + [m.span() for m in _TAG_PAYLOAD.finditer(text)]
+    if "(" in text and ("'" in text or '"' in text):
+        spans = spans + [m.span() for m in _CALL_PAYLOAD.finditer(text)]
+    if len(spans) < 2:
+        return spans
+    spans.sort()
+    merged = [spans[0]]
+    for start, end in spans[1:]:
+        if start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -75,6 +75,20 @@ class DetectorSpec:
     # When two claims overlap, the higher priority (more specific) detector wins.
     priority: int = 1
     builtin: bool = True
+    # "I", "we" and "you" may be the subject ("you are eligible for a refund", "we cannot use
+    # Docker here"): they name the agent or the user, not an unknown referent.
+    person_subjects: bool = False
+    # A match followed by this (Python regex, matched at the end of the match) is not a
+    # claim: "the test fails to ..." describes behaviour, "the test fails." an outcome.
+    reject_after: str | None = None
+    # Not a claim either when the text just before the match ends with this (Python regex):
+    # "would previously fail" is hypothetical.
+    reject_before: str | None = None
+    # Nor when the subject matches this (Python regex): "you have saved ...".
+    reject_subject: str | None = None
+    # States that, said in the present tense of a `backticked` code subject, narrate what code
+    # does ("`xa` is created", "`f` is opened") rather than report a state: regex or None.
+    code_narration: str | None = None
     # Sentences each pattern matches: the engine runs every pattern on them at load, so
     # RE2 builds its automata then and not on the first real use (a test checks they match).
     examples: tuple[str, ...] = ()

@@ -192,3 +192,41 @@ def subject_candidates(normalized: str) -> list[str]:
 
 def is_pronoun(normalized: str) -> bool:
     return not normalized or normalized in PRONOUN_SUBJECTS
+
+
+# Pronouns whose referent may be found in the text before them.
+REFERRING = frozenset("it this that they these those which".split())
+_CANDIDATE = re.compile(
+    r"`[^`\n]{1,60}`|\*\*[^*\n]{1,60}\*\*|\b(?:the|your|our|my|their)\s+(?=[\w`*\"'])", re.IGNORECASE
+)
+_LOOK_BACK = 300
+
+
+def antecedent(text: str, pronoun_start: int, pronoun: str) -> str | None:
+    """What "it", "this" or "which" at `pronoun_start` most likely refers to, or None.
+
+    "..., which": the noun phrase just before the comma. Otherwise the last
+    noun phrase with a determiner ("the reservation", "your flight") or the last
+    code span before the pronoun, in the same paragraph and at most 300
+    characters back. A guess: claims about a referent found this way are
+    reported with lower confidence.
+    """
+    low = max(0, pronoun_start - _LOOK_BACK)
+    paragraph = text.rfind("\n\n", low, pronoun_start)
+    low = paragraph + 2 if paragraph >= 0 else low
+    if pronoun == "which":
+        before = text[low:pronoun_start].rstrip()
+        if not before.endswith(","):
+            return None
+        found = phrase_before(text, low + len(before) - 1)
+        return found[0] if found and not is_pronoun(normalize_subject(found[0])) else None
+    best = None
+    for m in _CANDIDATE.finditer(text, low, pronoun_start):
+        token = m.group(0)
+        if token.startswith(("`", "**")):
+            best = token
+            continue
+        found = phrase_after(text, m.start(), min(pronoun_start, m.start() + 80))
+        if found and not is_pronoun(normalize_subject(found[0])):
+            best = found[0]
+    return best

@@ -13,7 +13,7 @@ import time
 from .budget import US_PER_MATCH, Budget
 from .claims import build_claim, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
-from .context import fence_spans, in_code
+from .context import code_spans, in_code
 from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
@@ -39,6 +39,7 @@ def custom_spec(detector: CustomDetector) -> DetectorSpec:
         confidence=detector.confidence,
         builtin=False,
         examples=detector.examples,
+        priority=5,  # the user's own detector is the most specific one for its text
         fixed_subject="self" if detector.category == "self_referential" else None,
     )
 
@@ -149,7 +150,7 @@ class OutputValidator:
         raw, timed_out, bailed = self._engine.scan(seen, budget)
         if not raw:
             return [], timed_out, bailed
-        fences = fence_spans(seen)  # only paid for texts that matched something
+        fences = code_spans(seen)  # only paid for texts that matched something
         found: list[tuple[int, Claim]] = []
         for match in raw:
             if budget is not None and budget.charge(US_PER_MATCH):

@@ -32,8 +32,8 @@ COPULA = (
 # A word of a name or path: letters, digits and the punctuation names use.
 WORD = r"[\p{L}\p{N}_][\p{L}\p{N}_.@/+#:\-]*"
 QUOTED = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}')"
-# Up to five words (or one quoted phrase) after a trigger; trimmed in Python.
-AFTER = rf"(?P<subject>{QUOTED}|{WORD}(?:[ \t]+{WORD}){{0,4}})"
+# Up to five words or quoted phrases after a trigger; trimmed in Python.
+AFTER = rf"(?P<subject>(?:{QUOTED}|{WORD})(?:[ \t]+(?:{QUOTED}|{WORD})){{0,4}})"
 # A person's or project's name: capitalised words, or quoted. Case-sensitive.
 NAME = (
     r"(?P<name>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|'[^'\n]{1,60}'"

@@ -1,4 +1,10 @@
-"""Capability: "X doesn't support Y", "this feature is not available", "Y is not supported"."""
+"""Capability: what something can or cannot do, or allows.
+
+"X doesn't support Y", "this feature is not available", "basic economy flights
+cannot be modified", "I am unable to cancel this reservation", "you are
+eligible for a refund", "the parser does not recognize `--fast`", "Java 17 is
+required".
+"""
 
 from ..patterns import DetectorSpec
 from ._fragments import AFTER, COPULA
@@ -7,6 +13,8 @@ FEATURE_NOUNS = (
     r"feature|features|function|functionality|option|capability|command|flag|endpoint|method|api|integration"
     r"|setting|mode|parameter|operation|action|format|syntax|support"
 )
+# Negated "can": the ways agents say that something cannot be done.
+_CANNOT = r"cannot|can't|can’t|can\s+not|could\s+not|couldn't|couldn’t|must\s+not|won't|won’t"
 
 DETECTORS = (
     DetectorSpec(
@@ -14,7 +22,9 @@ DETECTORS = (
         category="capability",
         family="capability",
         patterns=(
-            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|can't|can’t|cannot|won't|won’t)\s+support\s+" + AFTER,
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|can't|can’t|cannot|won't|won’t"
+            r"|(?:might|may|could|would)(?:n't|n’t|\s+not))\s+(?:yet\s+|fully\s+|even\s+|really\s+)?"
+            r"(?:support|recogni[sz]e)\s+" + AFTER,
             r"\b(?P<cop>(?:has|have)\s+no|lacks?)\s+support\s+for\s+" + AFTER,
         ),
         assertion="not_supported",
@@ -22,37 +32,56 @@ DETECTORS = (
         role_before=True,
         confidence=0.85,
         priority=2,
+        examples=(
+            "OpenClaw doesn't support streaming.",
+            "Postgres does not recognize the `--fast` flag.",
+            "The old client may not support HTTP/2.",
+            "The runtime lacks support for threads.",
+        ),
     ),
     DetectorSpec(
         id="capability.supports",
         category="capability",
         family="capability",
-        patterns=(r"\b(?P<cop>(?:already\s+|fully\s+|now\s+|also\s+)?)supports\s+" + AFTER,),
+        patterns=(r"\b(?P<cop>(?:already\s+|fully\s+|now\s+|also\s+)?)(?:supports|recogni[sz]es)\s+" + AFTER,),
         assertion="supported",
         role_before=True,
         confidence=0.8,
+        examples=("The gateway supports streaming.", "The CLI now recognizes the `--fast` flag."),
     ),
     DetectorSpec(
         id="capability.not_supported",
         category="capability",
         family="capability",
-        patterns=(rf"\b{COPULA}\s+(?P<state>supported|possible)\b",),
-        assertion="{not_}supported",
+        patterns=(rf"\b{COPULA}\s+(?P<state>supported|possible|allowed|permitted|eligible|entitled|required)\b",),
+        assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
+        person_subjects=True,
         confidence=0.85,
         priority=2,
+        # "is only possible under specific conditions" states a rule's condition, not a fact.
+        reject_after=r"\s+(?:only\s+)?(?:if|when|unless|under\s+(?:specific|certain)|provided)\b",
+        examples=(
+            "Batch mode is not supported.",
+            "Upgrading to economy is possible.",
+            "Changes to flight dates are not permitted.",
+            "You are eligible for a full refund.",
+            "Java 17 is required for this build.",
+        ),
     ),
     DetectorSpec(
         id="capability.unsupported",
         category="capability",
         family="capability",
-        patterns=(rf"\b{COPULA}\s+(?:unsupported|impossible|not\s+possible)\b",),
+        patterns=(rf"\b{COPULA}\s+(?:unsupported|impossible|not\s+possible|ineligible|not\s+eligible)\b",),
         assertion="not_supported",
         negative=True,
         subject_before=True,
+        person_subjects=True,
         confidence=0.85,
         priority=2,
+        examples=("Batch mode is unsupported.", "This fare is ineligible for refunds."),
     ),
     DetectorSpec(
         # "This feature is not available" is a capability claim, not system state.
@@ -66,5 +95,93 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.85,
         priority=3,
+        examples=("This feature is not available.",),
+    ),
+    DetectorSpec(
+        # "Basic economy flights cannot be modified", "travel insurance can't be added afterwards".
+        id="capability.cannot_be",
+        category="capability",
+        family="capability",
+        patterns=(
+            rf"\b(?P<cop>{_CANNOT})\s+(?:(?:always|ever|really|easily|currently|also|still)\s+)?"
+            r"be\s+(?P<state>[\p{L}]{3,})\b",
+        ),
+        assertion="cannot_be_{state}",
+        negative=True,
+        subject_before=True,
+        confidence=0.8,
+        priority=2,
+        examples=(
+            "Basic economy flights cannot be modified.",
+            "Travel insurance can't be added after the initial booking.",
+        ),
+    ),
+    DetectorSpec(
+        # "I am unable to cancel this reservation", "we cannot use Docker here", "I can't remove a passenger".
+        id="capability.unable",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<who>I|we)(?:'m|’m|\s+am|'re|’re|\s+are)?\s+(?:(?:still|currently|also|simply|unfortunately)\s+)?"
+            r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not)\s+"
+            r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
+            r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
+            r"(?P<cop>ability|capability|authority|means|option|tools)\s+to\s+" + AFTER,
+        ),
+        assertion="unable",
+        negative=True,
+        confidence=0.8,
+        priority=3,
+        # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
+        reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$",
+        examples=(
+            "I am unable to cancel this reservation.",
+            "We cannot use Docker here.",
+            "I’m unable to remove a passenger from an existing reservation.",
+            "I don't have the ability to make exceptions.",
+        ),
+    ),
+    DetectorSpec(
+        # "The policy does not permit changing the destination", "the system does not allow me to add ...".
+        id="capability.does_not_allow",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|won't|won’t)\s+(?:allow|permit|let)\s+"
+            r"(?:(?:me|you|us|them|users?|agents?)\s+(?:to\s+)?)?" + AFTER,
+        ),
+        assertion="not_allowed",
+        negative=True,
+        role_before=True,
+        confidence=0.8,
+        priority=2,
+        examples=(
+            "The policy does not permit changing the destination.",
+            "The system does not allow me to add travel insurance.",
+        ),
+    ),
+    DetectorSpec(
+        id="capability.does_not_qualify",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:qualify|meet\s+the\s+(?:conditions|criteria|requirements))",
+        ),
+        assertion="not_eligible",
+        negative=True,
+        subject_before=True,
+        confidence=0.8,
+        priority=2,
+        examples=("The booking doesn't qualify for a refund.", "The reservation does not meet the conditions."),
+    ),
+    DetectorSpec(
+        id="capability.allows",
+        category="capability",
+        family="capability",
+        patterns=(r"\b(?P<cop>allows|permits|lets)\s+(?:me|you|us|them)\s+(?:to\s+)?" + AFTER,),
+        assertion="allowed",
+        role_before=True,
+        confidence=0.75,
+        examples=("The compensation policy allows me to offer a certificate.",),
     ),
 )

@@ -7,6 +7,7 @@ ROLES = (
     r"user|person|team\s+member|developer|dev|author|owner|maintainer|creator|manager|lead|partner|boss|reviewer"
     r"|assignee|founder|co-founder|ceo|cto|cfo|colleague|customer|client|wife|husband|girlfriend|boyfriend"
     r"|contact|admin|administrator|engineer|designer|architect|requester|reporter|sponsor|stakeholder"
+    r"|friend|passenger|traveler|traveller|companion|son|daughter|mother|father|wife|husband|colleague|guest"
 )
 _ACTIONS = (
     r"said|says|wrote|created|built|developed|designed|reviewed|approved|merged|asked|mentioned|requested"
@@ -29,6 +30,20 @@ DETECTORS = (
         case_insensitive=False,
         confidence=0.9,
         priority=2,
+        examples=("The user is Iulia.", "Your project lead, Iulia, approved the change."),
+    ),
+    DetectorSpec(
+        # "your friend Ivan Smith", "the passenger Noah Muller": a role, then the name.
+        id="entity_name.role_apposition",
+        category="entity_name",
+        family="entityName",
+        patterns=(rf"\b(?i:your|the|my|our|his|her|their)[ \t]+(?P<subject>(?i:{ROLES}))[ \t]+{NAME}\b",),
+        assertion="name_reference",
+        name_group="name",
+        case_insensitive=False,
+        confidence=0.8,
+        priority=2,
+        examples=("I can book a flight for your friend Ivan Smith.",),
     ),
     DetectorSpec(
         id="entity_name.called",
@@ -40,6 +55,7 @@ DETECTORS = (
         role_before=True,
         case_insensitive=False,
         confidence=0.85,
+        examples=("The project is called Atlas.", "Her name is Irina."),
     ),
     DetectorSpec(
         # Names in address or attribution: "Hi Albert,", "requested by Irina", "checked with Iulia".
@@ -59,6 +75,7 @@ DETECTORS = (
         subject_group=None,
         case_insensitive=False,
         confidence=0.75,
+        examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs."),
     ),
     DetectorSpec(
         id="entity_name.actor",
@@ -73,5 +90,6 @@ DETECTORS = (
         subject_group=None,
         case_insensitive=False,
         confidence=0.8,
+        examples=("Irina reviewed the pull request.",),
     ),
 )

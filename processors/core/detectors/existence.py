@@ -1,7 +1,22 @@
-"""Existence: "Feature Y doesn't exist", "There is no config file", "we don't have a staging env"."""
+"""Existence: whether something exists, is defined, is missing, or is part of something.
+
+"Feature Y doesn't exist", "There is no config file", "we don't have a staging
+env", "there is a lockfile in the root", "the logo is part of the header",
+"`foo` is in `utils.py`", "two symbols are undefined", "the reservation
+includes travel insurance", "no open tickets match the filter".
+"""
 
 from ..patterns import DetectorSpec
 from ._fragments import AFTER, COPULA
+
+# What a "there is" claim may count: "there is a", "there are two", "there are several".
+_SOME = r"(?:a|an|one|two|three|four|five|several|some|many|multiple|\d+)"
+# A file, module or path: backticked, or a word with a slash or a file extension.
+_EXT = r"\.(?:py|js|ts|tsx|jsx|rs|go|java|rb|c|h|cc|cpp|cs|php|toml|json|ya?ml|cfg|ini|txt|md|rst|lock|sh|sql)"
+_PLACE = (
+    rf"(?:`[^`\n]{{0,80}}(?:/|{_EXT}|install_requires|requirements|dependencies)[^`\n]{{0,80}}`"
+    rf"|[\p{{L}}\p{{N}}_.\-]*/[\p{{L}}\p{{N}}_./\-]*|[\p{{L}}\p{{N}}_\-]+{_EXT}\b)"
+)
 
 DETECTORS = (
     DetectorSpec(
@@ -9,14 +24,21 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|no\s+longer)\s+exists?\b",
-            rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|deleted|removed|decommissioned|retired)\b",
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|no\s+longer)\s+(?:(?:actually|even|yet|really)\s+)?exists?\b",
+            rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|deleted|removed|decommissioned|retired"
+            r"|undefined|undeclared)\b",
             r"\b(?P<cop>has|have)\s+(?:been\s+)?(?:deleted|removed|decommissioned|retired)\b",
         ),
         assertion="not_exists",
         negative=True,
         subject_before=True,
         confidence=0.9,
+        examples=(
+            "Feature Y doesn't exist.",
+            "The timeout option is missing.",
+            "Two symbols are undefined.",
+            "The staging environment has been decommissioned.",
+        ),
     ),
     DetectorSpec(
         id="existence.defined",
@@ -27,6 +49,9 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
+        # "fields are defined by the metaclass when ...": how, not whether.
+        reject_after=r"\s+(?:by|when|as\s+(?:a|an|the)|using|with|via)\b",
+        examples=("The variable is not defined in this scope.", "The handler is indeed defined."),
     ),
     DetectorSpec(
         # "The config file does not contain a timeout key": the object is what does not exist.
@@ -34,35 +59,93 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            r"\b(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:contain|include|define|expose|provide|have)\s+"
+            r"\b(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:(?:actually|explicitly|even|yet|currently)\s+)?"
+            r"(?:contain|include|define|expose|provide|have|list|show|display|mention)\s+"
             r"(?:(?:a|an|the|any)\s+)?" + AFTER,
         ),
         assertion="not_exists",
         negative=True,
         role_before=True,
         confidence=0.8,
+        examples=(
+            "The config file does not contain a `timeout` key.",
+            "The sidebar doesn't list a Logout entry.",
+            "The reservation does not have travel insurance.",
+        ),
+    ),
+    DetectorSpec(
+        # "The reservation includes only one passenger", "the panel shows a Save button".
+        id="existence.contains",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:includes|contains|lists|shows|displays)\s+(?:only\s+|just\s+|also\s+)?"
+            rf"(?:{_SOME}|no)\s+" + AFTER,
+        ),
+        assertion="contains",
+        role_before=True,
+        confidence=0.75,
+        examples=("The reservation includes only one passenger.", "The panel shows a Save button."),
     ),
     DetectorSpec(
         id="existence.exists",
         category="existence",
         family="existence",
-        patterns=(r"\b(?P<cop>(?:already\s+|still\s+|does\s+|definitely\s+)?)exists\b",),
+        patterns=(r"\b(?P<cop>(?:already\s+|still\s+|does\s+|definitely\s+|also\s+)?)exists\b",),
         assertion="exists",
         subject_before=True,
         confidence=0.85,
+        examples=("The export endpoint already exists.",),
+    ),
+    DetectorSpec(
+        # "`foo` is in `utils.py`", "`appdirs` is not in `install_requires`", "the logo is part of the header".
+        id="existence.located",
+        category="existence",
+        family="existence",
+        patterns=(
+            rf"\b{COPULA}\s+(?:(?:located|defined|declared)\s+)?(?:in|inside|within|under)\s+(?:the\s+)?{_PLACE}",
+            rf"\b{COPULA}\s+(?:a\s+)?part\s+of\b",
+        ),
+        assertion="{not_}exists",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.8,
+        examples=(
+            "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
+            "`appdirs` is not in `install_requires`.",
+            "The logo is part of the header.",
+        ),
     ),
     DetectorSpec(
         id="existence.there_is_no",
         category="existence",
         family="existence",
         patterns=(
-            r"\b(?:there\s+is\s+no|there's\s+no|there’s\s+no|there\s+are\s+no|there\s+isn't\s+(?:a|an|any)"
-            r"|there\s+isn’t\s+(?:a|an|any)|there\s+aren't\s+any|there\s+aren’t\s+any|there\s+is\s+not\s+(?:a|an|any)"
-            rf"|there\s+are\s+not\s+any|no\s+such)\s+{AFTER}",
+            r"\b(?:there\s+is\s+no|there's\s+no|there’s\s+no|there\s+are\s+no|there\s+was\s+no|there\s+were\s+no"
+            r"|there\s+isn't\s+(?:a|an|any)|there\s+isn’t\s+(?:a|an|any)|there\s+aren't\s+any|there\s+aren’t\s+any"
+            r"|there\s+is\s+not\s+(?:a|an|any)|there\s+are\s+not\s+any|there\s+aren't|there\s+aren’t"
+            rf"|there\s+are\s+not|there\s+is\s+not|no\s+such)\s+(?:(?:enough|longer)\s+)?{AFTER}",
         ),
         assertion="not_exists",
         negative=True,
         confidence=0.85,
+        examples=(
+            "There is no config file for the gateway.",
+            "There aren't enough seats available on flight HAT290.",
+            "There is no `ORDER BY` clause in the generated SQL.",
+        ),
+    ),
+    DetectorSpec(
+        id="existence.there_is",
+        category="existence",
+        family="existence",
+        patterns=(
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?:there\s+is|there's|there’s|there\s+are|there\s+was"
+            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed)\s+)?(?:{_SOME}|another)\s+{AFTER}",
+        ),
+        assertion="exists",
+        confidence=0.75,
+        examples=("There is a lockfile in the root.", "There are two reservations under your profile."),
     ),
     DetectorSpec(
         id="existence.does_not_have",
@@ -70,11 +153,42 @@ DETECTORS = (
         family="existence",
         patterns=(
             r"\b(?:we|you|they|i|it)\s+(?:don't|do\s+not|didn't|did\s+not|don’t|didn’t|doesn't|doesn’t|does\s+not)"
-            rf"\s+have\s+(?:a|an|the|any)\s+{AFTER}",
+            rf"\s+(?:have|purchase|own|hold)\s+(?:(?:a|an|the|any)\s+)?{AFTER}",
             r"\b(?:has|have|contains?)\s+no\s+" + AFTER,
         ),
         assertion="not_exists",
         negative=True,
         confidence=0.8,
+        examples=("We don't have a staging environment.", "You did not purchase travel insurance."),
+    ),
+    DetectorSpec(
+        # "You have travel insurance", "you have two reservations": possession stated to the user.
+        id="existence.you_have",
+        category="existence",
+        family="existence",
+        patterns=(
+            rf"\b(?:you|we)\s+(?:(?:also|still|already|currently|now)\s+)?(?:have|own|hold)\s+"
+            rf"(?:(?:{_SOME}|the|your)\s+)?{AFTER}",
+        ),
+        assertion="exists",
+        confidence=0.7,
+        # "you have saved", "we have `Sunday` (text)": a tense or code, not possession.
+        reject_subject=r"^(?:\S+ed\b|`)",
+        examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
+    ),
+    DetectorSpec(
+        # "No open tickets match the filter", "the search gave three matches for `init_db`".
+        id="existence.matches",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"(?:^|[.!?:;]\s+|\n[ \t]*)(?P<cop>no)\s+" + AFTER + r"\s+(?:match(?:es)?|matched)\b",
+            r"\b(?:gave|returned|found|shows|showed|yielded|returns)\s+(?P<cop>no|zero|one|two|three|several|\d+)\s+"
+            r"(?:matches|results|hits|occurrences)\s+for\s+" + AFTER,
+        ),
+        assertion="{not_}found",
+        negation_group="cop",
+        confidence=0.75,
+        examples=("No open tickets match the filter.", "The search gave three matches for `init_db`."),
     ),
 )

@@ -1,11 +1,17 @@
-"""Operational status: "the pipeline is broken", "build failed", "all services are down"."""
+"""Operational status and run outcomes: working or failing.
+
+"the pipeline is broken", "build failed", "all services are down", "the lint
+command failed", "the warning persists", "the crash is reproduced", "the fix
+works", "the reproduction script confirms the issue", "there was a problem
+with the upload", "your flight has been delayed".
+"""
 
 from ..patterns import DetectorSpec
-from ._fragments import COPULA
+from ._fragments import AFTER, COPULA
 
 FAILING = (
     r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging|corrupted|corrupt"
-    r"|stuck|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping"
+    r"|stuck|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
 )
 HEALTHY = (
     r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
@@ -15,6 +21,11 @@ INFRA = (
     r"pipelines?|builds?|tests?|test\s+suite|deploy(?:ment)?s?|services?|servers?|databases?|db|queues?|clusters?"
     r"|jobs?|workflows?|ci|checks?|migrations?|releases?|workers?|nodes?|pods?|containers?|api|endpoints?"
     r"|gateway|website|site|app|runs?|cron"
+)
+# Outcomes of a run, said of whatever ran: "the reproduction script failed", "`test_foo` passed".
+OUTCOMES = (
+    r"failed|fails|passed|passes|pass|fail|succeeded|succeeds|crashed|errored|timed\s+out|broke"
+    r"|hangs|hung|persists|persisted|went\s+away"
 )
 
 DETECTORS = (
@@ -27,6 +38,7 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
+        examples=("The pipeline is broken.", "Your flight has been delayed."),
     ),
     DetectorSpec(
         id="operational_status.healthy",
@@ -37,6 +49,7 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
+        examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(
         id="operational_status.event",
@@ -51,5 +64,138 @@ DETECTORS = (
         subject_before=True,
         subject_includes_match_group="head",
         confidence=0.85,
+        priority=2,
+        examples=("The build failed.", "The deploy timed out."),
+    ),
+    DetectorSpec(
+        # Any subject: "The reproduction script failed as expected", "Both checks pass", "the error persists".
+        id="operational_status.outcome",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>(?:has|have|had|still|also|now|again|then|finally|indeed)[ \t]+)?"
+            r"(?P<state>" + OUTCOMES + r")\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.8,
+        # "fails to see", "passes the value", "remains to be seen": behaviour or an idiom, not an outcome.
+        reject_after=r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
+        r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b",
+        # "would previously fail", "will pass": hypothetical.
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        examples=(
+            "The reproduction script failed as expected.",
+            "`test_pylint_home` failed.",
+            "Both checks pass.",
+            "The warning persists.",
+        ),
+    ),
+    DetectorSpec(
+        # "The script runs now", "the fix works", "it worked", "finished without warnings".
+        id="operational_status.works",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built)"
+            r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
+            r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",
+        ),
+        assertion="working",
+        subject_before=True,
+        confidence=0.75,
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings."),
+    ),
+    DetectorSpec(
+        # "`Literal[1]` did NOT fail", "the job didn't crash".
+        id="operational_status.did_not",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>(?:did|does|do|has|have)(?:n't|n’t|\s+not|\s+NOT|\s+never))\s+"
+            r"(?P<state>fail|failed|crash|crashed|pass|passed|work|worked|run|succeed|succeeded|break|error)\b",
+        ),
+        assertion="not_{state}",
+        negative=True,
+        subject_before=True,
+        confidence=0.8,
+        reject_after=r"\s+(?:to|the|a|an|it|its|this|that|well|with)\b",
+        examples=("`Literal[1]` did NOT fail.", "The job didn't crash."),
+    ),
+    DetectorSpec(
+        # "The reproduction script confirms the issue", "my change fixes the issue".
+        id="operational_status.confirms",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<state>fixes|fixed|resolves|resolved|solves|solved|confirms|confirmed|reproduces|reproduced|broke"
+            r"|breaks)\s+(?:the|this|that|a)\s+(?:original\s+|reported\s+|same\s+)?"
+            r"(?:issue|bug|problem|error|crash|regression|failure|test|tests|build)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.75,
+        examples=("The reproduction script confirms the issue.", "My change fixes the issue."),
+    ),
+    DetectorSpec(
+        # "The issue is reproduced", "the fix is verified", "the reproduction was successful".
+        id="operational_status.verified",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            rf"\b{COPULA}\s+(?P<state>reproduced|reproducible|resolved|fixed|verified|successful|unsuccessful"
+            r"|solved|confirmed\s+fixed)\b",
+        ),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.8,
+        priority=2,
+        reject_after=r"\s+(?:at|to|by|in|on|for|with)\b",
+        examples=("The issue is reproduced.", "The fix is verified.", "The reproduction was successful."),
+    ),
+    DetectorSpec(
+        # "There was a problem with the upload", "there is still an issue with the flight".
+        id="operational_status.problem_with",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:there\s+(?:is|was|are|were)|there's|there’s)\s+(?:(?:still|also|now|again)\s+)?(?:an?\s+|some\s+)?"
+            r"(?:\p{L}+\s+)?(?:issue|problem|error|failure|bug)s?\s+(?:with|in)\s+" + AFTER,
+        ),
+        assertion="problem",
+        confidence=0.75,
+        priority=2,
+        examples=("There was a problem with the upload.", "There is still an issue with the flight HAT030."),
+    ),
+    DetectorSpec(
+        # "There are failures and errors": the run is the subject.
+        id="operational_status.failures",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:there\s+(?:are|were))\s+(?:(?:still|also|now|some|several|two|multiple)\s+)?"
+            r"(?P<subject>failures|errors|test\s+failures)\b",
+        ),
+        assertion="problem",
+        confidence=0.7,
+        priority=2,
+        examples=("There are failures and errors.",),
+    ),
+    DetectorSpec(
+        # "The system is still encountering an issue".
+        id="operational_status.encountering",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>is|are|was|were|keeps?)\s+(?:still\s+)?(?:encountering|hitting|throwing|raising|reporting)\s+"
+            r"(?:an?\s+|the\s+same\s+)?(?:issue|problem|error|exception)s?\b",
+        ),
+        assertion="problem",
+        subject_before=True,
+        confidence=0.75,
+        priority=2,
+        examples=("The system is still encountering an issue.",),
     ),
 )

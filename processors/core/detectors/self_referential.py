@@ -19,6 +19,7 @@ DETECTORS = (
         subject_group=None,
         fixed_subject="self",
         confidence=0.9,
+        examples=("My system prompt says I should only summarise.", "According to my instructions, I cannot do that."),
     ),
     DetectorSpec(
         id="self_referential.identity",
@@ -33,6 +34,7 @@ DETECTORS = (
         subject_group=None,
         fixed_subject="self",
         confidence=0.85,
+        examples=("I'm an AI assistant, so I cannot browse.", "As an AI language model I have no opinions."),
     ),
     DetectorSpec(
         id="self_referential.tasked",
@@ -45,5 +47,6 @@ DETECTORS = (
         subject_group=None,
         fixed_subject="self",
         confidence=0.8,
+        examples=("I was instructed to avoid the database.",),
     ),
 )

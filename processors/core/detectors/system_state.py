@@ -1,4 +1,11 @@
-"""System state: installed, running, configured, found ("Node.js is not installed")."""
+"""System state: installed, running, configured, found; process and UI state; what an action left behind.
+
+"Node.js is not installed", "I couldn't find docker", "I found the handler in
+`routes.py`", "the export job is still in progress", "the editor pane is
+focused", "the dashboard has loaded", "no retry button is visible", "we
+haven't seen a confirmation banner", "with Redis running, ...", "your
+reservation has been cancelled", "the placeholder was not replaced".
+"""
 
 from ..patterns import DetectorSpec
 from ._fragments import AFTER, COPULA
@@ -7,6 +14,20 @@ STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
     r"|started|initiali[sz]ed|registered|connected|reachable|accessible|authenticated|found|detected"
     r"|listening|up\s+to\s+date|in\s+place|on\s+(?:the\s+)?path"
+)
+# Process and UI state.
+UI_STATES = (
+    r"in\s+progress|pending|queued|complete|completed|finished|open|opened|closed|focused|selected|checked"
+    r"|unchecked|visible|invisible|hidden|shown|displayed|highlighted|expanded|collapsed|disabled|unavailable"
+    r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out"
+)
+# What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
+RESULTS = (
+    r"cancell?ed|booked|updated|added|applied|processed|charged|refunded|issued|confirmed|upgraded|downgraded"
+    r"|modified|changed|replaced|reset|saved|restored|reverted|merged|committed|pushed|published|submitted"
+    r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
+    r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
+    r"|sent|delivered|received|accepted|rejected|approved|scheduled|rescheduled|completed|verified|covered"
 )
 
 DETECTORS = (
@@ -19,6 +40,68 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.9,
+        code_narration=r"initiali[sz]ed|registered|loaded|connected|started|mounted",
+        examples=("Node.js is not installed.", "Docker is probably not running.", "The key is also present."),
+    ),
+    DetectorSpec(
+        id="system_state.ui",
+        category="system_state",
+        family="systemState",
+        patterns=(rf"\b{COPULA}\s+(?P<state>{UI_STATES})\b",),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.8,
+        code_narration=r".*",
+        # "is open to", "is empty when", "is complete enough": not the object's state.
+        reject_after=r"\s+(?:to|for|when|if|enough|unless)\b",
+        examples=(
+            "The export job is still in progress.",
+            "The editor pane is focused.",
+            "No retry button is visible.",
+            "The cache is unavailable.",
+        ),
+    ),
+    DetectorSpec(
+        # "The dashboard has loaded", "the worker has started".
+        id="system_state.has_done",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>has|have|had)(?:n't|n’t|\s+not)?\s+(?:(?:now|already|just|finally|fully|successfully|yet)\s+)?"
+            r"(?P<state>loaded|started|finished|completed|stopped|launched|opened|closed|rendered|appeared|exited)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.8,
+        reject_after=r"\s+(?:to|the|a|an|my|our|your|its|their|with)\b",
+        examples=("The dashboard has loaded.", "The worker has started."),
+    ),
+    DetectorSpec(
+        # "Your reservation has been cancelled", "the placeholder was not replaced", "the counter is not being reset".
+        id="system_state.result",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?"
+            r"(?:\s+being)?|(?:is|are)\s+now|got)"
+            r"\s+(?:(?:successfully|already|now|also|correctly|properly|fully|automatically|just|since|indeed|still"
+            r"|finally|actually)\s+)?(?P<state>" + RESULTS + r")\b",
+        ),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.75,
+        code_narration=r".*",
+        # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
+        reject_after=r"\s+(?:on\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
+        r"|as\s+follows)",
+        examples=(
+            "Your reservation has been successfully cancelled.",
+            "The placeholder was not replaced.",
+            "The counter is not being reset between runs.",
+            "No additional fees were applied.",
+        ),
     ),
     DetectorSpec(
         id="system_state.not_found",
@@ -27,10 +110,26 @@ DETECTORS = (
         patterns=(
             r"\b(?:couldn't|could\s+not|couldn’t|can't|can’t|cannot|can\s+not|unable\s+to|failed\s+to|did\s+not"
             rf"|didn't|didn’t)\s+(?:find|locate|detect)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
+            r"\b(?:haven't|haven’t|have\s+not|hasn't|hasn’t|has\s+not|didn't|didn’t|did\s+not|don't|don’t|do\s+not)"
+            rf"\s+(?:yet\s+)?(?:seen|see|spot|spotted|notice|noticed|found)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
         ),
         assertion="not_found",
         negative=True,
         confidence=0.85,
+        examples=("I couldn't find docker.", "We haven't seen a confirmation banner."),
+    ),
+    DetectorSpec(
+        # First-person discovery: "I found the handler in `routes.py`", "I've located your reservation".
+        id="system_state.found",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:I|we)(?:\s+have|'ve|’ve)?\s+(?:(?:also|previously|now|just|finally|already)\s+)?"
+            r"(?:found|located|identified|spotted)\s+" + AFTER,
+        ),
+        assertion="found",
+        confidence=0.8,
+        examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
     ),
     DetectorSpec(
         # Status lists: "- Redis: not running", "* Node.js — installed ✅"
@@ -45,5 +144,20 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.85,
         priority=2,
+        examples=("- Redis: not running\n", "* **Node.js**: installed\n"),
+    ),
+    DetectorSpec(
+        # An absolute clause: "With Redis running, we start the worker."
+        id="system_state.with_clause",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?]\s+|\n)(?:with|now\s+that)\s+(?P<subject>(?:the\s+)?[\p{L}\p{N}_.`\-]+(?:[ \t]+[\p{L}\p{N}_.`\-]+)?)"
+            r"[ \t]+(?:is\s+|are\s+)?(?P<state>running|installed|enabled|disabled|stopped|configured|started|loaded"
+            r"|deployed|down|up)\s*,",
+        ),
+        assertion="{state}",
+        confidence=0.75,
+        examples=("With Redis running, we start the worker.",),
     ),
 )
