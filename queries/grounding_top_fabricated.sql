@@ -1,11 +1,11 @@
 -- name: grounding_top_fabricated
--- description: What agents state without support, by kind: FABRICATED claims by what was unsupported (money, number, date, name, status, dynamic_fact, ...), and as no_evidence the factual claims made with no evidence at all; how many were flagged, with an example reason.
+-- description: What agents state without support: FABRICATED claims by what was unsupported (money, number, date, name, status, dynamic_fact, ...) and, as no_evidence, factual claims made with no evidence at all; how many were flagged, with an example reason.
 -- param: since (timestamp, default 24h): start of the window
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed
 -- param: limit (integer, default 20): kinds at most, most frequent first
 SELECT
-    CASE WHEN grade IS NULL THEN 'no_evidence' ELSE coalesce(issue, 'fabricated') END AS kind,
+    CASE WHEN grade IS NULL THEN 'no_evidence' ELSE coalesce(issue, 'fabricated') END AS unsupported,
     count(*) AS claims,
     count(*) FILTER (WHERE grade = 'FABRICATED') AS fabricated,
     count(*) FILTER (WHERE verdict <> 'pass') AS flagged,
@@ -18,6 +18,6 @@ WHERE (grade = 'FABRICATED' OR grade IS NULL)
   AND time >= $since
   AND ($until IS NULL OR time < $until)
   AND ($agent IS NULL OR agent_id GLOB $agent)
-GROUP BY kind
-ORDER BY claims DESC, kind
+GROUP BY 1
+ORDER BY claims DESC, unsupported
 LIMIT $limit
