@@ -28,15 +28,17 @@ _INVISIBLE = dict.fromkeys(
         "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"),
     None,
 )
-# Letters from other scripts that render like ASCII ones (after NFKC); the usual spoofing set.
-_LOOKALIKES = str.maketrans(
-    "аеорсухіјѕԁɡһӏոԛԝѵꮪАВЕКМНОРСТХІЈЅԌԜУѴ"  # Cyrillic (and a few Armenian/Latin-extended)
-    "αβεικνορτυχωΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
-    "ℓ∕⁄∖‐‑‒–—―−﹣：；｜＆＞＜",
-    "aeopcyxijsdghlnqwvsABEKMHOPCTXIJSGWYV"
-    "abeiknoptuxwABEZHIKMNOPTYX"
-    "l//\\--------:;|&><",
-)
+# Letters from other scripts that render like ASCII ones (after NFKC); the usual spoofing set
+# (Unicode's confusables for Latin letters from Cyrillic, Greek, Armenian and Latin extensions).
+_LOOKALIKE_PAIRS = {
+    "a": "аαɑ", "b": "Ьƅ", "c": "сϲⅽ", "d": "ԁⅾ", "e": "еεҽ", "g": "ɡց", "h": "һհ", "i": "іιıɩӏ", "j": "јȷϳ",
+    "k": "κк", "l": "ℓӀⅼ", "m": "ⅿ", "n": "ոη", "o": "оοօσ", "p": "рρ", "q": "ԛ", "r": "г", "s": "ѕꜱ", "t": "τ",
+    "u": "υսμ", "v": "νѵ", "w": "ԝѡ", "x": "хχ", "y": "уүγ", "z": "ᴢ",
+    "A": "АΑ", "B": "ВΒ", "C": "СϹ", "E": "ЕΕ", "H": "НΗ", "I": "ІΙӀ", "J": "Ј", "K": "КΚ", "M": "МΜ", "N": "Ν",
+    "O": "ОΟՕ", "P": "РΡ", "S": "Ѕ", "T": "ТΤ", "X": "ХΧ", "Y": "ҮΥ", "Z": "Ζ",
+    "/": "∕⁄", "\\": "∖", "-": "‐‑‒–—―−﹣", ":": "：", ";": "；", "|": "｜", "&": "＆", ">": "＞", "<": "＜",
+}
+_LOOKALIKES = str.maketrans({c: ascii_ for ascii_, chars in _LOOKALIKE_PAIRS.items() for c in chars})
 MAX_TEXT = 64_000  # characters of one argument that are read; the rest is ignored
 _MAX_DEPTH = 6
 

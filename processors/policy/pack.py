@@ -113,7 +113,7 @@ SYS = (
 )
 # Shell start-up files and other places that make something run again later.
 PERSIST = (
-    r"(?:" + _HOME + r"/\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin"
+    r"(?:" + _HOME + r"/\.(?:bashrc|bash_profile|bash_login|bash_logout|bash_aliases|aliases|profile|zshrc|zprofile|zshenv|zlogin"
     r"|cshrc|tcshrc|kshrc|inputrc|config/fish/config\.fish|config/autostart|config/systemd|ssh/authorized_keys2?"
     r"|ssh/config|ssh/rc)" + _END
     + r"|/etc/(?:profile|bash\.bashrc|zsh|environment|cron[\w.]*|anacrontab|rc\.local|init\.d|systemd"
@@ -134,7 +134,10 @@ SECRET = (
 )
 # Account data and login records: not secret one by one, but what a reconnaissance step reads.
 ACCOUNTS = (
-    r"(?:/etc/(?:passwd|group|security/\S+)" + _END
+    r"(?:/etc/(?:passwd|group|security/\S+|ssl/private\S*)" + _END
+    + r"|/usr/share/base-passwd/\S+"
+    + r"|/proc/(?:key-users|keys|cmdline|kallsyms|(?:\d+|self)/(?:mem|maps|cmdline))" + _END
+    + r"|/sys/kernel/\S+"
     + r"|/var/log/(?:btmp|wtmp|lastlog|faillog|auth\.log|secure)" + _END + r")"
 )
 _READERS = (
@@ -149,7 +152,9 @@ _DAEMONS = (
     r"|avahi-daemon|bluetoothd|ntpd|chronyd|gdm3?|lightdm|sddm|Xorg|acpid|atd|irqbalance|agetty|getty"
     r"|lvmetad|multipathd|firewalld|apparmor|sssd|rpcbind|kthreadd|upowerd|accounts-daemon|thermald|launchd"
     r"|ModemManager|packagekitd|udisksd|colord|kerneloops|whoopsie|rtkit-daemon|cups-browsed|dnsmasq"
-    r"|networkd-dispatcher|unattended-upgrades|gnome-shell|pulseaudio|pipewire|wireplumber|xinetd|inetd)"
+    r"|networkd-dispatcher|unattended-upgrades|gnome-shell|pulseaudio|pipewire|wireplumber|xinetd|inetd"
+    r"|nginx|apache2|httpd|mysqld|mariadbd|postgres|postmaster|redis-server|mongod|memcached|php-fpm\S*|named"
+    r"|smbd|nmbd|vsftpd|dovecot|postfix|exim4|sendmail|squid|haproxy|etcd|kube-\w+|cupsd)"
 )
 _SHELLS = r"(?:/(?:usr/)?bin/)?(?:ba|z|da|k|mk|c|tc|fi)?sh"
 _INTERP = r"(?:" + _SHELLS + r"|python[\d.]*|perl|ruby|node|php)"
@@ -178,7 +183,7 @@ RULES: tuple[dict, ...] = (
     {"id": "shell.persistence_write", "tools": _SHELL, "scope": "command", "severity": "high", "category": "persistence",
      "pattern": r"(?:(?:^|\s)>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s|^sed\b.*\s-i\S*\s.*\s|^(?:curl|wget)\b.*\s(?:-o|-O|--output(?:-document)?=?)\s*)" + PERSIST,
      "anchors": (r"rc\b", "profile", "cron", "systemd", "autostart", "ssh/", "environment", "init.d", "preload",
-                 "sudoers", "launch", "zsh", "zlogin", "bash_log", "motd", "fish"),
+                 "sudoers", "launch", "zsh", "zlogin", "bash_log", "aliases", "motd", "fish"),
      "reason": "writes a shell start-up file, cron, systemd unit or ssh configuration (persistence)"},
     {"id": "shell.crontab_install", "tools": _SHELL, "scope": "command", "severity": "high", "category": "persistence",
      "pattern": r"^crontab\b(?!.*\s-[lre]\b)", "anchors": ("crontab",), "reason": "installs a crontab (persistence)"},
@@ -220,7 +225,7 @@ RULES: tuple[dict, ...] = (
      "anchors": ("shadow", "sudoers", "passwd", r"/etc/group\b", "/etc/security", "ssh_host", "/root/", r"\bid_",
                  r"\.aws", "gcloud", r"\.azure", r"\.kube", r"\.docker", "netrc", "pgpass", "credentials", "npmrc",
                  "pypirc", "vault-token", "_history", "gnupg", r"\.env", r"\.ssh", "environ", "kcore", r"/dev/k?mem\b",
-                 "/var/log/"),
+                 "/var/log/", "/usr/share/base-passwd", r"/proc/", "/sys/kernel", "ssl/private"),
      "reason": "reads a secret or account data (password hashes, private keys, cloud credentials, .env, root's files, /etc/passwd)"},
     {"id": "shell.exfiltrate_file", "tools": _SHELL, "scope": "command", "severity": "high", "category": "exfiltration",
      "pattern": r"^(?:curl\b.*(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)[\s=]*\S*(?:@|\$\(\s*(?:cat|base64|head|tail|xxd|tar)\s+(?:-\S+\s+)*)|curl\b.*(?:-T|--upload-file)[\s=]*|wget\b.*--(?:post|body)-(?:file|data)[\s=]*\S*?(?:\$\(\s*cat\s+)?|(?:nc|ncat|netcat|socat|telnet)\b.*\s<|(?:scp|rsync|sftp)\b.*\s)(?:" + SYS + r"|(?:\S*/)?" + SECRET + r"|" + _HOME + r"/\.)",
@@ -240,7 +245,7 @@ RULES: tuple[dict, ...] = (
      "reason": "sends the environment (tokens, keys) to another host"},
     # --- the machine's own processes ---
     {"id": "shell.kill_system_process", "tools": _SHELL, "scope": "command", "severity": "high", "category": "processes",
-     "pattern": r"^(?:(?:kill|pkill|killall|skill)\b(?!.*\s-(?:HUP|SIGHUP|1|USR1|USR2|0|s\s+HUP)\b).*\b" + _DAEMONS + r"\b|kill\b(?:\s+-\S+)*\s+-?1(?:\s|$)|killall5\b|pkill\b.*\s-u\s*root\b|(?:systemctl\s+(?:stop|kill|disable|mask)|service)\s+" + _DAEMONS + r"(?:\.service)?(?:\s+stop)?\b)",
+     "pattern": r"^(?:(?:kill|pkill|killall|skill)\b(?!.*\s-(?:HUP|SIGHUP|1|USR1|USR2|0|s\s+HUP)\b).*\b" + _DAEMONS + r"\b|kill\b(?:\s+-\S+)*\s+-?1(?:\s|$)|killall5\b|pkill\b.*\s-u\s*root\b|systemctl\s+(?:stop|kill|disable|mask)\s+(?:\S+\s+)*?" + _DAEMONS + r"(?:\.service)?(?:\s|$)|service\s+" + _DAEMONS + r"\s+stop\b)",
      "anchors": ("kill", "systemctl", r"\bservice\b"), "reason": "kills or stops a system process"},
     {"id": "shell.kill_system_process_script", "tools": _SHELL, "scope": "text", "severity": "high", "category": "processes",
      "pattern": r"\b(?:ps|pgrep|pidof|pstree)\b[^\n]*\b" + _DAEMONS + r"\b[\s\S]*?\bkill\b(?!\s+-(?:HUP|SIGHUP|1|USR1|USR2|0)\b)"
