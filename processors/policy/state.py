@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 
-
 def _warn(message: str, *args) -> None:
     import logging  # lazily: a hook process that has nothing to say should not pay for the import
 
