@@ -125,10 +125,12 @@ class _Collector:
 
     def __init__(self) -> None:
         self.engine = PolicyEngine(store=MemoryStore())
-        engine = self.engine
+        self.authorizations: list[str | None] = []
+        engine, seen = self.engine, self.authorizations
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
+                seen.append(self.headers.get("Authorization"))
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 status, answer = decide_http(body, engine)
                 payload = json.dumps(answer).encode()
@@ -164,6 +166,12 @@ def test_hook_with_a_server_lets_the_collector_decide_and_hold_the_counts(collec
         assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert collector.engine.store.blocked_count("s-1") == 2
     assert not (tmp_path / "unused.json").exists()
+
+
+def test_hook_sends_the_api_token_when_one_is_set(collector, monkeypatch):
+    monkeypatch.setenv("CLAIMWATCH_API_TOKEN", "s3cret")
+    run_hook(json.dumps(CLAUDE_RISKY), mode="enforce", server=collector.url)
+    assert collector.authorizations == ["Bearer s3cret"]
 
 
 def test_hook_decides_locally_when_the_server_does_not_answer(tmp_path):

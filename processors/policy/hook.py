@@ -12,7 +12,8 @@ Protocols (chosen with --protocol, or detected from the input):
   stdout one decision object; exit 2 when the call must not run, else 0.
 
 Session state must outlive the process: with --server (or $CLAIMWATCH_SERVER)
-the running collector decides and keeps the counts (`POST /api/policy/decide`);
+the running collector decides and keeps the counts (`POST /api/policy/decide`,
+with `$CLAIMWATCH_API_TOKEN` as bearer token when set);
 without one, or when it does not answer, a local state file under an exclusive
 lock does. Imports stay light (no pydantic unless --config, no DuckDB, no
 OpenTelemetry); a hook that fails lets the call through and says why on stderr.
@@ -103,10 +104,14 @@ def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any
     """POST JSON and read the JSON answer. Plain http goes over a bare socket: `http.client` and
     `urllib` cost ~40 ms to import, more than the whole decision; https uses urllib."""
     payload = json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"}
+    token = os.environ.get("CLAIMWATCH_API_TOKEN")
+    if token:  # a collector with service.api.token set asks for it
+        headers["Authorization"] = f"Bearer {token}"
     if not url.startswith("http://"):
         import urllib.request
 
-        request = urllib.request.Request(url, payload, {"Content-Type": "application/json"})
+        request = urllib.request.Request(url, payload, headers)
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
             return json.loads(response.read())
     import socket
@@ -115,7 +120,8 @@ def post_json(url: str, body: dict[str, Any], timeout_s: float) -> dict[str, Any
     hostport, _, path = rest.partition("/")
     host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
     with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s) as sock:
-        head = (f"POST /{path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/json\r\n"
+        fields = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        head = (f"POST /{path} HTTP/1.1\r\nHost: {hostport}\r\n{fields}"
                 f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n").encode()
         sock.sendall(head + payload)
         chunks = []
