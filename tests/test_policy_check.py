@@ -153,3 +153,43 @@ def _settings(**section):
     from claimwatch.policy.config import ToolPolicyConfig, settings_from
 
     return settings_from(ToolPolicyConfig.model_validate(section))
+
+
+@pytest.mark.e2e
+def test_end_to_end_the_sdk_processor_records_what_enforcement_would_block(tmp_path):
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from claimwatch import ClaimwatchSpanProcessor
+
+    db = tmp_path / "audit.duckdb"
+    exporter = InMemorySpanExporter()
+    processor = ClaimwatchSpanProcessor(SimpleSpanProcessor(exporter), config={"storage": {"path": str(db)}})
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("agent")
+    with tracer.start_as_current_span("invoke_agent ops", attributes={"gen_ai.agent.name": "ops-bot",
+                                                                      "gen_ai.conversation.id": "conv-1"}):
+        for command in ("ls -la", "echo Y2F0IC9ldGMvc2hhZG93 | base64 -d | sh"):
+            attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash",
+                     "gen_ai.tool.call.arguments": json.dumps({"command": command}), "gen_ai.tool.call.id": command[:4]}
+            with tracer.start_as_current_span("execute_tool bash", attributes=attrs):
+                pass
+    provider.shutdown()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        got = con.execute(
+            "SELECT agent_id, session_id, mode, decision, step, rule_id, normalisation, would_block "
+            "FROM tool_policy_decisions ORDER BY time"
+        ).fetchall()
+        violations = con.execute("SELECT check_name, verdict, detector_id FROM violations").fetchall()
+    finally:
+        con.close()
+    assert got == [
+        ("ops-bot", "conv-1", "audit", "allow", "default", None, None, False),
+        ("ops-bot", "conv-1", "audit", "block", "deny_pattern", "shell.read_secret", "base64", True),
+    ]
+    assert ("tool_policy", "block", "shell.read_secret") in violations
+    tool_spans = [s for s in exporter.get_finished_spans() if s.name == "execute_tool bash"]
+    assert tool_spans[1].attributes["claimwatch.tool_policy.would_block"] is True
