@@ -171,3 +171,21 @@ def test_secrets_relative_paths_bare_redirections_and_short_payloads_are_caught(
 @pytest.mark.parametrize("command", ["ls -la ~/.ssh", "cat .env.example", "source .env", "chmod 700 ~/.ssh"])
 def test_using_secrets_without_reading_them_out_is_allowed(command):
     assert decide(command).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("rm${IFS}-rf${IFS}/etc", "shell.delete_root_or_home"),
+        ("{rm,-rf,/etc}", "shell.delete_root_or_home"),
+        ('cmd="rm -rf /etc"; $cmd', "shell.delete_root_or_home"),
+        ("python3 -c \"open('/etc/cron.d/x', 'w').write('* * * * * root id')\"", "shell.script_system_file"),
+        ("python3 - <<EOF\nimport shutil\nshutil.rmtree('/usr/lib')\nEOF", "shell.script_system_file"),
+    ],
+)
+def test_shell_expansions_and_inline_programs_do_not_hide_a_command(command, rule):
+    assert decide(command).rule == rule
+
+
+def test_a_program_reading_a_project_file_is_allowed():
+    assert decide("python -c \"print(open('data.txt').read())\"").decision == "allow"

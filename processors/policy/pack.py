@@ -243,6 +243,12 @@ RULES: tuple[dict, ...] = (
     {"id": "shell.exfiltrate_env", "tools": _SHELL, "scope": "command", "severity": "high", "category": "exfiltration",
      "pattern": r"^(?:curl|wget)\b.*\$\(\s*(?:env|printenv)\b", "anchors": ("printenv", r"\benv\b"),
      "reason": "sends the environment (tokens, keys) to another host"},
+    {"id": "shell.script_system_file", "tools": _SHELL, "scope": "text", "severity": "high", "category": "system_write",
+     "pattern": r"\bopen\(\s*[rbuf]?['\"](?:" + SYS + "|" + PERSIST + r")[^'\"]*['\"]\s*,\s*[rbuf]?['\"][wax]"
+                r"|\b(?:os\.(?:remove|unlink|rmdir)|shutil\.(?:rmtree|move|copy\w*))\(\s*[rbuf]?['\"](?:/['\"]|" + SYS + "|" + PERSIST + r")"
+                r"|\bopen\(\s*[rbuf]?['\"](?:" + SECRET + r")",
+     "anchors": (r"open\(", "remove", "unlink", "rmdir", "rmtree", "shutil"),
+     "reason": "a script (python -c, heredoc) writes, deletes or reads a system file or a secret"},
     # --- the machine's own processes ---
     {"id": "shell.kill_system_process", "tools": _SHELL, "scope": "command", "severity": "high", "category": "processes",
      "pattern": r"^(?:(?:kill|pkill|killall|skill)\b(?!.*\s-(?:HUP|SIGHUP|1|USR1|USR2|0|s\s+HUP)\b).*\b" + _DAEMONS + r"\b|kill\b(?:\s+-\S+)*\s+-?1(?:\s|$)|killall5\b|pkill\b.*\s-u\s*root\b|systemctl\s+(?:stop|kill|disable|mask)\s+(?:\S+\s+)*?" + _DAEMONS + r"(?:\.service)?(?:\s|$)|service\s+" + _DAEMONS + r"\s+stop\b)",

@@ -39,6 +39,8 @@ _WRAPPERS = {
 }
 _POSITIONAL_WRAPPERS = {"timeout": 1, "chroot": 1, "flock": 1}  # leading non-option arguments to skip
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
+_IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
+_BRACES = re.compile(r"\{[^{}\s]*,[^{}\s]*\}")
 _VAR = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)\+?=(.*)$", re.S)
 _ANSI_C = re.compile(r"(?:(?<=[\s=(;|&])|^)\$'((?:[^'\\]|\\.)*)'", re.S)
@@ -79,6 +81,10 @@ def _parse(script: str, via: str, st: _State, depth: int) -> Iterator[tuple[str,
         decoded = _ANSI_C.sub(lambda m: shlex.quote(_unescape(m.group(1))), script)
         if decoded != script:
             script, via = decoded, _join(via, "ansi-c")
+    if "IFS" in script:  # `rm${IFS}-rf${IFS}/` is `rm -rf /`
+        spaced = _IFS.sub(" ", script)
+        if spaced != script:
+            script, via = spaced, _join(via, "ifs")
     script, bodies = _split_heredocs(script)  # a heredoc body is data unless a shell reads it (below)
     yield "text", script, via
     commands = _simple_commands(_tokens(script))
@@ -212,7 +218,7 @@ def _command(argv, redirects, variables, via: str, st: _State, depth: int, own: 
         argv = argv[1:]
     while argv and argv[0] in _KEYWORDS:
         argv = argv[1:]
-    words = [] if argv and argv[0] in _DECLARE else _unwrap(_expand_argv(argv, variables))
+    words = [] if argv and argv[0] in _DECLARE else _unwrap(_word_split(_expand_argv(argv, variables)))
     targets = [(op, _path(_expand_word(t, variables))) for op, t in redirects]
     if words or targets:
         own.append(_line(words, targets))
@@ -228,6 +234,22 @@ def _command(argv, redirects, variables, via: str, st: _State, depth: int, own: 
         yield from _parse(script, _join(via, step), st, depth + 1)
     if program == "find":
         yield from _find_exec(words, via, st, depth)
+
+
+def _word_split(words: list[str]) -> list[str]:
+    """What the shell does to the command word: `{rm,-rf,/}` brace-expands and an unquoted `$cmd`
+    holding "rm -rf /" splits into words."""
+    if not words:
+        return words
+    first = words[0]
+    if _BRACES.fullmatch(first):
+        return first[1:-1].split(",") + words[1:]
+    if any(c.isspace() for c in first.strip()):
+        try:
+            return shlex.split(first) + words[1:]
+        except ValueError:
+            return first.split() + words[1:]
+    return words
 
 
 def _line(words: list[str], targets: list[tuple[str, str]]) -> str:
