@@ -9,6 +9,7 @@ Questions, greetings and code blocks are not claims.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from .lexicon import COURTESY, INTENT, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
@@ -44,6 +45,8 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     """The atomic claims of `text`, in order."""
     claims: list[Claim] = []
     masked = _FENCE.sub(lambda m: " " * len(m.group()), text)
+    found = specifics(masked, opens_sentence=True, context=text)  # one pass over the whole output
+    starts = [f.start for f in found]
     for unit in _UNITS.finditer(masked):
         line = unit.group()
         if _TABLE_RULE.match(line):
@@ -53,7 +56,7 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         offset = mark.end() if mark else 0
         for s_start, s_end in _sentences(line, offset):
             for c_start, c_end in _clauses(line, s_start, s_end):
-                claim = _claim(text, base + c_start, base + c_end)
+                claim = _claim(text, base + c_start, base + c_end, found, starts)
                 if claim is not None:
                     claims.append(claim)
                     if len(claims) >= max_claims:
@@ -93,15 +96,7 @@ def _checkable(piece: str) -> bool:
     return len(words) >= 3
 
 
-_BEFORE_SENTENCE = re.compile(r"(?:^|[.!?:]\W*\s|\n\s*(?:[-*•>#]+\s*|\d+[.)]\s*)?|[\"“(*]+)\s*$")
-
-
-def _opens_sentence(text: str, start: int) -> bool:
-    """True when the claim starts a sentence, line or list item (not a clause after "and")."""
-    return start == 0 or _BEFORE_SENTENCE.search(text, max(0, start - 8), start) is not None
-
-
-def _claim(text: str, start: int, end: int) -> Claim | None:
+def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[int]) -> Claim | None:
     raw = text[start:end]
     stripped = raw.strip().strip("*_|").strip()
     if not stripped:
@@ -110,7 +105,13 @@ def _claim(text: str, start: int, end: int) -> Claim | None:
     start, end = start + lead, start + lead + len(stripped)
     if stripped.endswith("?") or COURTESY.match(stripped):
         return None
-    found = tuple(specifics(stripped, opens_sentence=_opens_sentence(text, start), context=text))
+    mine: list[Specific] = []
+    for f in every[bisect_left(starts, start) :]:
+        if f.start >= end:
+            break
+        if f.end <= end:  # offsets relative to the claim's text
+            mine.append(Specific(f.kind, f.text, f.value, f.start - start, f.end - start, f.unit))
+    found = tuple(mine)
     words = [w.lower() for w in WORD.findall(stripped)]
     content = tuple(w for w in words if w not in STOPWORDS and w not in LOOSE)
     if not found and len(content) < 2:

@@ -22,6 +22,10 @@ from .evidence import EvidencePool, Hit
 from .lexicon import ANTONYMS, CLOSED_CLASS, HYPOTHETICAL, STOPWORDS, NEGATING_PREFIXES, NEGATION, STATUS_GROUPS, STATUS_STATE
 from .text import Specific, parse_date, parse_number, parse_time, stem
 
+_HYPHEN = re.compile(r"[-'’]")
+_WORD3 = re.compile(r"[a-z]{3,}")
+_BREAK_AFTER = re.compile(r"[.!?\n,;{}\[\]]")
+_BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
 GROUNDED, INFERRED, FABRICATED = "GROUNDED", "INFERRED", "FABRICATED"
 
 _EV_NUMBER = re.compile(
@@ -149,7 +153,7 @@ def _content_support(claim: Claim, pool: EvidencePool) -> tuple[int, int]:
 
 
 def _hyphen_parts(word: str, pool: EvidencePool) -> bool:
-    parts = [p for p in re.split(r"[-'’]", word) if len(p) > 1]
+    parts = [p for p in _HYPHEN.split(word) if len(p) > 1]
     return len(parts) > 1 and all(pool.has_word(p) for p in parts)
 
 
@@ -297,8 +301,8 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
     if money:  # an amount contrasts only with what the evidence says a price or total is
         keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge"))
     else:
-        after = [w for w in re.findall(r"[a-z]{3,}", claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
-        before = [w for w in re.findall(r"[a-z]{3,}", claim.text[max(0, spec.start - 30) : spec.start].lower())
+        after = [w for w in _WORD3.findall(claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
+        before = [w for w in _WORD3.findall(claim.text[max(0, spec.start - 30) : spec.start].lower())
                   if w not in STOPWORDS][-1:]  # fmt: skip
         keys.extend(stem(w) for w in [*after[::-1], *before] if w not in STOPWORDS)
     claim_stems = frozenset(stem(w) for w in claim.content)
@@ -346,9 +350,9 @@ def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) 
             while key_end < len(text) and (text[key_end].isalpha() or text[key_end] == "_"):
                 key_end += 1  # the rest of the key: "baggag" -> "baggages", "creat" -> "created_at"
             m = pattern.search(text, key_end, min(len(text), key_end + 16))
-            if m is None or re.search(r"[.!?\n,;{}\[\]]", text[key_end : m.start()].replace('",', "")):
+            if m is None or _BREAK_AFTER.search(text[key_end : m.start()].replace('",', "")):
                 back = pattern.search(text, max(0, hit.start - 12), hit.start)
-                if back is None or re.search(r"[.!?\n,;:{}]", text[back.end() : hit.start]):
+                if back is None or _BREAK_BEFORE.search(text[back.end() : hit.start]):
                     return None
                 m = back
             value = parse_number(m.group()) if pattern is _EV_NUMBER else None
@@ -385,7 +389,7 @@ def _check_date(spec, pool, support, problems, region, claim=None) -> None:
         text = pool.lower(index)
         for m in _EV_DATE.finditer(text):
             raw = m.group()
-            kind = "iso_date" if re.match(r"\d{4}-", raw) else "slash_date" if "/" in raw else "month_date"
+            kind = "iso_date" if raw[:4].isdigit() and raw[4:5] == "-" else "slash_date" if "/" in raw else "month_date"
             value = parse_date(kind, raw)
             if value is not None and value[0] == month and value[1] == day and (year is None or value[2] in (None, year)):
                 support.append(Hit(index, m.start(), m.end()))

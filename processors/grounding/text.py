@@ -8,6 +8,7 @@ regex scans and dictionary lookups.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -92,6 +93,13 @@ class Specific:
     unit: str | None = None  # for numbers: the word after ("bags"); for money: currency
 
 
+_CLOCK = re.compile(r"(\d{1,2})(?::(\d{2}))?(?::\d{2})?(am|pm)?")
+_LETTERS = re.compile(r"[a-z]+")
+_DIGITS = re.compile(r"\d+")
+_NUM_RE = re.compile(_NUM)
+_NAME_SPLIT = re.compile(r"[ -]")
+
+
 def parse_number(text: str) -> float | None:
     try:
         return float(text.replace(",", ""))
@@ -102,7 +110,7 @@ def parse_number(text: str) -> float | None:
 def parse_time(text: str) -> int | None:
     """Minutes after midnight: "6:00 AM", "06:00:00", "7pm", "12:00 PM"."""
     t = text.lower().replace(".", "").replace(" ", "")
-    m = re.match(r"(\d{1,2})(?::(\d{2}))?(?::\d{2})?(am|pm)?", t)
+    m = _CLOCK.match(t)
     if not m:
         return None
     hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3)
@@ -126,8 +134,8 @@ def parse_date(kind: str, text: str) -> tuple[int, int, int | None] | None:
             a, b, c = t.split("/")
             y = int(c) + (2000 if len(c) == 2 else 0)
             return int(a), int(b), y
-        month = next(_MONTHS[w] for w in re.findall(r"[a-z]+", t) if w in _MONTHS)
-        nums = [int(n) for n in re.findall(r"\d+", t)]
+        month = next(_MONTHS[w] for w in _LETTERS.findall(t) if w in _MONTHS)
+        nums = [int(n) for n in _DIGITS.findall(t)]
         day = next((n for n in nums if n <= 31), None)
         year = next((n for n in nums if n > 31), None)
         if day is None:
@@ -164,7 +172,7 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             if value is None:
                 continue
         elif kind in ("money", "percent", "number"):
-            num = re.search(_NUM, raw)
+            num = _NUM_RE.search(raw)
             value = parse_number(num.group()) if num else None
             if value is None:
                 continue
@@ -190,16 +198,24 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             word = m.group().lower()
             found.append(Specific("status", m.group(), STATUS_STATE[word], m.start(), m.end()))
     whole = context if context is not None else text
+    verdicts: dict[str, bool] = {}
+
+    def like(word: str) -> bool:
+        known = verdicts.get(word)
+        if known is None:
+            known = verdicts[word] = _name_like(word, whole)
+        return known
+
     for m in NAME.finditer(text):
         if _overlaps(taken, m.start(), m.end()) or _LABEL_AFTER.match(text, m.end()):
             continue  # "Total Cost:", "**New Cabin**:" are labels, not names
-        words = [w for w in re.split(r"[ -]", m.group()) if w]
+        words = [w for w in _NAME_SPLIT.split(m.group()) if w]
         initial = None
         if (m.start() == 0 and opens_sentence) or (m.start() > 0 and _at_start(text, m.start())):
             initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
-        words = [w for w in words if _name_like(w, whole)]
+        words = [w for w in words if like(w)]
         unit = None
-        if initial is not None and _name_like(initial, whole) and initial not in OPENERS:
+        if initial is not None and initial not in OPENERS and like(initial):
             words.insert(0, initial)
             unit = "initial" if len(words) == 1 else None
         if words:
@@ -209,7 +225,9 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
 
 
 def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(s < end and start < e for s, e in taken)
+    """Whether [start, end) overlaps a taken span; `taken` is sorted by start and its spans do not overlap."""
+    i = bisect_right(taken, (start, 1 << 62))
+    return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
 
 
 _START = re.compile(r"(?:^|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
@@ -220,7 +238,7 @@ def _name_like(word: str, whole: str) -> bool:
         and word.lower() not in LOOSE
         and len(word) > 2
         and not (word.isupper() and len(word) <= 3)  # ID, EST, USD: abbreviations, not names
-        and not _lowercase_elsewhere(word, whole.lower(), whole)
+        and not _lowercase_elsewhere(word, whole)
     )
 
 
@@ -240,7 +258,7 @@ OPENERS = frozenset(
 _LABEL_AFTER = re.compile(r"[*_]*\s*:")
 
 
-def _lowercase_elsewhere(word: str, lowered: str, text: str) -> bool:
+def _lowercase_elsewhere(word: str, text: str) -> bool:
     """A capitalised word the same text also writes in lower case is a common word ("Cost" / "cost")."""
     low = word.lower()
     at = text.find(low)
