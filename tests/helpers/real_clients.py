@@ -23,6 +23,7 @@ AGENT = "ops-helper"
 PROMPT = "Is docker running on the build host?"
 TOOL_RESULT = "docker.service: active (running) since 09:12"
 TOOL_DELAY_S = 0.0
+REVIEW_DELAY_S = 0.0
 
 
 def check_docker() -> str:
@@ -67,9 +68,15 @@ def run_pydantic_ai_structured(llm_url: str, provider) -> str:
 def run_openai_agents(llm_url: str, provider) -> str:
     """The OpenAI Agents SDK on the Responses API, traced by OpenInference (its processor replaces OpenAI's
     own trace exporter, so nothing is sent anywhere but the collector)."""
-    from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+    from agents import Agent, GuardrailFunctionOutput, OpenAIResponsesModel, Runner, function_tool, output_guardrail
     from openai import AsyncOpenAI
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    @output_guardrail
+    def review(context, agent, output) -> GuardrailFunctionOutput:
+        """An output guardrail: it runs after the answer, while the agent's span is still open."""
+        time.sleep(REVIEW_DELAY_S)
+        return GuardrailFunctionOutput(output_info=None, tripwire_triggered=False)
 
     OpenAIAgentsInstrumentor().instrument(tracer_provider=provider, exclusive_processor=True)
     client = AsyncOpenAI(base_url=llm_url, api_key="test-key", max_retries=0)
@@ -78,6 +85,7 @@ def run_openai_agents(llm_url: str, provider) -> str:
         instructions="Answer questions about the build host.",
         model=OpenAIResponsesModel(model="gpt-test", openai_client=client),
         tools=[function_tool(check_docker)],
+        output_guardrails=[review],
     )
     return str(Runner.run_sync(agent, PROMPT).final_output)
 
@@ -142,9 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         "--simple", action="store_true", help="export each span as it ends (SimpleSpanProcessor), not in a batch"
     )
     parser.add_argument("--tool-delay", type=float, default=0.0, help="seconds the tool takes")
+    parser.add_argument("--review-delay", type=float, default=0.0, help="seconds an output guardrail takes")
     args = parser.parse_args(argv)
-    global TOOL_DELAY_S
-    TOOL_DELAY_S = args.tool_delay
+    global TOOL_DELAY_S, REVIEW_DELAY_S
+    TOOL_DELAY_S, REVIEW_DELAY_S = args.tool_delay, args.review_delay
 
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
