@@ -221,7 +221,7 @@ RULES: tuple[dict, ...] = (
      "reason": "opens a reverse shell"},
     # --- secrets and exfiltration ---
     {"id": "shell.read_secret", "tools": _SHELL, "scope": "command", "severity": "high", "category": "secrets",
-     "pattern": r"^" + _READERS + r"\b.*\s(?:if=|@|-\S*=)?(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + r")|\s<(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + ")",
+     "pattern": r"^" + _READERS + r"\b.*\s(?:if=|@|-\S*=)?(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + r")|(?:^|\s)<(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + ")",
      "anchors": ("shadow", "sudoers", "passwd", r"/etc/group\b", "/etc/security", "ssh_host", "/root/", r"\bid_",
                  r"\.aws", "gcloud", r"\.azure", r"\.kube", r"\.docker", "netrc", "pgpass", "credentials", "npmrc",
                  "pypirc", "vault-token", "_history", "gnupg", r"\.env", r"\.ssh", "environ", "kcore", r"/dev/k?mem\b",
