@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from claimwatch.policy import PolicyEngine, default_settings
 from claimwatch.policy.normalize import command_texts, fold, path_texts
@@ -190,3 +192,27 @@ def test_shell_expansions_and_inline_programs_do_not_hide_a_command(command, rul
 
 def test_a_program_reading_a_project_file_is_allowed():
     assert decide("python -c \"print(open('data.txt').read())\"").decision == "allow"
+
+
+_SHELLISH = st.lists(
+    st.sampled_from(list("abcdefrm -/$'\"`\\|&;<>(){}=*~.\n\tе\u200b")
+                    + ["<<EOF\n", "\nEOF", "bash -c ", "base64 -d", "${IFS}", "/etc/", "rm ", "curl "]),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(command=_SHELLISH)
+def test_any_shell_text_gets_a_decision_and_never_an_internal_error(command):
+    d = PolicyEngine().decide("exec", {"command": command})
+    assert d.decision in ("allow", "block") and not d.reason.startswith("policy error")
+
+
+@settings(max_examples=200, deadline=None)
+@given(arguments=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=40),
+                              lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                              max_leaves=12))
+def test_any_json_arguments_get_a_decision_and_never_an_internal_error(arguments):
+    for tool in ("exec", "write", "read", "unknown_tool"):
+        d = PolicyEngine().decide(tool, arguments)
+        assert not d.reason.startswith("policy error"), d.reason
