@@ -121,12 +121,17 @@ def run_openinference_openai(llm_url: str, provider) -> str:
         return _chat_loop(llm_url)
 
 
-def run_openllmetry(llm_url: str, provider) -> str:
-    """Traceloop's OpenLLMetry instrumentation of the OpenAI client; the agent is known by service.name."""
+def run_openllmetry(llm_url: str, provider, logger_provider=None) -> str:
+    """Traceloop's OpenLLMetry instrumentation of the OpenAI client; the agent is known by service.name.
+
+    With a logger provider, it runs in events mode: messages go out as GenAI event log records."""
     os.environ.setdefault("TRACELOOP_TRACE_CONTENT", "true")
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 
-    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    if logger_provider is None:
+        OpenAIInstrumentor().instrument(tracer_provider=provider)
+    else:
+        OpenAIInstrumentor(use_attributes=False).instrument(tracer_provider=provider, logger_provider=logger_provider)
     return _chat_loop(llm_url)
 
 
@@ -136,6 +141,7 @@ CLIENTS: dict[str, Callable[[str, object], str]] = {
     "openai-agents": run_openai_agents,
     "openinference-openai": run_openinference_openai,
     "openllmetry": run_openllmetry,
+    "openllmetry-events": run_openllmetry,  # with a logger provider (see main)
 }
 
 
@@ -175,9 +181,22 @@ def main(argv: list[str] | None = None) -> int:
         export = ClaimwatchSpanProcessor(export, config=json.loads(args.claimwatch))
     provider.add_span_processor(export)
     provider.add_span_processor(Counter())
-    answer = CLIENTS[args.client](args.llm, provider)
+    logs = None
+    if args.client.endswith("-events"):
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+        logs = LoggerProvider(resource=provider.resource)
+        logs_endpoint = args.otlp.removesuffix("/v1/traces") + "/v1/logs"
+        logs.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter(endpoint=logs_endpoint)))
+        answer = CLIENTS[args.client](args.llm, provider, logs)
+    else:
+        answer = CLIENTS[args.client](args.llm, provider)
     provider.force_flush()
     stats = export.stats() if args.claimwatch else {}
+    if logs is not None:
+        logs.shutdown()
     provider.shutdown()
     print(json.dumps({"answer": answer, "spans": Counter.ended, "claimwatch": stats}))
     return 0
