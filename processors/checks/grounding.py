@@ -124,7 +124,7 @@ class GroundingConfig(_Model):
     decision_policy: dict[Literal["APPROVE", "REVISE", "RETRY", "FAIL"], Policy] = Field(default_factory=dict)
     dynamic_facts: DynamicFactsConfig = DynamicFactsConfig()
     max_text_chars: int = Field(default=20_000, gt=0)
-    max_evidence_chars: int = Field(default=200_000, gt=0)
+    max_evidence_chars: int = Field(default=60_000, gt=0, description="newest evidence kept per output")
     max_evidence_spans: int = Field(default=400, gt=0)
     max_claim_rows: int = Field(default=100, gt=0)
 

@@ -21,8 +21,9 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _UNITS = re.compile(r"[^\n]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
 _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)", re.IGNORECASE)
-_LIST_MARK = re.compile(r"^\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+|>\s+)")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_LIST_MARK = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ \t]+)")
+_TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}")
+_BLANK = re.compile(r"[^\n]")
 _PLAIN = re.compile(r"[a-z]+")
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
@@ -44,12 +45,12 @@ class Claim:
 def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     """The atomic claims of `text`, in order."""
     claims: list[Claim] = []
-    masked = _FENCE.sub(lambda m: " " * len(m.group()), text)
+    masked = _FENCE.sub(lambda m: _BLANK.sub(" ", m.group()), text)  # keep the line breaks
     found = specifics(masked, opens_sentence=True, context=text)  # one pass over the whole output
     starts = [f.start for f in found]
     for unit in _UNITS.finditer(masked):
         line = unit.group()
-        if _TABLE_RULE.match(line):
+        if not line.strip() or _TABLE_RULE.match(line):
             continue
         base = unit.start()
         mark = _LIST_MARK.match(line)

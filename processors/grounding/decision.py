@@ -30,6 +30,9 @@ _WANTS = (
 _LIMIT_WORDS = re.compile(r"\b(?:under|below|less than|at most|max(?:imum)?|cheaper than)\s+\$?\s?(\d[\d,]*(?:\.\d+)?)", re.I)
 
 
+MAX_GOALS = 8  # a pasted task description is not eight questions; past that, the first ones stand for it
+
+
 @dataclass(frozen=True, slots=True)
 class Goal:
     text: str
@@ -88,10 +91,11 @@ def split_goals(query: str) -> list[str]:
     return parts or ([query.strip()] if query.strip() else [])
 
 
-def score_goal(goal: str, answer: str, answer_kinds: set[str], grounding: float) -> Goal:
+def score_goal(goal: str, answer: str, answer_kinds: set[str], grounding: float,
+               found_words: set[str] | None = None) -> Goal:  # fmt: skip
     """How well the answer covers one goal: its entities and words, the kind of answer it asks for."""
     wanted = _keywords(goal)
-    found_words = _keywords(answer)
+    found_words = _keywords(answer) if found_words is None else found_words
     entities = {s.text.lower() for s in specifics(goal) if s.kind != "status"}
     missing = sorted(w for w in wanted if w not in found_words)
     coverage = 1.0 - len(missing) / len(wanted) if wanted else 1.0
@@ -133,7 +137,8 @@ def decide(
         grounding = 0.5  # factual claims, nothing to check them against
     goals: tuple[Goal, ...] = ()
     if query and query.strip():
-        goals = tuple(score_goal(g, answer, answer_kinds, grounding) for g in split_goals(query))
+        words = _keywords(answer)
+        goals = tuple(score_goal(g, answer, answer_kinds, grounding, words) for g in split_goals(query)[:MAX_GOALS])
     addressed = all(g.status != "FAIL" for g in goals)
     checks = {
         "claims_supported": not fabricated and not unsupported,

@@ -34,7 +34,7 @@ class Settings:
 
     inferred_weight: float = 0.5
     max_text_chars: int = 20_000
-    max_evidence_chars: int = 200_000
+    max_evidence_chars: int = 60_000
     max_claims: int = 200
 
 

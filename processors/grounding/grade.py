@@ -256,31 +256,49 @@ _UNIT_FACTORS = (60.0, 24.0, 7.0, 12.0, 100.0, 1000.0, 1_000_000.0)
 
 
 def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None):
-    """value as a sum, difference, product, quotient or unit change of evidence numbers (nearest first)."""
+    """value as a sum, difference, product, multiple or unit change of evidence numbers (nearest first).
+
+    Linear in the numbers: each candidate's partner is looked up in a dict of values, not paired with
+    every other number."""
     if region is not None:
         numbers = sorted(numbers, key=lambda n: (n[3] != region.passage, abs(n[1] - region.start)))
-    pool = numbers[:40]
-    for v, s, e, index in pool:
+    near = numbers[:40]
+    at: dict[float, tuple[float, int, int, int]] = {}
+    for n in near:
+        at.setdefault(round(n[0], 6), n)
+
+    def hit(n):
+        return Hit(n[3], n[1], n[2])
+
+    for n in near:
+        v = n[0]
         for factor in _UNIT_FACTORS:
-            if v and (_close(v * factor, value) or _close(v / factor, value)):
-                return f"{_fmt(v)} in other units (x{_fmt(factor) if _close(v * factor, value) else '1/' + _fmt(factor)})", [
-                    Hit(index, s, e)
-                ]
-    for (a, sa, ea, ia), (b, sb, eb, ib) in combinations(pool, 2):
-        hits = [Hit(ia, sa, ea), Hit(ib, sb, eb)]
-        if _close(a + b, value):
-            return f"{_fmt(a)} + {_fmt(b)}", hits
-        if _close(abs(a - b), value) and value:
-            return f"{_fmt(max(a, b))} - {_fmt(min(a, b))}", hits
-        if _close(a * b, value) and a not in (0, 1) and b not in (0, 1):
-            return f"{_fmt(a)} x {_fmt(b)}", hits
-    for v, s, e, index in pool[:12]:
+            if v and _close(v * factor, value):
+                return f"{_fmt(v)} in other units (x{_fmt(factor)})", [hit(n)]
+            if v and _close(v / factor, value):
+                return f"{_fmt(v)} in other units (x1/{_fmt(factor)})", [hit(n)]
+    for n in near:
+        a = n[0]
+        for partner, how in ((value - a, "+"), (a - value, "-"), (a + value, "r")):
+            m = at.get(round(partner, 6))
+            if m is None or m is n:
+                continue
+            if how == "+":
+                return f"{_fmt(a)} + {_fmt(m[0])}", [hit(n), hit(m)]
+            if value:
+                big, small = (n, m) if how == "-" else (m, n)
+                return f"{_fmt(big[0])} - {_fmt(small[0])}", [hit(big), hit(small)]
+        if a not in (0, 1):
+            m = at.get(round(value / a, 6))
+            if m is not None and m is not n and m[0] not in (0, 1):
+                return f"{_fmt(a)} x {_fmt(m[0])}", [hit(n), hit(m)]
+    for n in near[:12]:
         for times in range(2, 10):
-            if v > 1 and _close(v * times, value):
-                return f"{times} x {_fmt(v)}", [Hit(index, s, e)]
-    total = sum(n[0] for n in pool[:12])
-    if len(pool) >= 3 and _close(total, value):
-        return "the sum of " + " + ".join(_fmt(n[0]) for n in pool[:12]), [Hit(n[3], n[1], n[2]) for n in pool[:12]]
+            if n[0] > 1 and _close(n[0] * times, value):
+                return f"{times} x {_fmt(n[0])}", [hit(n)]
+    total = sum(n[0] for n in near[:12])
+    if len(near) >= 3 and _close(total, value):
+        return "the sum of " + " + ".join(_fmt(n[0]) for n in near[:12]), [hit(n) for n in near[:12]]
     return None
 
 
