@@ -122,11 +122,11 @@ def test_the_anchor_prefilter_never_changes_a_decision_on_the_dev_set():
     calls = [json.loads(line) for line in DEV.read_text().splitlines()]
     fast = PolicyEngine(default_settings())
     slow = PolicyEngine(default_settings())
-    slow._plan("exec", frozenset({"shell"}))  # build, then drop the prefilter for every tool
+    slow.matcher._plan("exec", frozenset({"shell"}))  # build, then drop the prefilter for every tool
     for call in calls:
         key = call["tool"]
         a = fast.decide(key, call["arguments"])
-        plan = slow._plan(key, slow.settings.catalog.classes_of(key))
+        plan = slow.matcher._plan(key, slow.settings.catalog.classes_of(key))
         object.__setattr__(plan, "anchors", None)
         b = slow.decide(key, call["arguments"])
         assert (a.decision, a.rule) == (b.decision, b.rule), call["id"]

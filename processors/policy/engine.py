@@ -16,9 +16,7 @@ does, never content being written (class 3, rule scoping).
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,9 +24,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from . import pack
-from .normalize import command_texts, fold, path_texts
+from .match import DenyMatcher, Match
 from .rules import Rule, builtin_rule
-from .shell import views as shell_views
 from .state import DEFAULT_TTL_S, MemoryStore
 from .tools import ToolCatalog, catalog, tool_key
 
@@ -44,33 +41,6 @@ BREAK_GLASS_ENV = "CLAIMWATCH_POLICY_DISABLED"
 # Trust score -> tier, the same bounds as output validation (claimwatch.core.policy.tier_for;
 # a test keeps them equal). Repeated here so the hook process does not import pydantic.
 _TIERS = ((20, "untrusted"), (40, "restricted"), (60, "standard"), (80, "trusted"))
-# What can hide a rule's anchor from a plain reading: encodings and escapes, look-alike letters,
-# and variables the script itself assigns (the parser expands those; environment variables it
-# cannot expand either). Without any of these, a command with no anchor cannot match (pack.py).
-_HIDING = r"(?i)(?:^|[\s=(;|&])\$'|\\[xu0-7]|base64|base32|b64|xxd|hex|\brev\b|(?:^|[\s;&|(`{])[A-Za-z_]\w*\+?=|\bfor\s|\bread\s"
-
-
-def _fast_regex(pattern: str, use_re2: bool = True):
-    """RE2 for the prefilters (a DFA: ~10x faster than `re` on long alternations); `re` if RE2 is missing."""
-    if use_re2:
-        try:
-            import re2
-
-            return re2.compile(pattern)
-        except ImportError:  # pragma: no cover - google-re2 is a dependency
-            pass
-    return re.compile(pattern)
-
-
-_HIDING_RE: dict[bool, Any] = {}
-
-
-def _hiding(use_re2: bool):
-    if use_re2 not in _HIDING_RE:
-        _HIDING_RE[use_re2] = _fast_regex(_HIDING, use_re2)
-    return _HIDING_RE[use_re2]
-
-
 def trust_tier(score: float) -> str:
     for bound, tier in _TIERS:
         if score < bound:
@@ -162,43 +132,6 @@ class Decision:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    rule: Rule
-    param: str
-    via: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Group:
-    """Rules of one scope for one parameter, and an RE2 set of their anchors (rule i <-> pattern i)."""
-
-    rules: tuple[Rule, ...]
-    anchors: Any  # re2.Set, or None: run every rule
-
-
-def _group(rules: list[Rule], use_re2: bool) -> _Group:
-    try:
-        if not use_re2:
-            raise ImportError
-        import re2
-    except ImportError:  # one-shot engines, or no google-re2: every rule runs
-        return _Group(tuple(rules), None)
-    anchor_set = re2.Set.SearchSet(re2.Options())
-    for rule in rules:  # a rule without anchors gets the empty pattern: it always runs
-        anchor_set.Add("|".join(f"(?:{a})" for a in rule.anchors))
-    anchor_set.Compile()
-    return _Group(tuple(rules), anchor_set)
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    params: tuple[str, ...]
-    by_param: dict[str, dict[str, _Group]]
-    anchors: Any
-
-
 class _Call:
     """One call on its way through the chain; the session count is read at most once."""
 
@@ -219,12 +152,10 @@ class PolicyEngine:
         """`one_shot`: a process that decides once (a hook) skips RE2 and compiles only the regexes it
         needs; long-running processes (collector, SDK) use RE2 prefilters, faster per call."""
         self.settings = settings or default_settings()
-        self._re2 = not one_shot
         if store is None:
             store = MemoryStore(self.settings.escalation_ttl_s, self.settings.state_path)
         self.store = store
-        self.timeouts: list[str] = []
-        self._rules_cache: dict[tuple[str, frozenset[str]], _Plan | None] = {}
+        self.matcher = DenyMatcher(self.settings.rules, self.settings.catalog, one_shot)
         self._chain = (
             self._kill_switch, self._dry_run, self._deny_pattern, self._essential_t0,
             self._allowlist, self._escalation, self._default,
@@ -287,7 +218,7 @@ class PolicyEngine:
         return self._decision(call, "dry_run", "dry_run", "dry-run: the call is stubbed, not executed")
 
     def _deny_pattern(self, call: _Call) -> Decision | None:
-        match = self.first_match(call.key, call.arguments, call.cwd)
+        match = self.matcher.first_match(call.key, call.arguments, call.cwd)
         if match is None:
             return None
         rule = match.rule
@@ -316,90 +247,6 @@ class PolicyEngine:
 
     def _default(self, call: _Call) -> Decision:
         return self._allow(call, "default", "no rule matched")
-
-    # --- deny rules -------------------------------------------------------------------------------
-    def first_match(self, key: str, arguments: Any, cwd: str | None = None) -> Match | None:
-        """The first deny rule matching a relevant parameter.
-
-        Parameters in the tool's order; for a shell parameter, texts in the order normalisation
-        produces them (the script, then its commands, then what hides inside), and on each text
-        the rules of that scope in pack-then-config order. Stops at the first match, so a risky
-        script is rarely parsed to the end.
-        """
-        classes = self.settings.catalog.classes_of(key)
-        plan = self._plan(key, classes)
-        if plan is None:
-            return None
-        args = _as_mapping(arguments, classes)
-        for param in plan.params:
-            by_scope = plan.by_param[param]
-            # "*": a user's rule for a tool with no known parameters reads every argument
-            items = list(args.items()) if param == "*" else [(param, args.get(param))]
-            for name, value in items:
-                found = None if value is None else self._match_value(by_scope, name, value, plan.anchors, cwd)
-                if found is not None:
-                    return found
-        return None
-
-    def _match_value(self, by_scope, param: str, value: Any, anchors, cwd) -> Match | None:
-        if "path" in by_scope:
-            for text, via in path_texts(value, cwd):
-                found = self._search(by_scope["path"], text, param, via)
-                if found is not None:
-                    return found
-        if len(by_scope) > ("path" in by_scope):
-            for scope, text, via in self._shell_views(value, anchors):
-                group = by_scope.get(scope)
-                found = self._search(group, text, param, via) if group is not None else None
-                if found is not None:
-                    return found
-        return None
-
-    def _search(self, group: _Group, text: str, param: str, via: str) -> Match | None:
-        rules = group.rules
-        if group.anchors is not None:  # one RE2 pass says which rules' anchors occur in this text
-            hits = group.anchors.Match(text.lower())
-            if not hits:
-                return None
-            rules = [rules[i] for i in sorted(hits)]
-        else:  # one-shot: a small anchor regex per rule, so only the rules that may match are compiled
-            lowered = text.lower()
-            rules = [r for r in rules if r.may_match(lowered)]
-        for rule in rules:
-            m = rule.search(text, self.timeouts)
-            if m is not None:
-                return Match(rule, param, via, text[max(0, m.start() - 40) : m.end() + 40])
-        return None
-
-    def _shell_views(self, value: Any, anchors):
-        hiding = _hiding(self._re2)
-        for raw, via in command_texts(value):
-            if anchors is not None and raw.isascii() and not hiding.search(raw) and not _may_match(raw, anchors):
-                continue  # nothing any rule could match, and nothing hidden: no need to parse
-            text, folded = fold(raw)
-            yield from shell_views(text, "+".join(v for v in (via, folded) if v))
-
-    def _plan(self, key: str, classes: frozenset[str]) -> _Plan | None:
-        """The rules that apply to this tool, grouped by parameter and scope; cached per tool."""
-        cache_key = (key, classes)
-        if cache_key in self._rules_cache:
-            return self._rules_cache[cache_key]
-        rules = [r for r in self.settings.rules if r.applies_to(key, classes)]
-        plan = None
-        if rules:
-            shell_rules = [r for r in rules if r.scope != "path"]
-            anchors = None
-            if shell_rules and all(r.anchors for r in shell_rules):
-                words = sorted({a for r in shell_rules for a in r.anchors}, key=len, reverse=True)
-                anchors = _fast_regex("|".join(f"(?:{w})" for w in words), self._re2)
-            by_param: dict[str, dict[str, list[Rule]]] = {}
-            for rule in rules:
-                for param in self.settings.catalog.params_for(key, classes, rule.params) or ("*",):
-                    by_param.setdefault(param, {}).setdefault(rule.scope, []).append(rule)
-            frozen = {p: {sc: _group(rs, self._re2) for sc, rs in d.items()} for p, d in by_param.items()}
-            plan = _Plan(tuple(frozen), frozen, anchors)
-        self._rules_cache[cache_key] = plan
-        return plan
 
     # --- decisions ----------------------------------------------------------------------------------
     def _count(self, call: _Call) -> int:
@@ -431,34 +278,9 @@ def _timed(decision: Decision, start_ns: int) -> Decision:
     return decision
 
 
-def _may_match(raw: str, anchors: re.Pattern) -> bool:
-    """Could any anchored rule match? Read with quotes and backslashes gone (`r''m` is `rm`)."""
-    plain = raw.lower()
-    if "'" in plain or '"' in plain or "\\" in plain:
-        plain = plain.replace("'", "").replace('"', "").replace("\\", "")
-    return anchors.search(plain) is not None
-
-
 def _allowed(entry: str, call: _Call) -> bool:
     if entry.startswith("@"):
         return entry[1:].upper() == call.tier
     return entry == "*" or fnmatchcase(call.key, tool_key(entry) if "*" not in entry else entry.lower())
 
 
-def _as_mapping(arguments: Any, classes: frozenset[str]) -> Mapping[str, Any]:
-    """Arguments as a mapping: a JSON string is decoded, a bare value is the class's main parameter."""
-    if isinstance(arguments, Mapping):
-        return arguments
-    if isinstance(arguments, str):
-        stripped = arguments.strip()
-        if stripped.startswith("{"):
-            try:
-                decoded = json.loads(stripped)
-                if isinstance(decoded, Mapping):
-                    return decoded
-            except ValueError:
-                pass
-    if arguments is None:
-        return {}
-    main = "command" if "shell" in classes else "path"
-    return {main: arguments}

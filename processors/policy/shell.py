@@ -12,12 +12,12 @@ nothing here raises on odd input.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import posixpath
 import re
 import shlex
 from collections.abc import Iterator
+
+from .decode import decoded_payloads, unescape
 
 _PUNCT = ";&|()<>\n"
 _SEPARATORS = frozenset(";&|()\n")
@@ -44,9 +44,6 @@ _BRACES = re.compile(r"\{[^{}\s]*,[^{}\s]*\}")
 _VAR = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 _ASSIGN = re.compile(r"^([A-Za-z_]\w*)\+?=(.*)$", re.S)
 _ANSI_C = re.compile(r"(?:(?<=[\s=(;|&])|^)\$'((?:[^'\\]|\\.)*)'", re.S)
-_ESCAPES = re.compile(r"\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3})|u([0-9a-fA-F]{4}))")
-_B64 = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
-_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){6,}\b")
 _PY_CALL_STRINGS = re.compile(
     r"(?:system|popen|run|call|check_call|check_output|Popen|getoutput|spawn|exec|shell_exec|passthru|`)"
     r"\(\s*\[?\s*((?:[rbuf]?(?:'[^'\n]*'|\"[^\"\n]*\")\s*,?\s*)+)"
@@ -78,7 +75,7 @@ def _parse(script: str, via: str, st: _State, depth: int) -> Iterator[tuple[str,
     st.seen.add(script)
     st.count += 1
     if "$'" in script:
-        decoded = _ANSI_C.sub(lambda m: shlex.quote(_unescape(m.group(1))), script)
+        decoded = _ANSI_C.sub(lambda m: shlex.quote(unescape(m.group(1))), script)
         if decoded != script:
             script, via = decoded, _join(via, "ansi-c")
     if "IFS" in script:  # `rm${IFS}-rf${IFS}/` is `rm -rf /`
@@ -371,7 +368,7 @@ def _path(word: str) -> str:
     return word
 
 
-# --- heredocs and encoded payloads ---------------------------------------------------------------
+# --- heredocs ---------------------------------------------------------------
 
 
 def _split_heredocs(script: str) -> tuple[str, list[str]]:
@@ -401,53 +398,3 @@ def _runs_stdin(words: list[str]) -> bool:
     if program in SHELLS or program in ("eval", "source", "."):
         return not any(w.startswith("-") and "c" in w[1:] and not w.startswith("--") for w in words[1:])
     return program.rstrip("0123456789.") in _INTERPRETERS or program == "ssh"
-
-
-def decoded_payloads(script: str) -> list[tuple[str, str]]:
-    """Base64, hex and escaped payloads in a script that also decodes (base64 -d, xxd -r, printf)."""
-    found: list[tuple[str, str]] = []
-    low = script.lower()
-    if "base64" in low or "b64decode" in low or "openssl" in low:
-        for m in _B64.finditer(script):
-            text = _b64(m.group(0))
-            if text is not None:
-                found.append((text, "base64"))
-    if "xxd" in low or "unhexlify" in low or "fromhex" in low:
-        for m in _HEX.finditer(script):
-            text = _printable(binascii.unhexlify(m.group(0)))
-            if text is not None:
-                found.append((text, "hex"))
-    if script.count("\\x") + script.count("\\0") >= 3 or re.search(r"\\[0-7]{3}.*\\[0-7]{3}", script):
-        text = _unescape(script)
-        if text != script:
-            found.append((text, "hex"))
-    if "rev" in low:
-        for m in re.finditer(r"(?:echo|printf)\s+['\"]?([^|'\"]+)['\"]?\s*\|\s*rev\b", script):
-            found.append((m.group(1)[::-1], "reversed"))
-    return found
-
-
-def _b64(token: str) -> str | None:
-    try:
-        raw = base64.b64decode(token + "=" * (-len(token) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return _printable(raw)
-
-
-def _printable(raw: bytes) -> str | None:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if len(text) < 4 or sum(c.isprintable() or c in "\n\t" for c in text) < 0.95 * len(text):
-        return None
-    return text
-
-
-def _unescape(text: str) -> str:
-    def sub(m: re.Match) -> str:
-        value = m.group(1) or m.group(2) or m.group(3)
-        return chr(int(value, 16 if m.group(1) or m.group(3) else 8))
-
-    return _ESCAPES.sub(sub, text).replace("\\n", "\n").replace("\\t", "\t")

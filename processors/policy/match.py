@@ -1,0 +1,204 @@
+"""Deny rules against a tool call's arguments: which rules apply to a tool, on which parameters,
+over which normalised views, and the prefilters that keep the common case cheap.
+
+Two prefilters, both sound on what the parser can see: a command with none of the rules'
+anchors and nothing that could hide one is never parsed; on each view that is parsed, one
+`re2.Set` pass says which rules may match (one-shot processes compile a small anchor regex
+per rule instead, so a hook compiles only the patterns it needs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .normalize import command_texts, fold, path_texts
+from .rules import Rule
+from .shell import views as shell_views
+
+# What can hide a rule's anchor from a plain reading: encodings and escapes, look-alike letters,
+# and variables the script itself assigns (the parser expands those; environment variables it
+# cannot expand either). Without any of these, a command with no anchor cannot match (pack.py).
+_HIDING = r"(?i)(?:^|[\s=(;|&])\$'|\\[xu0-7]|base64|base32|b64|xxd|hex|\brev\b|(?:^|[\s;&|(`{])[A-Za-z_]\w*\+?=|\bfor\s|\bread\s"
+
+
+def _fast_regex(pattern: str, use_re2: bool = True):
+    """RE2 for the prefilters (a DFA: ~10x faster than `re` on long alternations); `re` if RE2 is missing."""
+    if use_re2:
+        try:
+            import re2
+
+            return re2.compile(pattern)
+        except ImportError:  # pragma: no cover - google-re2 is a dependency
+            pass
+    return re.compile(pattern)
+
+
+_HIDING_RE: dict[bool, Any] = {}
+
+
+def _hiding(use_re2: bool):
+    if use_re2 not in _HIDING_RE:
+        _HIDING_RE[use_re2] = _fast_regex(_HIDING, use_re2)
+    return _HIDING_RE[use_re2]
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    rule: Rule
+    param: str
+    via: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Rules of one scope for one parameter, and an RE2 set of their anchors (rule i <-> pattern i)."""
+
+    rules: tuple[Rule, ...]
+    anchors: Any  # re2.Set, or None: run every rule
+
+
+def _group(rules: list[Rule], use_re2: bool) -> _Group:
+    try:
+        if not use_re2:
+            raise ImportError
+        import re2
+    except ImportError:  # one-shot engines, or no google-re2: every rule runs
+        return _Group(tuple(rules), None)
+    anchor_set = re2.Set.SearchSet(re2.Options())
+    for rule in rules:  # a rule without anchors gets the empty pattern: it always runs
+        anchor_set.Add("|".join(f"(?:{a})" for a in rule.anchors))
+    anchor_set.Compile()
+    return _Group(tuple(rules), anchor_set)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    params: tuple[str, ...]
+    by_param: dict[str, dict[str, _Group]]
+    anchors: Any
+
+
+class DenyMatcher:
+    """Finds the first deny rule matching a call, for the rules and tool catalog of one engine."""
+
+    def __init__(self, rules: tuple[Rule, ...], catalog, one_shot: bool = False) -> None:
+        self.rules = rules
+        self.catalog = catalog
+        self.timeouts: list[str] = []  # ids of user rules skipped on a regex timeout
+        self._re2 = not one_shot
+        self._rules_cache: dict[tuple[str, frozenset[str]], _Plan | None] = {}
+
+    def first_match(self, key: str, arguments: Any, cwd: str | None = None) -> Match | None:
+        """The first deny rule matching a relevant parameter.
+
+        Parameters in the tool's order; for a shell parameter, texts in the order normalisation
+        produces them (the script, then its commands, then what hides inside), and on each text
+        the rules of that scope in pack-then-config order. Stops at the first match, so a risky
+        script is rarely parsed to the end.
+        """
+        classes = self.catalog.classes_of(key)
+        plan = self._plan(key, classes)
+        if plan is None:
+            return None
+        args = _as_mapping(arguments, classes)
+        for param in plan.params:
+            by_scope = plan.by_param[param]
+            # "*": a user's rule for a tool with no known parameters reads every argument
+            items = list(args.items()) if param == "*" else [(param, args.get(param))]
+            for name, value in items:
+                found = None if value is None else self._match_value(by_scope, name, value, plan.anchors, cwd)
+                if found is not None:
+                    return found
+        return None
+
+    def _match_value(self, by_scope, param: str, value: Any, anchors, cwd) -> Match | None:
+        if "path" in by_scope:
+            for text, via in path_texts(value, cwd):
+                found = self._search(by_scope["path"], text, param, via)
+                if found is not None:
+                    return found
+        if len(by_scope) > ("path" in by_scope):
+            for scope, text, via in self._shell_views(value, anchors):
+                group = by_scope.get(scope)
+                found = self._search(group, text, param, via) if group is not None else None
+                if found is not None:
+                    return found
+        return None
+
+    def _search(self, group: _Group, text: str, param: str, via: str) -> Match | None:
+        rules = group.rules
+        if group.anchors is not None:  # one RE2 pass says which rules' anchors occur in this text
+            hits = group.anchors.Match(text.lower())
+            if not hits:
+                return None
+            rules = [rules[i] for i in sorted(hits)]
+        else:  # one-shot: a small anchor regex per rule, so only the rules that may match are compiled
+            lowered = text.lower()
+            rules = [r for r in rules if r.may_match(lowered)]
+        for rule in rules:
+            m = rule.search(text, self.timeouts)
+            if m is not None:
+                return Match(rule, param, via, text[max(0, m.start() - 40) : m.end() + 40])
+        return None
+
+    def _shell_views(self, value: Any, anchors):
+        hiding = _hiding(self._re2)
+        for raw, via in command_texts(value):
+            if anchors is not None and raw.isascii() and not hiding.search(raw) and not _may_match(raw, anchors):
+                continue  # nothing any rule could match, and nothing hidden: no need to parse
+            text, folded = fold(raw)
+            yield from shell_views(text, "+".join(v for v in (via, folded) if v))
+
+    def _plan(self, key: str, classes: frozenset[str]) -> _Plan | None:
+        """The rules that apply to this tool, grouped by parameter and scope; cached per tool."""
+        cache_key = (key, classes)
+        if cache_key in self._rules_cache:
+            return self._rules_cache[cache_key]
+        rules = [r for r in self.rules if r.applies_to(key, classes)]
+        plan = None
+        if rules:
+            shell_rules = [r for r in rules if r.scope != "path"]
+            anchors = None
+            if shell_rules and all(r.anchors for r in shell_rules):
+                words = sorted({a for r in shell_rules for a in r.anchors}, key=len, reverse=True)
+                anchors = _fast_regex("|".join(f"(?:{w})" for w in words), self._re2)
+            by_param: dict[str, dict[str, list[Rule]]] = {}
+            for rule in rules:
+                for param in self.catalog.params_for(key, classes, rule.params) or ("*",):
+                    by_param.setdefault(param, {}).setdefault(rule.scope, []).append(rule)
+            frozen = {p: {sc: _group(rs, self._re2) for sc, rs in d.items()} for p, d in by_param.items()}
+            plan = _Plan(tuple(frozen), frozen, anchors)
+        self._rules_cache[cache_key] = plan
+        return plan
+
+
+def _may_match(raw: str, anchors: re.Pattern) -> bool:
+    """Could any anchored rule match? Read with quotes and backslashes gone (`r''m` is `rm`)."""
+    plain = raw.lower()
+    if "'" in plain or '"' in plain or "\\" in plain:
+        plain = plain.replace("'", "").replace('"', "").replace("\\", "")
+    return anchors.search(plain) is not None
+
+
+def _as_mapping(arguments: Any, classes: frozenset[str]) -> Mapping[str, Any]:
+    """Arguments as a mapping: a JSON string is decoded, a bare value is the class's main parameter."""
+    if isinstance(arguments, Mapping):
+        return arguments
+    if isinstance(arguments, str):
+        stripped = arguments.strip()
+        if stripped.startswith("{"):
+            try:
+                decoded = json.loads(stripped)
+                if isinstance(decoded, Mapping):
+                    return decoded
+            except ValueError:
+                pass
+    if arguments is None:
+        return {}
+    main = "command" if "shell" in classes else "path"
+    return {main: arguments}
