@@ -220,3 +220,18 @@ def test_the_engine_fails_open_with_the_error_as_reason():
 
     d = PolicyEngine(default_settings(), Broken()).decide("exec", SAFE, session="s")
     assert d.decision == "allow" and "disk on fire" in d.reason
+
+
+# --- every adjacent pair of steps is pinned by some test (order-mutation check) --------------------
+
+
+def test_the_kill_switch_wins_over_dry_run():
+    d = engine(enabled=False, dry_run=True).decide("exec", SAFE)
+    assert (d.decision, d.step) == ("allow", "kill_switch")
+
+
+def test_an_unlisted_tool_is_blocked_by_the_allowlist_before_escalation_is_consulted():
+    e = engine(max_blocked_retries=1, allowlists={"standard": ("read", "message")})
+    e.decide("exec", RISKY, session="s")  # the session is at its threshold now
+    assert e.decide("deploy", {}, session="s").step == "allowlist"
+    assert e.decide("read_logs", {}, session="s").step == "allowlist"
