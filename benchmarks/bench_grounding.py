@@ -30,6 +30,7 @@ from claimwatch.grounding import FABRICATED, Grounder  # noqa: E402
 from claimwatch.grounding.text import WORD  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "grounding-dev" / "pairs.jsonl"
+TRAJECTORIES = Path(__file__).resolve().parents[2] / "shared" / "data" / "agent-text-dev" / "trajectories.jsonl"
 
 
 def balanced_accuracy(grounder: Grounder, rows: list[dict]) -> dict[str, tuple[float, float, float, int]]:
@@ -47,6 +48,48 @@ def balanced_accuracy(grounder: Grounder, rows: list[dict]) -> dict[str, tuple[f
         r_bad = sum(bad) / len(bad)
         result[domain] = ((r_good + r_bad) / 2, r_good, r_bad, len(pairs))
     return result
+
+
+def replay(path: Path, sample: int, seed: int = 12) -> None:
+    """Grade every assistant reply of the trajectories against the tool and user messages before it.
+
+    Prints grade counts per source, checks that every FABRICATED grade cites evidence or says what is
+    missing, and prints a seeded random sample of FABRICATED grades (and every flagged one) to judge
+    by hand. Trajectories: tau-bench (MIT, Sierra) and mini-swe-agent (MIT), see the data README."""
+    import random
+
+    from claimwatch.grounding.trace import passages_from_messages
+
+    grounder = Grounder()
+    counts: dict[tuple[str, str | None], int] = defaultdict(int)
+    fabricated, uncited, times = [], 0, []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        source = row["source"].split("/")[0]
+        for i, message in enumerate(row["messages"]):
+            if message["role"] != "assistant" or not (message.get("content") or "").strip():
+                continue
+            passages, query = passages_from_messages(row["messages"][:i])
+            start = time.perf_counter_ns()
+            report = grounder.ground(message["content"], passages, query)
+            times.append((time.perf_counter_ns() - start) / 1000)
+            for c in report.claims:
+                counts[(source, c.grade.grade)] += 1
+                if c.grade.grade == FABRICATED:
+                    cites = [report.passages[h.passage].text[max(0, h.start - 50) : h.end + 50] for h in c.grade.evidence[:1]]
+                    fabricated.append((row["id"], i, c.claim.text, c.grade.reason, round(c.grade.confidence, 2), cites))
+                    if not c.grade.evidence and "no evidence" not in c.grade.reason:
+                        uncited += 1
+    for (source, grade), n in sorted(counts.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        print(f"{source:<16} {grade or 'not graded':<12} {n:>6}")
+    flagged = [f for f in fabricated if f[4] >= 0.8]
+    print(f"FABRICATED {len(fabricated)}, flagged (confidence >= 0.8) {len(flagged)}, "
+          f"citing no evidence and not saying what is missing: {uncited}")
+    print(f"per reply: p50 {p(times, 0.5):.0f} us, p99 {p(times, 0.99):.0f} us")
+    picked = random.Random(seed).sample(fabricated, min(sample, len(fabricated)))
+    for tid, i, text, reason, confidence, cites in flagged + picked:
+        print(json.dumps({"id": tid, "message": i, "confidence": confidence, "claim": text[:200], "reason": reason[:200],
+                          "evidence": [c.replace("\n", " ") for c in cites]}, ensure_ascii=False))
 
 
 def speed_case(rows: list[dict]) -> tuple[str, list[str]]:
@@ -91,6 +134,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--skip-accuracy", action="store_true")
+    parser.add_argument("--replay", type=int, metavar="N", default=0,
+                        help="also replay agent-text-dev and print N random FABRICATED grades to judge by hand")
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
     grounder = Grounder()
@@ -100,6 +145,9 @@ def main() -> None:
         for domain, (ba, rg, rb, n) in scores.items():
             print(f"{domain:<10} {n:>6} {ba:>8.3f} {rg:>9.3f} {rb:>11.3f}")
         print(f"{'average':<10} {'':>6} {statistics.mean(s[0] for s in scores.values()):>8.3f}")
+    if args.replay:
+        print()
+        replay(TRAJECTORIES, args.replay)
     answer, evidence = speed_case(rows)
     print(f"\nspeed: answer {len(answer)} chars, evidence {sum(map(len, evidence))} chars in {len(evidence)} passages")
     grounder.ground(answer, evidence)  # warm caches once, as a running collector would be

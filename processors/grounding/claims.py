@@ -24,6 +24,7 @@ _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ \t]+)")
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}")
 _BLANK = re.compile(r"[^\n]")
+_CUT_MARK = re.compile(r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE)
 _PLAIN = re.compile(r"[a-z]+")
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
@@ -50,7 +51,7 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     starts = [f.start for f in found]
     for unit in _UNITS.finditer(masked):
         line = unit.group()
-        if not line.strip() or _TABLE_RULE.match(line):
+        if not line.strip() or _TABLE_RULE.match(line) or _CUT_MARK.match(line):
             continue
         base = unit.start()
         mark = _LIST_MARK.match(line)

@@ -215,7 +215,7 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
         words = [w for w in words if like(w)]
         unit = None
-        if initial is not None and initial not in OPENERS and like(initial):
+        if initial is not None and initial not in OPENERS and like(initial) and _acts_as_name(text, m, initial):
             words.insert(0, initial)
             unit = "initial" if len(words) == 1 else None
         if words:
@@ -231,6 +231,17 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 
 
 _START = re.compile(r"(?:^|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
+_AFTER_NAME = re.compile(r"(?:'s\b|\s+(?:and|or)\s+[A-Z]|,\s+[A-Z][a-z]+\s+and\s|\s+(?!is\b|was\b|has\b|does\b)[a-z]{2,}s\b(?:\s+\S+){2})")
+
+
+def _acts_as_name(text: str, m: re.Match, initial: str) -> bool:
+    """A capitalised first word is taken for a name only when it acts like one: "Sarah asks Mike to ...",
+    "Ann and Mike", "Sarah's"; not "Looking at", "Safe travels!" or "Correct."."""
+    if initial.lower().endswith(("ing", "ed", "ly")) or len(m.group().split()) > 1:
+        return len(m.group().split()) > 1 and not initial.lower().endswith(("ing", "ed", "ly"))
+    return _AFTER_NAME.match(text, m.start() + len(initial)) is not None
+
+
 def _name_like(word: str, whole: str) -> bool:
     return (
         word.lower() not in STOPWORDS
