@@ -132,13 +132,14 @@ SECRET = (
     + r"|(?<![\w.-])\.env(?:\.(?!example|sample|template|dist)[\w-]+)?" + _END
     + r"|/proc/(?:\d+|self)/environ|/proc/kcore|/dev/k?mem" + _END + r")"
 )
-# Account data and login records: not secret one by one, but what a reconnaissance step reads.
+# Account data, login records and kernel internals: not secret one by one, but what a
+# reconnaissance step reads (logs an admin greps, like auth.log, are left alone).
 ACCOUNTS = (
     r"(?:/etc/(?:passwd|group|security/\S+|ssl/private\S*)" + _END
     + r"|/usr/share/base-passwd/\S+"
     + r"|/proc/(?:key-users|keys|cmdline|kallsyms|(?:\d+|self)/(?:mem|maps|cmdline))" + _END
-    + r"|/sys/kernel/\S+"
-    + r"|/var/log/(?:btmp|wtmp|lastlog|faillog|auth\.log|secure)" + _END + r")"
+    + r"|/sys/kernel/(?:kexec\w*|vmcoreinfo|security|debug|notes)" + _END  # kernel addresses, crash internals
+    + r"|/var/log/(?:btmp|wtmp|lastlog|faillog)" + _END + r")"
 )
 _READERS = (
     r"(?:cat|tac|less|more|head|tail|nl|od|xxd|hexdump|strings|base64|base32|uuencode|cp|mv|scp|rsync|tar"
