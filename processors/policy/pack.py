@@ -252,7 +252,7 @@ RULES: tuple[dict, ...] = (
      "reason": "a script (python -c, heredoc) writes, deletes or reads a system file or a secret"},
     # --- the machine's own processes ---
     {"id": "shell.kill_system_process", "tools": _SHELL, "scope": "command", "severity": "high", "category": "processes",
-     "pattern": r"^(?:(?:kill|pkill|killall|skill)\b(?!.*\s-(?:HUP|SIGHUP|1|USR1|USR2|0|s\s+HUP)\b).*\b" + _DAEMONS + r"\b|kill\b(?:\s+-\S+)*\s+-?1(?:\s|$)|killall5\b|pkill\b.*\s-u\s*root\b|systemctl\s+(?:stop|kill|disable|mask)\s+(?:\S+\s+)*?" + _DAEMONS + r"(?:\.service)?(?:\s|$)|service\s+" + _DAEMONS + r"\s+stop\b)",
+     "pattern": r"^(?:(?:kill|pkill|killall|skill)\b(?!.*\s-(?:HUP|SIGHUP|1|USR1|USR2|0|s\s+HUP)\b).*\b" + _DAEMONS + r"\b|kill\b(?:\s+-\S+)*\s+-?1$|killall5\b|pkill\b.*\s-u\s*root\b|systemctl\s+(?:stop|kill|disable|mask)\s+(?:\S+\s+)*?" + _DAEMONS + r"(?:\.service)?(?:\s|$)|service\s+" + _DAEMONS + r"\s+stop\b)",
      "anchors": ("kill", "systemctl", r"\bservice\b"), "reason": "kills or stops a system process"},
     {"id": "shell.kill_system_process_script", "tools": _SHELL, "scope": "text", "severity": "high", "category": "processes",
      "pattern": r"\b(?:ps|pgrep|pidof|pstree)\b[^\n]*\b" + _DAEMONS + r"\b[\s\S]*?\bkill\b(?!\s+-(?:HUP|SIGHUP|1|USR1|USR2|0)\b)"
