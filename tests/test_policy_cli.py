@@ -204,3 +204,26 @@ def test_the_hook_as_a_separate_process_denies_a_claude_code_call(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+_IMPORT_PROBE = """
+import importlib.util, json, sys, types
+spec = importlib.util.find_spec("claimwatch")
+root = types.ModuleType("claimwatch")  # the package root without its __init__: only what the hook imports
+root.__path__, root.__spec__ = list(spec.submodule_search_locations), spec
+sys.modules["claimwatch"] = root
+from claimwatch.policy.hook import run
+code, out, err = run(sys.argv[1], mode="enforce", state=sys.argv[2])
+heavy = sorted({n.split(".")[0] for n in sys.modules} & {"duckdb", "pyarrow", "pydantic", "opentelemetry", "yaml"})
+print(json.dumps({"heavy": heavy, "out": out}))
+"""
+
+
+@pytest.mark.e2e
+def test_the_hook_imports_no_database_telemetry_or_config_library(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, json.dumps(CLAUDE_RISKY), str(tmp_path / "s.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["heavy"] == []
+    assert json.loads(result["out"])["hookSpecificOutput"]["permissionDecision"] == "deny"
