@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from .lexicon import COURTESY, INTENT, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
+from .lexicon import COURTESY, GUESS, INTENT, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
 from .text import WORD, Specific, specifics
 
 FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
@@ -24,7 +24,7 @@ _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ \t]+)")
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}")
 _BLANK = re.compile(r"[^\n]")
-_CUT_MARK = re.compile(r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE)
+_CUT_MARK = re.compile(r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE)  # a cut, not a claim
 _PLAIN = re.compile(r"[a-z]+")
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
@@ -105,7 +105,7 @@ def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[
         return None
     lead = raw.find(stripped)
     start, end = start + lead, start + lead + len(stripped)
-    if stripped.endswith("?") or COURTESY.match(stripped):
+    if stripped.endswith("?") or COURTESY.match(stripped) or _CUT_MARK.match(stripped):
         return None
     mine: list[Specific] = []
     for f in every[bisect_left(starts, start) :]:
@@ -119,8 +119,8 @@ def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[
     if not found and len(content) < 2:
         return None
     bag = set(_PLAIN.findall(stripped.lower()))
-    if INTENT.search(stripped):
-        kind = OPINION_KIND  # a plan or a conditional: nothing is asserted to be so
+    if INTENT.search(stripped) or GUESS.search(stripped):
+        kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
     elif not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
         kind = REASONING_KIND
     elif (

@@ -307,6 +307,10 @@ def _contrast_number(spec: Specific, claim: Claim, pool: EvidencePool, region: H
     return _contrast(spec, claim, pool, region, _EV_NUMBER, money=spec.kind == "money", year_ok=spec.kind == "year")
 
 
+# Words next to a number that qualify it rather than name what it counts ("the last 24 hours").
+_NOT_KEYS = frozenset("last first next previous within about around over under more less least most only just total new old".split())
+
+
 def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None, pattern: re.Pattern,
               money: bool = False, year_ok: bool = True):  # fmt: skip
     """The value the evidence gives right next to the word the claim attaches its value to.
@@ -322,7 +326,7 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
         after = [w for w in _WORD3.findall(claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
         before = [w for w in _WORD3.findall(claim.text[max(0, spec.start - 30) : spec.start].lower())
                   if w not in STOPWORDS][-1:]  # fmt: skip
-        keys.extend(stem(w) for w in [*after[::-1], *before] if w not in STOPWORDS)
+        keys.extend(stem(w) for w in [*after[::-1], *before] if w not in STOPWORDS and w not in _NOT_KEYS)
     claim_stems = frozenset(stem(w) for w in claim.content)
     for key in dict.fromkeys(k for k in keys if len(k) > 2):
         hits = pool.find(key, word=False, limit=6)
@@ -626,7 +630,9 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if len(words) < 2:
         return
     near = sum(1 for w in words if stem(w) in window)
-    if near / len(words) < 0.5:
+    # Word polarity reads prose (documents) well and tool output (JSON, code, logs) poorly: ask more there.
+    prose = pool.passages[region.passage].source in ("evidence", "retrieval")
+    if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
         return
     if claim.negated and not NEGATION.search(window):
         cite = pool.passages[region.passage].cite

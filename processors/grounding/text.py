@@ -248,7 +248,7 @@ def _name_like(word: str, whole: str) -> bool:
         and word.lower() not in CLOSED_CLASS
         and word.lower() not in LOOSE
         and len(word) > 2
-        and not (word.isupper() and len(word) <= 3)  # ID, EST, USD: abbreviations, not names
+        and not word.isupper()  # ID, EST, TEXT, FAILURE: abbreviations and shouting, not names
         and not _lowercase_elsewhere(word, whole)
     )
 
