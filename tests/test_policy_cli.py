@@ -102,8 +102,8 @@ def test_claude_hook_stays_silent_in_audit_mode_and_for_allowed_calls(tmp_path):
 
 def test_claude_hook_sessions_escalate_across_processes_through_the_state_file(tmp_path):
     state = str(tmp_path / "s.json")
-    for _ in range(3):
-        run_hook(json.dumps(CLAUDE_RISKY), mode="enforce", state=state)
+    for n in range(3):
+        run_hook(json.dumps({**CLAUDE_RISKY, "tool_use_id": f"toolu_{n}"}), mode="enforce", state=state)
     safe = {**CLAUDE_RISKY, "tool_input": {"command": "git status"}}
     _, out, _ = run_hook(json.dumps(safe), mode="enforce", state=state)
     assert "escalation" in json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
@@ -160,8 +160,9 @@ def collector():
 
 
 def test_hook_with_a_server_lets_the_collector_decide_and_hold_the_counts(collector, tmp_path):
-    for _ in range(2):
-        _code, out, _ = run_hook(json.dumps(CLAUDE_RISKY), mode="enforce", server=collector.url,
+    for n in range(2):
+        call = {**CLAUDE_RISKY, "tool_use_id": f"toolu_{n}"}
+        _code, out, _ = run_hook(json.dumps(call), mode="enforce", server=collector.url,
                                 state=str(tmp_path / "unused.json"))
         assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert collector.engine.store.blocked_count("s-1") == 2

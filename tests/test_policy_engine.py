@@ -235,3 +235,10 @@ def test_an_unlisted_tool_is_blocked_by_the_allowlist_before_escalation_is_consu
     e.decide("exec", RISKY, session="s")  # the session is at its threshold now
     assert e.decide("deploy", {}, session="s").step == "allowlist"
     assert e.decide("read_logs", {}, session="s").step == "allowlist"
+
+
+def test_one_call_decided_by_the_hook_and_audited_from_its_span_counts_once():
+    e = engine(max_blocked_retries=2)
+    assert e.decide("exec", RISKY, session="s", call_id="toolu_1").blocked_count == 1
+    assert e.decide("exec", RISKY, session="s", call_id="toolu_1").blocked_count == 1  # its execute_tool span
+    assert e.decide("exec", RISKY, session="s", call_id="toolu_2").blocked_count == 2

@@ -96,11 +96,11 @@ class ToolPolicyCheck:
                                error=f"{type(exc).__name__}: {exc}")
 
     def _decide(self, ctx: CheckContext, call: tuple) -> Decision:
-        source, tool, arguments, _ = call
+        source, tool, arguments, call_id = call
         who = ctx.identity
         session = who.session_id or ctx.span.trace_id
         return self.engine.decide(tool, arguments, agent=who.agent_id, session=session, trust=ctx.trust,
-                                  mode=ctx.mode, count=source == "execute_tool")
+                                  mode=ctx.mode, count=source == "execute_tool", call_id=call_id)
 
     def _result(self, ctx: CheckContext, decided: list[tuple[tuple, Decision]]) -> CheckResult:
         verdicts = [_VERDICT[d.decision] for _, d in decided]

@@ -17,7 +17,9 @@ does, never content being written (class 3, rule scoping).
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -38,6 +40,7 @@ def _log():
 
 STEPS = ("kill_switch", "dry_run", "deny_pattern", "essential_t0", "allowlist", "escalation", "default")
 BREAK_GLASS_ENV = "CLAIMWATCH_POLICY_DISABLED"
+_SEEN_CALLS = 50_000  # recent (session, call id) pairs remembered so one call counts once
 # Trust score -> tier, the same bounds as output validation (claimwatch.core.policy.tier_for;
 # a test keeps them equal). Repeated here so the hook process does not import pydantic.
 _TIERS = ((20, "untrusted"), (40, "restricted"), (60, "standard"), (80, "trusted"))
@@ -156,6 +159,8 @@ class PolicyEngine:
             store = MemoryStore(self.settings.escalation_ttl_s, self.settings.state_path)
         self.store = store
         self.matcher = DenyMatcher(self.settings.rules, self.settings.catalog, one_shot)
+        self._seen_calls: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._seen_lock = threading.Lock()
         self._chain = (
             self._kill_switch, self._dry_run, self._deny_pattern, self._essential_t0,
             self._allowlist, self._escalation, self._default,
@@ -165,16 +170,19 @@ class PolicyEngine:
     def decide(
         self, tool: str, arguments: Any = None, *, agent: str | None = None, session: str | None = None,
         trust: float | None = None, mode: str | None = None, cwd: str | None = None, count: bool = True,
+        call_id: str | None = None,
     ) -> Decision:
         """Run the seven steps for one call. Never raises: an internal error allows, with the error as reason.
 
         `count=False` decides without adding a block to the session's count (a call already
-        counted elsewhere, e.g. the LLM's request for a call whose execution is audited too).
+        counted elsewhere, e.g. the LLM's request for a call whose execution is audited too);
+        a `call_id` seen before (the hook decided it, then its execute_tool span arrives) is
+        counted once.
         """
         start = time.perf_counter_ns()
         try:
             call = self._call(str(tool), arguments, agent, session, trust, mode, cwd)
-            call.counts = count
+            call.counts = count and self._first_sight(session, call_id)
             for step in self._chain:
                 decision = step(call)
                 if decision is not None:
@@ -247,6 +255,19 @@ class PolicyEngine:
 
     def _default(self, call: _Call) -> Decision:
         return self._allow(call, "default", "no rule matched")
+
+    def _first_sight(self, session: str | None, call_id: str | None) -> bool:
+        """Whether this call id is new for the session (bounded memory of recent ids)."""
+        if not session or not call_id:
+            return True
+        key = (session, call_id)
+        with self._seen_lock:
+            if key in self._seen_calls:
+                return False
+            self._seen_calls[key] = None
+            if len(self._seen_calls) > _SEEN_CALLS:
+                self._seen_calls.popitem(last=False)
+        return True
 
     # --- decisions ----------------------------------------------------------------------------------
     def _count(self, call: _Call) -> int:

@@ -43,7 +43,7 @@ def read_call(raw: str, protocol: str = "auto") -> tuple[str, dict[str, Any]]:
                 "cwd": data.get("cwd"), "tool_use_id": data.get("tool_use_id"),
                 "event": data.get("hook_event_name", "PreToolUse")}
     else:
-        call = {k: data.get(k) for k in ("tool", "arguments", "agent", "session", "cwd", "trust", "mode")}
+        call = {k: data.get(k) for k in ("tool", "arguments", "agent", "session", "cwd", "trust", "mode", "tool_call_id")}
     if not isinstance(call.get("tool"), str) or not call["tool"]:
         raise ValueError("hook input names no tool (tool_name / tool)")
     return protocol, call
@@ -71,7 +71,7 @@ def decide(call: dict[str, Any], *, server: str | None = None, config: str | Non
     """The decision for one call: from the collector when `server` answers, else locally (`notes` says so)."""
     body = {"tool": call["tool"], "arguments": call.get("arguments"), "agent": call.get("agent") or agent,
             "session": call.get("session"), "cwd": call.get("cwd"), "trust": call.get("trust"),
-            "mode": call.get("mode") or mode}
+            "mode": call.get("mode") or mode, "tool_call_id": call.get("tool_use_id") or call.get("tool_call_id")}
     if server:
         try:
             return post_json(server.rstrip("/") + "/api/policy/decide", body, timeout_s)

@@ -3,7 +3,7 @@
 The body is one call, as the hook saw it:
 
     {"tool": "exec", "arguments": {"command": "..."}, "agent": "worker-1",
-     "session": "s-42", "trust": 30, "mode": "enforce", "cwd": "/work"}
+     "session": "s-42", "trust": 30, "mode": "enforce", "cwd": "/work", "tool_call_id": "toolu_1"}
 
 (only `tool` is required). The answer is the decision (`decision`, `step`,
 `risk_tier`, `rule`, `param`, `reason`, `blocked_count`, `evaluation_us`, ...)
@@ -16,7 +16,7 @@ from typing import Any
 
 from .engine import PolicyEngine
 
-_OPTIONAL_STRINGS = ("agent", "session", "cwd")
+_OPTIONAL_STRINGS = ("agent", "session", "cwd", "tool_call_id")
 MAX_ARGUMENT_CHARS = 256_000
 
 
@@ -27,7 +27,7 @@ def decide_http(body: Any, engine: PolicyEngine) -> tuple[int, dict[str, Any]]:
         return 400, {"error": problem}
     decision = engine.decide(
         body["tool"], body.get("arguments"), agent=body.get("agent"), session=body.get("session"),
-        trust=body.get("trust"), mode=body.get("mode"), cwd=body.get("cwd"),
+        trust=body.get("trust"), mode=body.get("mode"), cwd=body.get("cwd"), call_id=body.get("tool_call_id"),
     )
     answer = decision.to_dict()
     answer.update(agent=decision.agent, session=decision.session, would_block=decision.would_block,
