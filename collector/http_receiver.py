@@ -93,7 +93,6 @@ class OtlpHandler(BoundedHandler):
         self._discard_body()
         self._status(405, "OTLP endpoints accept POST only", JSON)
 
-    do_PUT = do_DELETE = do_PATCH = do_GET
 
     def _body(self) -> bytes:
         if not (self.headers.get("Content-Length") or self.headers.get("Transfer-Encoding")):

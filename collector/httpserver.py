@@ -150,6 +150,17 @@ class BoundedHandler(BaseHTTPRequestHandler):
             return
         super().handle()
 
+    def _method_not_allowed(self) -> None:
+        try:
+            self.read_body(1 << 20)
+        except (BadRequest, TooLarge):
+            pass  # the connection is marked to close
+        body = b"" if self.command == "HEAD" else b'{"error": "method not allowed: use GET or POST"}'
+        self.send_body(405, body, "application/json", {"Allow": "GET, POST"})
+
+    # Answered 405 rather than the stdlib's 501: the method is known, just not served here.
+    do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = _method_not_allowed
+
     def log_message(self, fmt, *args):
         logger.debug("%s " + fmt, self.address_string(), *args)
 

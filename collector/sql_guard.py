@@ -80,15 +80,18 @@ def check(con, sql: str) -> None:
         raise Refused(f"SQL does not parse: {first_line(exc)}") from None
     if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
         raise Refused(NOT_SELECT)
-    tree = json.loads(con.execute("SELECT json_serialize_sql($1::VARCHAR)", [sql]).fetchall()[0][0])
-    if tree.get("error"):
-        raise Refused(f"SQL does not parse: {tree.get('error_message', 'unknown error')}")
-    tables = _catalog_names(con)
-    functions = _loaded_functions(con)
-    _known_types(con)
-    ctes = set()
-    _collect_ctes(tree, ctes)
-    _walk(tree, tables | ctes, functions)
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql($1::VARCHAR)", [sql]).fetchall()[0][0])
+        if tree.get("error"):
+            raise Refused(f"SQL does not parse: {tree.get('error_message', 'unknown error')}")
+        tables = _catalog_names(con)
+        functions = _loaded_functions(con)
+        _known_types(con)
+        ctes: set[str] = set()
+        _collect_ctes(tree, ctes)
+        _walk(tree, tables | ctes, functions)
+    except RecursionError:
+        raise Refused("SQL is nested too deeply to check") from None
 
 
 def _walk(node, relations: set[str], functions: set[str]) -> None:

@@ -106,6 +106,7 @@ ATTACKS = {
     "COPY violations TO '/tmp/out.csv'": "only a single SELECT",
     "INSTALL spatial": "only a single SELECT",
     "SET enable_external_access = true": "only a single SELECT",
+    "SELECT " + "(" * 2000 + "1" + ")" * 2000: "SQL does not parse",
 }
 
 
@@ -269,6 +270,12 @@ def test_row_data_needs_the_token_when_one_is_set(collector):
         assert call(collector, method, path, body)[0] == 200
     for path in ("/health", "/api/status", "/dashboard", "/api/dashboards/overview", "/dashboard/static/app.js"):
         assert call(collector, "GET", path, token=None)[0] == 200, path
+
+
+def test_other_methods_are_405_not_a_server_error(collector):
+    for method in ("OPTIONS", "PUT", "DELETE", "PATCH", "HEAD"):
+        status, _ = call(collector, method, "/api/sql", token=None)
+        assert status == 405, method
 
 
 # --- item 19: bad parameters are the caller's error, not the server's -----------------------------------
