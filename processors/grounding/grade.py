@@ -466,6 +466,7 @@ def _acronym(word: str, pool: EvidencePool) -> bool:
     return memo[letters]
 
 
+_PARTIAL = re.compile(r"\b(?:other|rest|remaining|some|most|except|apart from|besides|existing)\b", re.I)
 _TESTISH = re.compile(r"\b(?:tests?|test suite|specs?|checks?|builds?|ci|pipeline|suite|pytest|jest|assertions?)\b", re.I)
 _COMMAND_OUTPUT = re.compile(
     r"\b\d+ (?:passed|failed|errors?)\b|\bran \d+ tests?\b|^(?:ok|failed)\b|\btests? (?:passed|failed)\b|={3,} .*(?:passed|failed)", re.I | re.M
@@ -515,7 +516,7 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
 
 def _check_run_status(spec, claim, pool, state, negated, support, problems) -> None:
     """"All tests pass" against the newest run: a failure count there contradicts it."""
-    if not _TESTISH.search(claim.text) or HYPOTHETICAL.search(claim.text):
+    if not _TESTISH.search(claim.text) or HYPOTHETICAL.search(claim.text) or _PARTIAL.search(claim.text):
         return  # "passes the body to", "the test should pass": not a report of a run's outcome
     index = _latest_run(pool)
     if index is None:
@@ -575,10 +576,13 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     near = sum(1 for w in words if stem(w) in window) + len(swapped) + len(classed)
     if near / len(words) < 0.6:
         return
+    # An antonym in prose is a swapped word; in a log or a stack trace it is mostly a fixed phrase
+    # ("most recent call last"), so it is recorded there below the flag threshold.
+    confidence = 0.8 if pool.passages[region.passage].source in ("evidence", "retrieval") else 0.6
     for word, opposite in swapped:
         hit = next((h for h in pool.find(opposite, limit=8) if h.passage == region.passage), region)
         cite = pool.passages[hit.passage].cite
-        problems.append(_Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", 0.8, hit))
+        problems.append(_Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", confidence, hit))
     for word, other, cls in classed:
         hit = next((h for h in pool.find(other, limit=8) if h.passage == region.passage), region)
         cite = pool.passages[hit.passage].cite
@@ -630,8 +634,11 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if len(words) < 2:
         return
     near = sum(1 for w in words if stem(w) in window)
+    source = pool.passages[region.passage].source
+    if source == "user_message":
+        return  # what the user said is no evidence of what is or is not so
     # Word polarity reads prose (documents) well and tool output (JSON, code, logs) poorly: ask more there.
-    prose = pool.passages[region.passage].source in ("evidence", "retrieval")
+    prose = source in ("evidence", "retrieval")
     if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
         return
     if claim.negated and not NEGATION.search(window):
