@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 
 import pytest
@@ -51,7 +50,10 @@ def needs(*modules: str):
 
 @dataclass
 class Run:
-    """One client's run against a collector: what the agent answered and what the collector made of it."""
+    """One client's run: what the agent answered and what the collector made of it.
+
+    Runs share one collector and one sink (building the detectors dominates a collector's start);
+    a run sees only its own traces: the spans forwarded while it ran and the rows of those traces."""
 
     client: str
     answer: str
@@ -59,102 +61,108 @@ class Run:
     processor_stats: dict
     llm: FakeLLM
     collector: object
-    sink: Sink
+    spans: list
+    stats: dict  # the collector's counters, this run's share
+
+    @property
+    def trace_ids(self) -> list[str]:
+        return sorted({s.trace_id.hex() for s in self.spans})
 
     def rows(self, sql: str) -> list[tuple]:
+        """`sql` over this run's rows: `evaluations` (and `violations`) hold only its traces."""
+        scoped = (
+            "WITH evaluations AS (SELECT * FROM main.evaluations WHERE list_contains($traces, trace_id)), "
+            "violations AS (SELECT * FROM main.violations WHERE list_contains($traces, trace_id)) "
+        )
         cursor = self.collector.store.cursor()
         try:
-            return cursor.execute(sql).fetchall()
+            return cursor.execute(scoped + sql, {"traces": self.trace_ids}).fetchall()
         finally:
             cursor.close()
 
     def forwarded(self) -> list:
-        return self.sink.spans()
+        return self.spans
 
     def llm_calls(self) -> int:
         return len(self.llm.requests)
 
 
 def run_client(
-    tmp_path,
+    collector,
+    sink: Sink,
     client: str,
     *,
-    agents=None,
     in_process: dict | None = None,
     service: str = "ops-app",
     extra=(),
     answer: Reply | None = None,
 ) -> Run:
-    """Start fake LLM, sink and collector, run `client` in its own process, wait until all it sent is forwarded.
+    """Run `client` in its own process against a fresh fake LLM; wait until all it sent is stored and forwarded.
 
     The model calls the agent's tool first, then gives `answer`."""
     llm = FakeLLM([Reply.tool_call("check_docker"), answer or Reply.text(ANSWER)])
-    sink = Sink()
-    collector = start_collector(
-        tmp_path,
-        agents=agents or ENFORCING,
-        exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
-        annotations={"verbosity": "debug"},  # the most talkative setting must still leak nothing
-    )
+    before, counts = len(sink.spans()), collector.engine.stats()
+    command = [
+        sys.executable,
+        "-m",
+        "tests.helpers.real_clients",
+        client,
+        "--llm",
+        llm.base_url,
+        "--otlp",
+        f"http://{collector.addresses.otlp_http}/v1/traces",
+        "--service",
+        service,
+    ]
+    if in_process is not None:
+        command += ["--claimwatch", json.dumps(in_process)]
+    command += list(extra)
+    env = {
+        **os.environ,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        "OPENAI_API_KEY": "test-key",
+        # One export at shutdown: the whole trace reaches the collector in one request.
+        "OTEL_BSP_SCHEDULE_DELAY": "60000",
+    }
     try:
-        command = [
-            sys.executable,
-            "-m",
-            "tests.helpers.real_clients",
-            client,
-            "--llm",
-            llm.base_url,
-            "--otlp",
-            f"http://{collector.addresses.otlp_http}/v1/traces",
-            "--service",
-            service,
-        ]
-        if in_process is not None:
-            command += ["--claimwatch", json.dumps(in_process)]
-        command += list(extra)
-        env = {
-            **os.environ,
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
-            "OPENAI_API_KEY": "test-key",
-            # One export at shutdown: the whole trace reaches the collector in one request.
-            "OTEL_BSP_SCHEDULE_DELAY": "60000",
-        }
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout.strip().splitlines()[-1])
-        collector.engine.flush(10)
-        wait_for(lambda: len(sink.spans()) >= report["spans"])
-        return Run(client, report["answer"], report["spans"], report["claimwatch"], llm, collector, sink)
-    except BaseException:
-        stop(collector, sink, llm)
-        raise
-
-
-def stop(collector, sink, llm) -> None:
-    collector.stop()
-    sink.close()
-    llm.close()
+        wait_for(lambda: collector.engine.flush(10) and len(sink.spans()) >= before + report["spans"])
+        collector.store.flush(10)
+    finally:
+        llm.close()
+    after = collector.engine.stats()
+    share = {k: v - counts.get(k, 0) for k, v in after.items() if isinstance(v, int)}
+    return Run(
+        client, report["answer"], report["spans"], report["claimwatch"], llm, collector, sink.spans()[before:], share
+    )
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Each client runs once per module; the tests read its outcome."""
+    """Each client runs once per module, against one collector; the tests read its outcome."""
+    sink = Sink()
+    collector = start_collector(
+        tmp_path_factory.mktemp("collector"),
+        agents=ENFORCING,
+        exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
+        annotations={"verbosity": "debug"},  # the most talkative setting must still leak nothing
+    )
     cache: dict[tuple, Run] = {}
 
     def get(client: str, **kwargs) -> Run:
         key = (client, repr(sorted(kwargs.items())))
         if key not in cache:
-            cache[key] = run_client(tmp_path_factory.mktemp(client), client, **kwargs)
+            cache[key] = run_client(collector, sink, client, **kwargs)
         return cache[key]
 
-    yield get
-    # Each collector takes a moment to drain and close; close them side by side.
-    closing = [threading.Thread(target=stop, args=(r.collector, r.sink, r.llm)) for r in cache.values()]
-    for thread in closing:
-        thread.start()
-    for thread in closing:
-        thread.join(30)
+    try:
+        yield get
+    finally:
+        collector.stop()
+        sink.close()
 
 
 def attrs(span) -> dict:
@@ -313,7 +321,7 @@ IN_PROCESS = {
 @e2e
 @needs("pydantic_ai")
 def test_in_process_evaluation_reaches_the_sink_once_and_the_collector_records_it_as_upstream(runs):
-    run = runs("pydantic-ai", in_process=IN_PROCESS, agents={"defaultMode": "audit"})
+    run = runs("pydantic-ai", in_process=IN_PROCESS)
     assert run.answer == ANSWER
     evaluated = [s for s in run.forwarded() if "claimwatch.verdict" in attrs(s)]
     # Every LLM call's output was judged in process (the actions check may judge the tool span too).
@@ -326,7 +334,7 @@ def test_in_process_evaluation_reaches_the_sink_once_and_the_collector_records_i
             if e.name == "gen_ai.evaluation.result"
         ]
         assert len(names) == len(checks) and len(set(names)) == len(names), (span.name, names)
-    stats = run.collector.engine.stats()
+    stats = run.stats
     upstream = sum(len(attrs(s)["claimwatch.checks"]) for s in evaluated)
     assert stats["evaluated_upstream"] == len(evaluated)
     assert run.rows("SELECT count(*) FROM evaluations") == [(upstream,)]
@@ -351,6 +359,20 @@ def test_pydantic_ai_spans_exported_one_by_one_across_the_decision_wait_leak_not
     rows = output_rows(run)
     assert len(rows) == run.llm_calls() == 2
     assert {r[1] for r in rows} == {AGENT}
+    assert agent_names(run) == {AGENT}
+    assert_one_row_per_span_and_check(run)
+    assert_enforced_answer(run, rows)
+    assert leaks(run) == []
+
+
+@e2e
+@needs("pydantic_ai")
+def test_pydantic_ai_streamed_answer_is_judged_once_and_leaves_no_trace(runs):
+    run = runs("pydantic-ai", extra=("--stream",))
+    assert run.answer == ANSWER
+    assert all(body.get("stream") for _, body in run.llm.requests)
+    rows = output_rows(run)
+    assert len(rows) == run.llm_calls() == 2
     assert agent_names(run) == {AGENT}
     assert_one_row_per_span_and_check(run)
     assert_enforced_answer(run, rows)
@@ -484,7 +506,6 @@ def test_in_process_openai_agents_answer_is_enforced_for_the_agent_that_gave_it(
     run = runs(
         "openai-agents",
         in_process=IN_PROCESS,
-        agents={"defaultMode": "audit"},
         service="ops-app",
         extra=("--review-delay", "0.5"),
     )

@@ -1,7 +1,7 @@
 """A tiny OpenAI-compatible server on 127.0.0.1 for end-to-end tests with real agent clients.
 
-It answers `POST /v1/chat/completions` and `POST /v1/responses` (non-streaming)
-from a script of replies: each request takes the next reply, and the last
+It answers `POST /v1/chat/completions` and `POST /v1/responses`, whole or
+streamed as server-sent events (`"stream": true`), from a script of replies: each request takes the next reply, and the last
 one repeats once the script is used up. A reply is plain text, or a tool call
 the client is expected to run before asking again. Requests are kept (path
 and decoded body) so a test can check what the client sent.
@@ -102,6 +102,109 @@ def response(reply: Reply, n: int, model: str) -> dict[str, Any]:
     }
 
 
+def _pieces(text: str, size: int = 12) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def chat_chunks(reply: Reply, n: int, model: str, usage: bool) -> list[dict[str, Any]]:
+    """The `chat.completion.chunk` objects streaming `reply`: role, content in pieces, finish, usage."""
+    head = {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "created": 1_700_000_000 + n, "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    if reply.tool is not None:
+        call = {"index": 0, "id": f"call_{n}", "type": "function", "function": {"name": reply.tool, "arguments": ""}}
+        chunks.append(chunk({"tool_calls": [call]}))
+        for piece in _pieces(json.dumps(reply.arguments)):
+            chunks.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+        chunks.append(chunk({}, "tool_calls"))
+    else:
+        chunks.extend(chunk({"content": piece}) for piece in _pieces(reply.content))
+        chunks.append(chunk({}, "stop"))
+    if usage:
+        chunks.append({**head, "choices": [], "usage": _USAGE_CHAT})
+    return chunks
+
+
+def response_events(reply: Reply, n: int, model: str) -> list[dict[str, Any]]:
+    """The Responses API stream events for `reply`: created, the item (text in deltas), completed."""
+    done = response(reply, n, model)
+    item = done["output"][0]
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**done, "status": "in_progress", "output": [], "usage": None}},
+    ]
+    if item["type"] == "message":
+        events.append(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "status": "in_progress", "content": []},
+            }
+        )
+        part = {"type": "output_text", "text": "", "annotations": []}
+        events.append(
+            {
+                "type": "response.content_part.added",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "part": part,
+            }
+        )
+        for piece in _pieces(reply.content):
+            events.append(
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": piece,
+                    "logprobs": [],
+                }
+            )
+        events.append(
+            {
+                "type": "response.output_text.done",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "text": reply.content,
+                "logprobs": [],
+            }
+        )
+        events.append(
+            {
+                "type": "response.content_part.done",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "part": item["content"][0],
+            }
+        )
+    else:
+        events.append(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "status": "in_progress", "arguments": ""},
+            }
+        )
+        events.append(
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": item["id"],
+                "output_index": 0,
+                "arguments": item["arguments"],
+                "name": item["name"],
+            }
+        )
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    events.append({"type": "response.completed", "response": done})
+    return [{**e, "sequence_number": i} for i, e in enumerate(events)]
+
+
 class FakeLLM:
     """The server; `base_url` ends in /v1. Use as a context manager or call `close()`."""
 
@@ -121,6 +224,19 @@ class FakeLLM:
                 except ValueError:
                     body = {}
                 status, payload = llm.answer(self.path, body)
+                if isinstance(payload, list):  # a stream: server-sent events, then the connection closes
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for event in payload:
+                        name = f"event: {event['type']}\n" if "type" in event else ""
+                        self.wfile.write(f"{name}data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                    if self.path.rstrip("/").endswith("/chat/completions"):
+                        self.wfile.write(b"data: [DONE]\n\n")
+                    self.close_connection = True
+                    return
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -136,20 +252,21 @@ class FakeLLM:
         self._thread.start()
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """(status, JSON payload) for one request; the next scripted reply is used up."""
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any] | list[dict[str, Any]]]:
+        """(status, JSON payload, or the list of events of a stream) for one request; uses up the next reply."""
         path = path.split("?", 1)[0].rstrip("/")
         if not path.endswith(("/chat/completions", "/responses")):
             return 404, {"error": {"message": f"not served here: {path}", "type": "invalid_request_error"}}
-        if body.get("stream"):
-            return 400, {"error": {"message": "the fake LLM does not stream", "type": "invalid_request_error"}}
         with self._lock:
             n = len(self.requests)
             self.requests.append((path, body))
             reply = self.replies[min(n, len(self.replies) - 1)]
         model = str(body.get("model") or "gpt-test")
-        build = chat_completion if path.endswith("/chat/completions") else response
-        return 200, build(reply, n + 1, model)
+        chat = path.endswith("/chat/completions")
+        if body.get("stream"):
+            usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return 200, chat_chunks(reply, n + 1, model, usage) if chat else response_events(reply, n + 1, model)
+        return 200, (chat_completion if chat else response)(reply, n + 1, model)
 
     def close(self) -> None:
         self.server.shutdown()

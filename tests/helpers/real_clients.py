@@ -13,6 +13,7 @@ line: the agent's final answer and how many spans were exported.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -24,6 +25,7 @@ PROMPT = "Is docker running on the build host?"
 TOOL_RESULT = "docker.service: active (running) since 09:12"
 TOOL_DELAY_S = 0.0
 REVIEW_DELAY_S = 0.0
+STREAM = False
 
 
 def check_docker() -> str:
@@ -43,7 +45,14 @@ def run_pydantic_ai(llm_url: str, provider) -> str:
     model = OpenAIChatModel("gpt-test", provider=OpenAIProvider(base_url=llm_url, api_key="test-key"))
     instrumentation = Instrumentation(InstrumentationSettings(tracer_provider=provider))
     agent = Agent(model, name=AGENT, tools=[check_docker], capabilities=[instrumentation])
-    return agent.run_sync(PROMPT).output
+    if not STREAM:
+        return agent.run_sync(PROMPT).output
+
+    async def streamed() -> str:
+        async with agent.run_stream(PROMPT) as result:
+            return await result.get_output()
+
+    return asyncio.run(streamed())
 
 
 def run_pydantic_ai_structured(llm_url: str, provider) -> str:
@@ -157,9 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tool-delay", type=float, default=0.0, help="seconds the tool takes")
     parser.add_argument("--review-delay", type=float, default=0.0, help="seconds an output guardrail takes")
+    parser.add_argument("--stream", action="store_true", help="stream the model's answers (pydantic-ai)")
     args = parser.parse_args(argv)
-    global TOOL_DELAY_S, REVIEW_DELAY_S
-    TOOL_DELAY_S, REVIEW_DELAY_S = args.tool_delay, args.review_delay
+    global TOOL_DELAY_S, REVIEW_DELAY_S, STREAM
+    TOOL_DELAY_S, REVIEW_DELAY_S, STREAM = args.tool_delay, args.review_delay, args.stream
 
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
