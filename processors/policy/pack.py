@@ -209,7 +209,7 @@ RULES: tuple[dict, ...] = (
                 + r"(?:chmod\s+\S*x\S*\s+\S*?\1|" + _INTERP + r"\s+\S*?\1|\./\S*?\1)",
      "anchors": ("curl", "wget"), "reason": "downloads code and runs it"},
     {"id": "shell.reverse_shell", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "remote_code",
-     "pattern": r"/dev/(?:tcp|udp)/[^/\s]+/\d+"
+     "pattern": r"(?:[>&]\s*|<>\s*)/dev/(?:tcp|udp)/[^/\s]+/\d+"  # output into a socket; `</dev/tcp/h/22` probes a port
                 r"|\b(?:nc|ncat|netcat|nc\.traditional|nc\.openbsd)\b[^\n|;]*\s-\w*[ec]\s*\S*(?:sh|bash|cmd|python|perl)\b"
                 r"|\bsocat\b[^\n]*\b(?:exec|system):"
                 r"|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat|telnet|openssl)\b"
