@@ -127,10 +127,12 @@ def test_spans_without_tool_calls_are_not_wanted_or_give_no_result(check):
     assert run(check, plain) is None
 
 
-def test_config_section_builds_the_check_with_its_own_patterns():
-    config = load_config({"checks": {"tool_policy": {"denyPatterns": {"deploy": ["--force"]}}}})
+def test_config_section_builds_the_check_with_its_own_patterns(tmp_path):
+    config = load_config({"checks": {"tool_policy": {"denyPatterns": {"deploy": ["--force"]}}},
+                          "storage": {"path": str(tmp_path / "audit.duckdb")}})
     check = CHECK.factory(section_of(config), config)
     assert run(check, tool_span(1, "deploy", {"command": "deploy --force"})).verdict == "block"
+    assert (tmp_path / "audit.duckdb.policy-state.json").exists()  # escalation state lives beside the database
 
 
 def test_queries_read_the_rows_the_check_writes(check):
