@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from claimwatch.grounding import FABRICATED, Grounder  # noqa: E402
-from claimwatch.grounding.text import WORD  # noqa: E402
+from claimwatch.grounding import FABRICATED, Grounder
+from claimwatch.grounding.text import WORD
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "grounding-dev" / "pairs.jsonl"
 TRAJECTORIES = Path(__file__).resolve().parents[2] / "shared" / "data" / "agent-text-dev" / "trajectories.jsonl"
@@ -76,20 +76,35 @@ def replay(path: Path, sample: int, seed: int = 12) -> None:
             for c in report.claims:
                 counts[(source, c.grade.grade)] += 1
                 if c.grade.grade == FABRICATED:
-                    cites = [report.passages[h.passage].text[max(0, h.start - 50) : h.end + 50] for h in c.grade.evidence[:1]]
+                    cites = [
+                        report.passages[h.passage].text[max(0, h.start - 50) : h.end + 50] for h in c.grade.evidence[:1]
+                    ]
                     fabricated.append((row["id"], i, c.claim.text, c.grade.reason, round(c.grade.confidence, 2), cites))
                     if not c.grade.evidence and "no evidence" not in c.grade.reason:
                         uncited += 1
     for (source, grade), n in sorted(counts.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         print(f"{source:<16} {grade or 'not graded':<12} {n:>6}")
     flagged = [f for f in fabricated if f[4] >= 0.8]
-    print(f"FABRICATED {len(fabricated)}, flagged (confidence >= 0.8) {len(flagged)}, "
-          f"citing no evidence and not saying what is missing: {uncited}")
+    print(
+        f"FABRICATED {len(fabricated)}, flagged (confidence >= 0.8) {len(flagged)}, "
+        f"citing no evidence and not saying what is missing: {uncited}"
+    )
     print(f"per reply: p50 {p(times, 0.5):.0f} us, p99 {p(times, 0.99):.0f} us")
     picked = random.Random(seed).sample(fabricated, min(sample, len(fabricated)))
     for tid, i, text, reason, confidence, cites in flagged + picked:
-        print(json.dumps({"id": tid, "message": i, "confidence": confidence, "claim": text[:200], "reason": reason[:200],
-                          "evidence": [c.replace("\n", " ") for c in cites]}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "id": tid,
+                    "message": i,
+                    "confidence": confidence,
+                    "claim": text[:200],
+                    "reason": reason[:200],
+                    "evidence": [c.replace("\n", " ") for c in cites],
+                },
+                ensure_ascii=False,
+            )
+        )
 
 
 def speed_case(rows: list[dict]) -> tuple[str, list[str]]:
@@ -134,8 +149,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--skip-accuracy", action="store_true")
-    parser.add_argument("--replay", type=int, metavar="N", default=0,
-                        help="also replay agent-text-dev and print N random FABRICATED grades to judge by hand")
+    parser.add_argument(
+        "--replay",
+        type=int,
+        metavar="N",
+        default=0,
+        help="also replay agent-text-dev and print N random FABRICATED grades to judge by hand",
+    )
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
     grounder = Grounder()
@@ -155,7 +175,9 @@ def main() -> None:
     base = timed(lambda: naive(answer, evidence), args.rounds)
     print(f"{'what':<28} {'p50 us':>9} {'p99 us':>9} {'ratio p50':>10}")
     print(f"{'naive word lookup':<28} {p(base, 0.5):>9.0f} {p(base, 0.99):>9.0f} {1.0:>10.2f}")
-    print(f"{'grounding (full report)':<28} {p(ours, 0.5):>9.0f} {p(ours, 0.99):>9.0f} {p(ours, 0.5) / p(base, 0.5):>10.2f}")
+    print(
+        f"{'grounding (full report)':<28} {p(ours, 0.5):>9.0f} {p(ours, 0.99):>9.0f} {p(ours, 0.5) / p(base, 0.5):>10.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -102,7 +102,9 @@ def test_a_sum_of_evidence_numbers_is_inferred_with_the_arithmetic_as_reason():
 
 
 def test_a_time_in_another_notation_is_grounded():
-    report = ground("It departs at 6:00 AM and arrives at 12:00 PM.", ['{"departure": "06:00:00", "arrival": "12:00:00"}'])
+    report = ground(
+        "It departs at 6:00 AM and arrives at 12:00 PM.", ['{"departure": "06:00:00", "arrival": "12:00:00"}']
+    )
     assert set(grades(report).values()) == {GROUNDED}
 
 
@@ -288,7 +290,9 @@ def test_openinference_tool_spans_and_indexed_input_messages_are_read():
 
 def _tool(text, command=None, tool="bash", span="7" * 16, args=None):
     arguments = json.dumps({"command": command}) if command is not None else args
-    return Passage(text, "tool_result", span, "gen_ai.tool.call.result", tool, False, 1_700_000_000_000_000_000, arguments)
+    return Passage(
+        text, "tool_result", span, "gen_ai.tool.call.result", tool, False, 1_700_000_000_000_000_000, arguments
+    )
 
 
 def test_which_exiting_with_a_path_makes_an_installed_fact_with_the_configured_ttl():

@@ -46,10 +46,14 @@ def tool_span(n, name, arguments, result):
 
 
 def llm_span(n, text, question=None):
-    attrs = {"gen_ai.operation.name": "chat",
-             "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": text}]}])}
+    attrs = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": text}]}]),
+    }
     if question is not None:
-        attrs["gen_ai.input.messages"] = json.dumps([{"role": "user", "parts": [{"type": "text", "content": question}]}])
+        attrs["gen_ai.input.messages"] = json.dumps(
+            [{"role": "user", "parts": [{"type": "text", "content": question}]}]
+        )
     return SpanRecord(TRACE, f"{n:016x}", "a" * 16, "chat m", attrs, start_ns=n * 10, end_ns=n * 10 + 5)
 
 
@@ -150,9 +154,9 @@ def test_a_dynamic_fact_expires_after_its_ttl():
 
 
 def test_a_bad_config_value_is_refused_naming_the_key():
-    with pytest.raises(ValueError, match="inferred_weight|inferredWeight"):
+    with pytest.raises(ValueError, match=r"inferred_weight|inferredWeight"):
         GroundingConfig.model_validate({"inferredWeight": 2})
-    with pytest.raises(ValueError, match="fabricated_policy|fabricatedPolicy"):
+    with pytest.raises(ValueError, match=r"fabricated_policy|fabricatedPolicy"):
         GroundingConfig.model_validate({"fabricatedPolicy": "explode"})
 
 
@@ -180,7 +184,10 @@ def test_rows_fit_the_migrated_tables_and_the_queries_answer_from_them(check):
         for table, rows in result.rows.items():
             for row in rows:
                 full = {**base, **row}
-                con.execute(f"INSERT INTO {table} ({', '.join(full)}) VALUES ({', '.join('?' * len(full))})", list(full.values()))
+                con.execute(
+                    f"INSERT INTO {table} ({', '.join(full)}) VALUES ({', '.join('?' * len(full))})",
+                    list(full.values()),
+                )
     queries = load_queries()
     _, by_agent = run_query(con, queries["grounding_score_by_agent"], {})
     assert {r[1] for r in by_agent} == {"airline-1"}

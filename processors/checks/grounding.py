@@ -184,7 +184,9 @@ class GroundingCheck:
             f"{PREFIX}.no_evidence": True, f"{PREFIX}.claims.factual": len(claims),
             f"{PREFIX}.evaluation_us": round(us, 1),
         }  # fmt: skip
-        row = _evaluation_row(None, len(claims), len(claims), 0, 0, 0, True, 0, 0, 0, 0, None, None, [reason], "pass", us)
+        row = _evaluation_row(
+            None, len(claims), len(claims), 0, 0, 0, True, 0, 0, 0, 0, None, None, [reason], "pass", us
+        )
         claim_rows = [
             {**_EMPTY_CLAIM, "claim_index": i, "kind": c.kind, "verdict": "pass", "claim_offset": c.start,
              "claim_text": c.text[:300] if self.store_claim_text else None, "reason": "no evidence"}
@@ -237,7 +239,9 @@ class GroundingCheck:
                 findings.append(self._finding(span, claim.matched_text, claim.offset, "dynamic_fact", reason,
                                               claim.confidence, fact_verdict, fact.fact.id, check.expected))  # fmt: skip
         decision = report.decision
-        verdict = worst([f.verdict for f in findings] + [_policy(self.config.decision_policy.get(decision.decision, "ignore"))])
+        verdict = worst(
+            [f.verdict for f in findings] + [_policy(self.config.decision_policy.get(decision.decision, "ignore"))]
+        )
         us = report.evaluation_us + extra_us
         counts = (report.count(GROUNDED), report.count(INFERRED), report.count(FABRICATED))
         factual = sum(1 for c in report.claims if c.claim.kind != OPINION_KIND)
@@ -385,7 +389,11 @@ def _citation(hits, passages) -> dict[str, Any]:
         return {f"{PREFIX}.evidence": "none"}
     h = hits[0]
     p = passages[h.passage]
-    attrs = {f"{PREFIX}.evidence.source": p.source, f"{PREFIX}.evidence.start": h.start, f"{PREFIX}.evidence.end": h.end}
+    attrs = {
+        f"{PREFIX}.evidence.source": p.source,
+        f"{PREFIX}.evidence.start": h.start,
+        f"{PREFIX}.evidence.end": h.end,
+    }
     if p.span_id:
         attrs[f"{PREFIX}.evidence.span_id"] = p.span_id
     if p.tool_name:

@@ -12,7 +12,18 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from .lexicon import COURTESY, GUESS, INTENT, LOOSE, NEGATORS, OPINION, OPINION_HINTS, REASONING, REASONING_HINTS, STOPWORDS
+from .lexicon import (
+    COURTESY,
+    GUESS,
+    INTENT,
+    LOOSE,
+    NEGATORS,
+    OPINION,
+    OPINION_HINTS,
+    REASONING,
+    REASONING_HINTS,
+    STOPWORDS,
+)
 from .text import WORD, Specific, specifics
 
 FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
@@ -24,7 +35,9 @@ _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ \t]+)")
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}")
 _BLANK = re.compile(r"[^\n]")
-_CUT_MARK = re.compile(r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE)  # a cut, not a claim
+_CUT_MARK = re.compile(
+    r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE
+)  # a cut, not a claim
 _PLAIN = re.compile(r"[a-z]+")
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
@@ -123,11 +136,7 @@ def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
     elif not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
         kind = REASONING_KIND
-    elif (
-        not bag.isdisjoint(OPINION_HINTS)
-        and not any(s.kind != "name" for s in found)
-        and OPINION.search(stripped)
-    ):
+    elif not bag.isdisjoint(OPINION_HINTS) and not any(s.kind != "name" for s in found) and OPINION.search(stripped):
         kind = OPINION_KIND
     else:
         kind = FACTUAL

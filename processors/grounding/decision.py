@@ -27,7 +27,9 @@ _WANTS = (
     (re.compile(r"\bhow many\b", re.I), ("number",)),
     (re.compile(r"\b(?:status|is it|did it|was it|has it)\b", re.I), ("status",)),
 )
-_LIMIT_WORDS = re.compile(r"\b(?:under|below|less than|at most|max(?:imum)?|cheaper than)\s+\$?\s?(\d[\d,]*(?:\.\d+)?)", re.I)
+_LIMIT_WORDS = re.compile(
+    r"\b(?:under|below|less than|at most|max(?:imum)?|cheaper than)\s+\$?\s?(\d[\d,]*(?:\.\d+)?)", re.I
+)
 
 
 MAX_GOALS = 8  # a pasted task description is not eight questions; past that, the first ones stand for it
@@ -154,7 +156,9 @@ def decide(
         issues.append("no evidence: nothing the agent saw can support its factual claims")
     for g in goals:
         if g.status == "FAIL":
-            issues.append(f"query goal not addressed: {g.text!r}" + (f" (missing {', '.join(g.missing)})" if g.missing else ""))
+            issues.append(
+                f"query goal not addressed: {g.text!r}" + (f" (missing {', '.join(g.missing)})" if g.missing else "")
+            )
     issues.extend(fmt)
     confidence = grounding
     if not addressed:

@@ -21,19 +21,26 @@ from datetime import UTC, datetime
 from ..core.config import Fact
 from .evidence import Passage
 
-_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>|\b(?:exit(?:ed)?(?: with)?(?: code| status)?|returncode|exit_code)\W{0,3}(-?\d+)", re.I)
+_RETURNCODE = re.compile(
+    r"<returncode>\s*(-?\d+)\s*</returncode>|\b(?:exit(?:ed)?(?: with)?(?: code| status)?|returncode|exit_code)\W{0,3}(-?\d+)",
+    re.I,
+)
 _PATH_LINE = re.compile(r"(?m)^\s*(?:<output>\s*)?(/[\w.+-]+)+/?\s*$")
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 _NOT_FOUND = re.compile(r"not found|no such file|command not found|is not recognized|no \w+ in \(", re.I)
 _COMMAND_TOOLS = re.compile(r"bash|shell|terminal|exec|run|command|cmd|sh\b", re.I)
 _PRESENCE = re.compile(r"(?:^|[;&|]\s*)(?:which|command\s+-v|type|whereis)\s+([\w.+-]+)")
 _VERSION_CMD = re.compile(r"(?:^|[;&|]\s*)([\w.+-]+)\s+(?:--version|-v|-V|version)\b")
-_TEST_CMD = re.compile(r"\b(?:pytest|py\.test|unittest|tox|nox|runtests(?:\.py)?|npm (?:run )?test|yarn test|pnpm test|go test|cargo test|mvn test|gradle test|make test|rspec|jest|vitest|phpunit)\b")
+_TEST_CMD = re.compile(
+    r"\b(?:pytest|py\.test|unittest|tox|nox|runtests(?:\.py)?|npm (?:run )?test|yarn test|pnpm test|go test|cargo test|mvn test|gradle test|make test|rspec|jest|vitest|phpunit)\b"
+)
 _FAILED = re.compile(r"\b([1-9]\d*) (?:failed|failures?|errors?)\b|\bFAILED\b|\bFAIL:|Tests? failed|failures=[1-9]")
 _PASSED = re.compile(r"\b\d+ passed\b|\bOK\b(?: \(|$)|All tests passed|Tests? passed|\b0 failed\b", re.M)
 _SERVICE_CMD = re.compile(r"systemctl\s+is-active\s+([\w@.-]+)")
 _STATUS_TOOL = re.compile(r"status", re.I)
-_FLIGHT_STATUS = re.compile(r"^\s*\"?(delayed|cancelled|canceled|on time|landed|departed|diverted|scheduled|available|flying)\"?\s*$", re.I)
+_FLIGHT_STATUS = re.compile(
+    r"^\s*\"?(delayed|cancelled|canceled|on time|landed|departed|diverted|scheduled|available|flying)\"?\s*$", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -173,7 +173,9 @@ def _label(c: GradedClaim) -> str:
     return f"'{text}'" + (f" ({c.grade.reason})" if c.grade.grade == FABRICATED else "")
 
 
-def ground(text: str, evidence: Sequence[str | Passage], query: str | None = None, settings: Settings | None = None) -> Report:
+def ground(
+    text: str, evidence: Sequence[str | Passage], query: str | None = None, settings: Settings | None = None
+) -> Report:
     """Grade `text` against `evidence` with default settings (a convenience for scripts and tests)."""
     return Grounder(settings).ground(text, evidence, query)
 

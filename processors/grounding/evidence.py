@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import OrderedDict
-from threading import Lock
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from threading import Lock
 
 from .text import EVIDENCE_WORDS, stem
 

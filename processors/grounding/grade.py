@@ -13,13 +13,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import combinations
 
 from rapidfuzz import fuzz
 
 from .claims import OPINION_KIND, Claim
 from .evidence import EvidencePool, Hit
-from .lexicon import ANTONYMS, CLOSED_CLASS, HYPOTHETICAL, STOPWORDS, NEGATING_PREFIXES, NEGATION, STATUS_GROUPS, STATUS_STATE
+from .lexicon import (
+    ANTONYMS,
+    CLOSED_CLASS,
+    HYPOTHETICAL,
+    NEGATING_PREFIXES,
+    NEGATION,
+    STATUS_GROUPS,
+    STOPWORDS,
+)
 from .text import Specific, parse_date, parse_number, parse_time, stem
 
 _HYPHEN = re.compile(r"[-'’]")
@@ -28,9 +35,7 @@ _BREAK_AFTER = re.compile(r"[.!?\n,;{}\[\]]")
 _BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
 GROUNDED, INFERRED, FABRICATED = "GROUNDED", "INFERRED", "FABRICATED"
 
-_EV_NUMBER = re.compile(
-    r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)"
-)
+_EV_NUMBER = re.compile(r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)")
 _EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
 _EV_DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
@@ -38,7 +43,9 @@ _EV_DATE = re.compile(
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
 )
 _FAILED_COUNT = (
-    re.compile(r"\b[1-9]\d*[ \t]+(?:failed|failures?|errors?|failing)\b|\bfailed \((?:failures|errors)=[1-9]|^failed\b", re.M),
+    re.compile(
+        r"\b[1-9]\d*[ \t]+(?:failed|failures?|errors?|failing)\b|\bfailed \((?:failures|errors)=[1-9]|^failed\b", re.M
+    ),
     re.compile(r"(?<!expected )\bfailures=[1-9]|\berrors=[1-9]"),
 )
 _SENT_BREAK = re.compile(r"[.!?]\s|\n")
@@ -91,13 +98,17 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     ratio = found / total if total else 1.0
     has_specific = any(s.kind not in ("status",) for s in claim.specifics)
     if has_specific:  # every specific it states was found (a missing one is a problem above)
-        return Grade(GROUNDED, tuple(support), f"supported: every specific found; {found} of {total} content words", 0.9)
+        return Grade(
+            GROUNDED, tuple(support), f"supported: every specific found; {found} of {total} content words", 0.9
+        )
     if ratio >= 0.5:
         return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
     if total and ratio < 0.2:  # nothing contradicts it and nothing states it: a loose paraphrase at best
         reason = f"weak support: {found} of {total} content words in the evidence"
         return Grade(INFERRED, tuple(support), reason, 0.4, "paraphrase")
-    return Grade(INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase")
+    return Grade(
+        INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase"
+    )
 
 
 def _weigh(problem: _Problem, pool: EvidencePool) -> _Problem:
@@ -192,10 +203,14 @@ def _missing(kind: str, claimed: str, pool: EvidencePool, region: Hit | None, co
     if contrast is not None and hit is not None:
         cite = pool.passages[hit.passage].cite
         near = region is not None and hit.passage == region.passage and abs(hit.start - region.start) <= 400
-        return _Problem(kind, f"claimed {claimed}; {cite} says {contrast}{cut}", confidence * factor * (1 if near else 0.85), hit)
+        return _Problem(
+            kind, f"claimed {claimed}; {cite} says {contrast}{cut}", confidence * factor * (1 if near else 0.85), hit
+        )
     # Nothing says otherwise: FABRICATED by the rule (a specific no evidence supports), but below the default
     # flag threshold, since the agent may know it from a prompt or a result the trace did not record.
-    return _Problem(kind, f"claimed {kind} {claimed}: no evidence states it{cut}", min(confidence, 0.75) * factor, region)
+    return _Problem(
+        kind, f"claimed {kind} {claimed}: no evidence states it{cut}", min(confidence, 0.75) * factor, region
+    )
 
 
 def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
@@ -308,7 +323,9 @@ def _contrast_number(spec: Specific, claim: Claim, pool: EvidencePool, region: H
 
 
 # Words next to a number that qualify it rather than name what it counts ("the last 24 hours").
-_NOT_KEYS = frozenset("last first next previous within about around over under more less least most only just total new old".split())
+_NOT_KEYS = frozenset(
+    "last first next previous within about around over under more less least most only just total new old".split()
+)
 
 
 def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None, pattern: re.Pattern,
@@ -413,7 +430,12 @@ def _check_date(spec, pool, support, problems, region, claim=None) -> None:
             raw = m.group()
             kind = "iso_date" if raw[:4].isdigit() and raw[4:5] == "-" else "slash_date" if "/" in raw else "month_date"
             value = parse_date(kind, raw)
-            if value is not None and value[0] == month and value[1] == day and (year is None or value[2] in (None, year)):
+            if (
+                value is not None
+                and value[0] == month
+                and value[1] == day
+                and (year is None or value[2] in (None, year))
+            ):
                 support.append(Hit(index, m.start(), m.end()))
                 return
     contrast = _contrast(spec, claim, pool, region, _EV_DATE) if claim is not None else None
@@ -467,9 +489,12 @@ def _acronym(word: str, pool: EvidencePool) -> bool:
 
 
 _PARTIAL = re.compile(r"\b(?:other|rest|remaining|some|most|except|apart from|besides|existing)\b", re.I)
-_TESTISH = re.compile(r"\b(?:tests?|test suite|specs?|checks?|builds?|ci|pipeline|suite|pytest|jest|assertions?)\b", re.I)
+_TESTISH = re.compile(
+    r"\b(?:tests?|test suite|specs?|checks?|builds?|ci|pipeline|suite|pytest|jest|assertions?)\b", re.I
+)
 _COMMAND_OUTPUT = re.compile(
-    r"\b\d+ (?:passed|failed|errors?)\b|\bran \d+ tests?\b|^(?:ok|failed)\b|\btests? (?:passed|failed)\b|={3,} .*(?:passed|failed)", re.I | re.M
+    r"\b\d+ (?:passed|failed|errors?)\b|\bran \d+ tests?\b|^(?:ok|failed)\b|\btests? (?:passed|failed)\b|={3,} .*(?:passed|failed)",
+    re.I | re.M,
 )
 
 
@@ -515,7 +540,7 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
 
 
 def _check_run_status(spec, claim, pool, state, negated, support, problems) -> None:
-    """"All tests pass" against the newest run: a failure count there contradicts it."""
+    """ "All tests pass" against the newest run: a failure count there contradicts it."""
     if not _TESTISH.search(claim.text) or HYPOTHETICAL.search(claim.text) or _PARTIAL.search(claim.text):
         return  # "passes the body to", "the test should pass": not a report of a run's outcome
     index = _latest_run(pool)
@@ -538,7 +563,9 @@ def _check_run_status(spec, claim, pool, state, negated, support, problems) -> N
         if passed and not negated:
             hit = Hit(index, passed.start(), passed.end())
             cite = pool.passages[index].cite
-            problems.append(_Problem("status", f"claimed {spec.text}; {cite} says {passed.group()}", confidence - 0.05, hit))
+            problems.append(
+                _Problem("status", f"claimed {spec.text}; {cite} says {passed.group()}", confidence - 0.05, hit)
+            )
 
 
 # --- words: antonyms, closed classes, polarity -----------------------------------------------
@@ -606,7 +633,9 @@ def _in_window(word: str, window: str) -> bool:
 def _compound(opposite: str, word: str, claim: str) -> bool:
     """'non-free' written as 'non' + 'free' is the evidence's 'nonfree', not its opposite."""
     for prefix in NEGATING_PREFIXES:
-        if opposite == prefix.rstrip("-") + word and re.search(rf"\b{re.escape(prefix.rstrip('-'))}[- ]?{re.escape(word)}\b", claim):
+        if opposite == prefix.rstrip("-") + word and re.search(
+            rf"\b{re.escape(prefix.rstrip('-'))}[- ]?{re.escape(word)}\b", claim
+        ):
             return True
     return False
 
@@ -644,4 +673,6 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if claim.negated and not NEGATION.search(window):
         cite = pool.passages[region.passage].cite
         # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
-        problems.append(_Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region))
+        problems.append(
+            _Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
+        )

@@ -195,7 +195,9 @@ HYPOTHETICAL = re.compile(
 # A modal that makes the whole sentence a guess or a plan ("this should fix it", "it might be affected").
 GUESS = re.compile(r"\b(?:should|might|would|probably|presumably|perhaps|maybe)\b", re.IGNORECASE)
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
-COURTESY = re.compile(r"^\s*(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*$", re.I)
+COURTESY = re.compile(
+    r"^\s*(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*$", re.I
+)
 
 
 def _hints(pattern: re.Pattern, common: frozenset[str]) -> frozenset[str]:

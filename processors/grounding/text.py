@@ -231,7 +231,9 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 
 
 _START = re.compile(r"(?:^|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
-_AFTER_NAME = re.compile(r"(?:'s\b|\s+(?:and|or)\s+[A-Z]|,\s+[A-Z][a-z]+\s+and\s|\s+(?!is\b|was\b|has\b|does\b)[a-z]{2,}s\b(?:\s+\S+){2})")
+_AFTER_NAME = re.compile(
+    r"(?:'s\b|\s+(?:and|or)\s+[A-Z]|,\s+[A-Z][a-z]+\s+and\s|\s+(?!is\b|was\b|has\b|does\b)[a-z]{2,}s\b(?:\s+\S+){2})"
+)
 
 
 def _acts_as_name(text: str, m: re.Match, initial: str) -> bool:

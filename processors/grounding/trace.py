@@ -41,7 +41,9 @@ TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
 TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
 OI_REDACTED = "__REDACTED__"
 
-_OI_MESSAGE = re.compile(r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|name)|contents\.(\d+)\.message_content\.text)$")
+_OI_MESSAGE = re.compile(
+    r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|name)|contents\.(\d+)\.message_content\.text)$"
+)
 _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 _EVIDENCE_KEYS = frozenset({GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT})
@@ -55,7 +57,9 @@ def may_hold_evidence(span: SpanRecord) -> bool:
     return any(k.startswith((RETRIEVAL_PREFIX, OI_INPUT_MESSAGES_PREFIX, GEN_AI_PROMPT_PREFIX)) for k in keys)
 
 
-def evidence_for(span: SpanRecord, before: Iterable[SpanRecord], max_spans: int = 400) -> tuple[list[Passage], str | None]:
+def evidence_for(
+    span: SpanRecord, before: Iterable[SpanRecord], max_spans: int = 400
+) -> tuple[list[Passage], str | None]:
     """(passages, query): evidence from the spans that ended before `span` and from its own input."""
     passages: list[Passage] = []
     earlier = list(before)[-max_spans:]
@@ -75,7 +79,7 @@ def span_passages(span: SpanRecord) -> list[Passage]:
         name, arguments, result, key = tool
         out.append(_passage(result, "tool_result", span, key, name, arguments))
     docs = [(int(m.group(1)), k) for k in attrs if (m := _OI_DOC.match(k))]
-    for i, key in sorted(docs):
+    for _, key in sorted(docs):
         out.append(_passage(attrs[key], "retrieval", span, key))
     return [p for p in out if p.text.strip()]
 
@@ -150,13 +154,17 @@ def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
             continue
         content = message.get("content")
         if isinstance(content, (list, tuple)):
-            content = "\n".join(c.get("text", "") for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str))
+            content = "\n".join(
+                c.get("text", "") for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str)
+            )
         if isinstance(content, str):
             out.append((role, content, _str(message.get("name")), key))
     return out
 
 
-def _indexed_messages(attrs: Mapping[str, Any], pattern: re.Pattern, prefix: str) -> list[tuple[str, str, str | None, str]]:
+def _indexed_messages(
+    attrs: Mapping[str, Any], pattern: re.Pattern, prefix: str
+) -> list[tuple[str, str, str | None, str]]:
     roles: dict[int, str] = {}
     names: dict[int, str] = {}
     texts: dict[int, list[tuple[int, str]]] = {}
