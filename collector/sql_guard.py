@@ -54,6 +54,10 @@ class Refused(ValueError):
     """The SQL is not a read-only query of the audit tables; the text says why."""
 
 
+class _UnknownRelation(Refused):
+    pass
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     columns: list[str]
@@ -84,12 +88,14 @@ def check(con, sql: str) -> None:
         tree = json.loads(con.execute("SELECT json_serialize_sql($1::VARCHAR)", [sql]).fetchall()[0][0])
         if tree.get("error"):
             raise Refused(f"SQL does not parse: {tree.get('error_message', 'unknown error')}")
-        tables = _catalog_names(con)
         functions = _loaded_functions(con)
         _known_types(con)
         ctes: set[str] = set()
         _collect_ctes(tree, ctes)
-        _walk(tree, tables | ctes, functions)
+        try:
+            _walk(tree, _catalog_names(con) | ctes, functions)
+        except _UnknownRelation:  # perhaps a table created since the names were cached: look again
+            _walk(tree, _catalog_names(con, refresh=True) | ctes, functions)
     except RecursionError:
         raise Refused("SQL is nested too deeply to check") from None
 
@@ -140,7 +146,9 @@ def _check_relation(node: dict, relations: set[str]) -> None:
     name = str(node.get("table_name", ""))
     if node.get("catalog_name") or node.get("schema_name", "") not in SCHEMAS or name.lower() not in relations:
         shown = ".".join(p for p in (node.get("catalog_name"), node.get("schema_name"), name) if p)
-        raise Refused(f"{shown!r} is not a table of the audit database (known: {', '.join(sorted(relations))})")
+        raise _UnknownRelation(
+            f"{shown!r} is not a table of the audit database (known: {', '.join(sorted(relations))})"
+        )
 
 
 def _collect_ctes(node, out: set[str]) -> None:
@@ -159,12 +167,26 @@ def _collect_ctes(node, out: set[str]) -> None:
                 _collect_ctes(value, out)
 
 
-def _catalog_names(con) -> set[str]:
-    rows = con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT internal AND NOT temporary "
-        "UNION SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal AND NOT temporary"
-    ).fetchall()
-    return {r[0].lower() for r in rows}
+_CATALOG: set[str] = set()
+
+
+def _catalog_names(con, refresh: bool = False) -> set[str]:
+    """Table and view names of the main schema, cached (looking them up costs ~1 ms a query).
+
+    The cache only grows, so a name from another database in this process may pass the
+    check; DuckDB then answers "no such table", and no name can reach a file: external
+    access is off and path-like names are never in a catalog of tables.
+    """
+    global _CATALOG
+    if refresh or not _CATALOG:
+        rows = con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT internal AND NOT temporary "
+            "UNION SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' AND NOT internal AND NOT temporary"
+        ).fetchall()
+        fresh = {r[0].lower() for r in rows}
+        _CATALOG = _CATALOG | fresh
+        return fresh if refresh else _CATALOG
+    return _CATALOG
 
 
 _FUNCTIONS: set[str] | None = None
