@@ -1,0 +1,57 @@
+"""The tool-call policy in the standalone collector: execute_tool spans over real OTLP become decision rows."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+import pytest
+
+from tests.otlp_helpers import start_collector, trace_request, wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def collector(tmp_path):
+    c = start_collector(tmp_path)
+    yield c
+    c.stop()
+
+
+def rows(collector, sql):
+    collector.engine.flush(10)
+    cursor = collector.store.cursor()
+    try:
+        return cursor.execute(sql).fetchall()
+    finally:
+        cursor.close()
+
+
+def post(address, path, body, content_type="application/x-protobuf", headers=None):
+    host, port = address.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", path, body=body, headers={"Content-Type": content_type, **(headers or {})})
+    response = conn.getresponse()
+    return response.status, response.read()
+
+
+def tool_span(span_id, command, call_id):
+    return {"trace": 0xABC, "span": span_id, "parent": 1, "name": "execute_tool bash",
+            "attrs": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash",
+                      "gen_ai.tool.call.arguments": json.dumps({"command": command}), "gen_ai.tool.call.id": call_id}}
+
+
+def test_execute_tool_spans_sent_over_otlp_are_audited_with_what_enforcement_would_block(collector):
+    agent = {"trace": 0xABC, "span": 1, "name": "invoke_agent ops",
+             "attrs": {"gen_ai.agent.name": "ops-bot", "gen_ai.conversation.id": "conv-9"}}
+    spans = [agent, tool_span(2, "pytest -q", "c1"), tool_span(3, "bash -c 'cat /root/.ssh/id_rsa'", "c2")]
+    status, _ = post(collector.addresses.otlp_http, "/v1/traces", trace_request(spans).SerializeToString())
+    assert status == 200
+    got = wait_for(lambda: rows(collector, "SELECT tool_call_id, decision, step, rule_id, normalisation, would_block, "
+                                           "agent_id, session_id FROM tool_policy_decisions ORDER BY tool_call_id"))
+    assert got == [
+        ("c1", "allow", "default", None, None, False, "ops-bot", "conv-9"),
+        ("c2", "block", "deny_pattern", "shell.read_secret", "shell -c", True, "ops-bot", "conv-9"),
+    ]
+    assert rows(collector, "SELECT count(*) FROM violations WHERE check_name = 'tool_policy'") == [(1,)]
