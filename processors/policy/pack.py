@@ -39,7 +39,7 @@ FILE_WRITE_TOOLS = (
     "write", "edit", "multiedit", "multi_edit", "write_file", "edit_file", "create_file", "file_write",
     "fs_write", "write_to_file", "replace_in_file", "str_replace_editor", "str_replace_based_edit_tool",
     "notebookedit", "notebook_edit", "append_file", "append_to_file", "save_file", "insert_edit_into_file",
-    "apply_patch", "move_file", "copy_file", "delete_file", "remove_file", "create_directory",
+    "apply_patch", "move_file", "copy_file", "delete_file", "remove_file", "create_directory", "edit_block",
 )
 FILE_READ_TOOLS = (
     "read", "read_file", "view", "view_file", "open_file", "cat", "file_read", "fs_read", "get_file_contents",
