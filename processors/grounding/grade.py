@@ -670,9 +670,16 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     prose = source in ("evidence", "retrieval")
     if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
         return
+    cite = pool.passages[region.passage].cite
+    # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
     if claim.negated and not NEGATION.search(window):
-        cite = pool.passages[region.passage].cite
-        # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
         problems.append(
             _Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
         )
+        return
+    if prose and not claim.negated:
+        sentence = text[region.start : region.end]
+        on = sum(1 for w in words if stem(w) in sentence)
+        if on / len(words) >= 0.8 and NEGATION.search(sentence):
+            reason = f"the passage it rests on ({cite}) is negated; the claim is not"
+            problems.append(_Problem("negation", reason, 0.55, region))

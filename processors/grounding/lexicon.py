@@ -86,6 +86,19 @@ correctly incorrectly; necessary unnecessary; relevant irrelevant; consistent in
 expected unexpected; significant insignificant; significantly insignificantly; pre post; on-policy off-policy
 online offline; upload download; uploaded downloaded; encrypt decrypt; encrypted decrypted; lock unlock
 locked unlocked; allowed denied; permitted forbidden; start stop; started stopped; running stopped; up down
+cost savings; costs savings; build eliminate; lack presence; presence absence
+improve degrade; improves degrades; strengthen weaken; strengthens weakens; expand shrink; expand contract
+simplify complicate; simplifies complicates; accelerate decelerate; maximize minimize; maximise minimise
+maximizes minimizes; maximizing minimizing; overestimate underestimate; overestimates underestimates
+outperform underperform; outperforms underperforms; superior inferior; majority minority; long short
+longer shorter; wide narrow; broad narrow; wider narrower; general specific; coarse fine; asleep awake
+together apart; angry calm; polite rude; risky safe; boring exciting; boring interesting; optimistic pessimistic
+pleased disappointed; satisfied dissatisfied; allow ban; permit prohibit; begin end; beginning end; reduce increase
+reduces increases; reduced increased; reducing increasing; drops rises; dropped rose; gained lost; forward backward
+upward downward; question answer; teacher student; parent child; ancient modern; past future; top bottom; front back
+online in-person; remote local; cheap pricey; stronger weaker; strongest weakest; dark light; heavier lighter
+sooner later; older newer; oldest newest; positive neutral; win draw; agreed refused; agree refuse; accepts declines
+accept decline; accepted declined; present past; alone together; single multiple; multiple single; same opposite
 """.strip()
 
 ANTONYMS: dict[str, frozenset[str]] = {}
@@ -120,6 +133,16 @@ relative_day: today tomorrow yesterday tonight
 color: red blue green yellow black white orange purple pink brown grey gray silver gold
 direction: north south east west northeast northwest southeast southwest
 season: spring summer autumn winter
+meal: breakfast brunch lunch dinner supper
+drink: beer wine coffee tea juice water cocktail cocktails vodka whisky whiskey champagne milk soda lemonade
+place: home office school work gym park restaurant bar cafe cinema hospital airport station hotel library church university beach
+vehicle: car bus train plane bike bicycle taxi motorcycle boat ship truck tram subway
+device: phone laptop computer tablet tv television camera printer
+sport: football soccer tennis basketball volleyball baseball hockey golf swimming running cycling
+animal: dog cat horse bird fish rabbit hamster mouse parrot
+weather: sunny rainy cloudy snowy windy foggy stormy
+fruit: apple apples banana bananas orange oranges grape grapes strawberry strawberries lemon lemons
+modality: image images text audio video speech visual auditory textual
 relative: mother father mom dad sister brother son daughter wife husband aunt uncle grandma grandpa grandmother grandfather cousin niece nephew boyfriend girlfriend
 """
 CLOSED_CLASS: dict[str, str] = {}
