@@ -133,6 +133,11 @@ HEDGED = [
     "The pipeline is probably broken.",
     "I think the gateway is down.",
     "Docker doesn't appear to be running.",
+    # issue 10: a hedge before the negation used to switch detection off
+    "Docker is probably not installed.",
+    "Docker is likely not installed.",
+    "The client might not support streaming.",
+    "The API may not support batching.",
 ]
 
 
@@ -237,3 +242,84 @@ def test_custom_detector_defaults_to_first_capture_group():
         }
     )
     assert [c.subject for c in v.detect("The quota for billing is exhausted.")] == ["billing"]
+
+
+def test_every_builtin_pattern_matches_one_of_its_examples():
+    # The examples warm each pattern's automata at load; one that matches nothing warms nothing.
+    import re2
+
+    from claimwatch.core.detectors import builtin_detectors
+
+    for spec in builtin_detectors():
+        assert spec.examples, spec.id
+        for i, source in enumerate(spec.patterns):
+            flags = "(?i)" if spec.case_insensitive else ""
+            pattern = re2.compile(flags + source)
+            assert any(pattern.search(e) for e in spec.examples), f"{spec.id} pattern {i}"
+
+
+def test_no_message_of_the_dev_corpus_bails_out_in_a_fresh_process():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = """
+import json, sys
+from claimwatch import OutputValidator
+v = OutputValidator()
+texts = [json.loads(line)["text"] for line in open(sys.argv[1], encoding="utf-8")]
+long = []
+chunk = ""
+for t in texts:
+    if len(chunk) + len(t) > 9_999:
+        long.append(chunk)
+        chunk = ""
+    chunk += t + "\\n\\n"
+bailed = [i for i, t in enumerate(long + texts) if v.validate(t, agent_id="a", trust=10).bailed_out]
+print(json.dumps({"bailed": bailed, "long": len(long)}))
+"""
+    data = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "agent_text_dev" / "messages.jsonl"
+    out = subprocess.run([sys.executable, "-c", script, str(data)], capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout)
+    assert result["long"] > 20 and result["bailed"] == []
+
+
+def test_bail_out_is_reported_and_the_same_on_every_call():
+    from claimwatch import OutputValidator
+
+    v = OutputValidator({"validation": {"performance": {"maxEvalUs": 200}}})
+    text = "Redis is not running. " * 40
+    first, second = v.validate(text, agent_id="w", trust=50), v.validate(text, agent_id="w", trust=50)
+    assert first.bailed_out and second.bailed_out
+    assert first.claims == second.claims and 0 < len(first.claims) < 40
+
+
+def test_fact_subject_regexes_run_inside_the_time_budget():
+    from claimwatch import OutputValidator
+
+    facts = [
+        {
+            "id": f"f{i}",
+            "category": "system_state",
+            "subject": rf"(?<!x)service{i}\\b",
+            "subjectIsRegex": True,
+            "value": {"type": "state", "state": "running"},
+        }
+        for i in range(400)
+    ]
+    v = OutputValidator(
+        {"validation": {"performance": {"maxEvalUs": 500}, "factRegistries": [{"id": "r", "facts": facts}]}}
+    )
+    result = v.validate("The api service is not running.", agent_id="w", trust=10)
+    assert result.bailed_out
+    assert result.claims  # the claim is kept; its fact check was cut short
+
+
+@pytest.mark.parametrize("source", [r"(a|aa)(?1)*b", r"(?r)abc", r"(?<=x)(?:foo){e<=2}"])
+def test_regex_module_only_syntax_is_refused_at_load(source):
+    from claimwatch import PatternError
+    from claimwatch.core.patterns import compile_pattern
+
+    with pytest.raises(PatternError, match="only the `regex` module knows"):
+        compile_pattern(source, where="t")

@@ -119,6 +119,8 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
             return None
         subject = _after_of(trimmed[0])
         words = normalize_subject(subject).split(" ")
+        while len(words) > 1 and words[-1] in _TRAILING_PARTICIPLES:
+            words = words[:-1]  # "no immediate action needed": the head noun is "action"
         if _unusable(" ".join(words), spec) or words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS:
             return None
     role = None
@@ -151,6 +153,7 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
 
 
 _PERSONS = frozenset({"i", "we", "you"})
+_TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here there".split())
 # A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
 RESOLVED_FACTOR = 0.75
 _RESOLVED = "\0resolved"

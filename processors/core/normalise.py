@@ -18,6 +18,8 @@ import re
 import unicodedata
 from bisect import bisect_right
 
+import re2
+
 # Letters from other scripts that render like Latin ones (after Unicode TR39's
 # idea of confusables; a short hand-picked table of the ones used in practice).
 _CONFUSABLES = {
@@ -114,7 +116,11 @@ class Folded:
 
 def fold(text: str) -> Folded:
     """The detection text of `text`; unchanged (and not copied) when nothing needs folding."""
-    if text.isascii() and _ASCII_CONTROL.search(text) is None:
+    if text.isascii():
+        if not _ascii_controls(text):
+            return Folded(text, text, None)
+    elif unicodedata.is_normalized("NFKC", text) and _SUSPECT.search(text) is None:
+        # Typographic quotes, dashes, emoji, CJK: nothing to fold, and no per-character walk.
         return Folded(text, text, None)
     pieces: list[str] = []
     segments: list[tuple[int, int, bool]] = []  # (folded start, original start, is a 1:1 run)
@@ -145,11 +151,25 @@ def fold(text: str) -> Folded:
     return Folded(text, "".join(pieces), segments)
 
 
-_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
+def _ascii_controls(text: str) -> bool:
+    """True when ASCII `text` holds a control character (bytes.translate runs in C, a regex would not)."""
+    return bool(text.encode("ascii").translate(None, _PLAIN_BYTES))
+
+
+# Characters NFKC leaves alone that folding still changes: controls, accented Latin letters,
+# combining marks, Greek and Cyrillic look-alikes, zero-width and bidi controls, private use.
+_SUSPECT = re2.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u00c0-\u024f\u0300-\u036f\u0370-\u03ff\u0400-\u052f"
+    "\u0530-\u058f\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u2028-\u202e\u2060-\u206f\u20d0-\u20ff"
+    "\ue000-\uf8ff\ufe00-\ufe0f\ufe20-\ufe2f\ufeff\U000e0000-\U000e007f\U000f0000-\U0010ffff]"
+)
 
 
 def fold_key(text: str) -> str:
     """`text` folded for comparison: the same letters as detection sees, lowercased."""
-    if text.isascii() and _ASCII_CONTROL.search(text) is None:
+    if text.isascii() and not _ascii_controls(text):
         return text.lower()
     return fold(text).text.lower()

@@ -119,6 +119,8 @@ class _Compiled:
     engine: str  # "re2" | "regex"
     pattern: object
     names: dict[str, int] = field(default_factory=dict)
+    # (group name, index) pairs read from every match, "subject" defaulting to group 1.
+    group_slots: tuple[tuple[str, int], ...] = ()
 
 
 _SET_OPTIONS = re2.Options()
@@ -215,8 +217,15 @@ def _for_structure(source: str) -> str:
     return _STRUCTURE_NEUTRAL.sub(r"\\w", source)
 
 
+# Fuzzy matching, `(?:foo){e<=2}`: Python's parser reads the braces as literal text, the
+# `regex` module as an error budget that multiplies the backtracking.
+_FUZZY = re.compile(r"\{\s*(?:[eids]\s*(?:<=?|=|>|,|\})|\d+\s*<=?\s*[eids])")
+
+
 def checkable(source: str) -> bool:
-    """True when the backtracking check can read `source` (Python's `re` parser accepts it)."""
+    """True when the backtracking check can read `source` as the `regex` module will run it."""
+    if _FUZZY.search(source):
+        return False
     try:
         from re import _parser as sre_parse  # type: ignore[attr-defined]
 
@@ -327,7 +336,10 @@ class PatternEngine:
                 )
                 names = dict(pattern.groupindex)
                 self._check_groups(spec, names, i)
-                self._compiled.append(_Compiled(spec, source, engine, pattern, names))
+                slots = dict(names)
+                if "subject" not in slots and spec.subject_group == "subject" and pattern.groups >= 1:
+                    slots["subject"] = 1
+                self._compiled.append(_Compiled(spec, source, engine, pattern, names, tuple(slots.items())))
         self._re2_ids = [i for i, c in enumerate(self._compiled) if c.engine == "re2"]
         self._regex_ids = [i for i, c in enumerate(self._compiled) if c.engine == "regex"]
         self._sets = self._build_set()
@@ -429,17 +441,17 @@ class PatternEngine:
     def _run_re2(c: _Compiled, text: str, data: bytes, to_char: _CharOffsets | None) -> list[RawMatch]:
         out = []
         conv = to_char or _identity
-        names = dict(c.names)
-        if "subject" not in names and c.spec.subject_group == "subject" and c.pattern.groups >= 1:
-            names["subject"] = 1
+        names = c.group_slots
         for m in c.pattern.finditer(data):
+            # All spans at once: the binding's span() re-counts the groups on every call.
+            spans = getattr(m, "_spans", None) or [m.span(i) for i in range(c.pattern.groups + 1)]
             groups = {}
-            for name, idx in names.items():
-                start, end = m.span(idx)
+            for name, idx in names:
+                start, end = spans[idx]
                 if start >= 0:
                     start, end = conv(start), conv(end)
                     groups[name] = Group(start, end, text[start:end])
-            start, end = conv(m.start()), conv(m.end())
+            start, end = conv(spans[0][0]), conv(spans[0][1])
             out.append(RawMatch(c.spec, start, end, text[start:end], groups))
         return out
 

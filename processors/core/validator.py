@@ -13,7 +13,7 @@ import time
 from .budget import US_PER_MATCH, Budget
 from .claims import build_claim, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
-from .context import code_spans, in_code
+from .context import code_spans, in_code, overlaps
 from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
@@ -153,6 +153,8 @@ class OutputValidator:
         fences = code_spans(seen)  # only paid for texts that matched something
         found: list[tuple[int, Claim]] = []
         for match in raw:
+            if fences and overlaps(fences, match.start, match.end):
+                continue  # inside code: no claim can come of it, skip the costly part
             if budget is not None and budget.charge(US_PER_MATCH):
                 bailed = True
                 break

@@ -159,7 +159,11 @@ DETECTORS = (
         assertion="not_exists",
         negative=True,
         confidence=0.8,
-        examples=("We don't have a staging environment.", "You did not purchase travel insurance."),
+        examples=(
+            "We don't have a staging environment.",
+            "You did not purchase travel insurance.",
+            "The config has no timeout field.",
+        ),
     ),
     DetectorSpec(
         # "You have travel insurance", "you have two reservations": possession stated to the user.

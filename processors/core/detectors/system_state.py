@@ -17,8 +17,8 @@ STATES = (
 )
 # Process and UI state.
 UI_STATES = (
-    r"in\s+progress|pending|queued|complete|completed|finished|open|opened|closed|focused|selected|checked"
-    r"|unchecked|visible|invisible|hidden|shown|displayed|highlighted|expanded|collapsed|disabled|unavailable"
+    r"in\s+progress|pending|queued|complete|completed|finished|open|opened|closed|focused|selected"
+    r"|visible|invisible|hidden|shown|displayed|highlighted|expanded|collapsed|disabled|unavailable"
     r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").

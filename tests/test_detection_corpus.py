@@ -1,0 +1,194 @@
+"""Detection of the claim shapes real agents write (issue 10), and the labelled dev corpus itself.
+
+The sentences below are the project's own, written in the shapes of the miss
+classes measured on third-party agent text; the web/UI ones stand in for
+browsing agents, which the dev corpus (airline and SWE agents) does not
+cover. Precision and recall on the real corpus are measured by
+`benchmarks/bench_detection.py`, not asserted here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# text, expected category (any claim of it in the text will do)
+SHAPES = [
+    # process and UI state
+    ("The import task is still in progress.", "system_state"),
+    ("The search field is focused.", "system_state"),
+    ("The settings page has loaded.", "system_state"),
+    ("The checkout button is greyed out.", "system_state"),
+    ("The modal is hidden behind the banner.", "system_state"),
+    ("With Postgres running, the migration can start.", "system_state"),
+    # observation and visibility
+    ("No Submit button is visible on the form.", "system_state"),
+    ("The menu doesn't list an Export entry.", "existence"),
+    ("I haven't seen a success toast yet.", "system_state"),
+    ("The toolbar shows two Delete buttons.", "existence"),
+    # other predicates
+    ("The metrics endpoint is unavailable.", "system_state"),
+    ("Three imports are undefined.", "existence"),
+    ("The linter does not recognize the `--strict` option.", "capability"),
+    ("We cannot use sudo on this runner.", "capability"),
+    ("Node 20 is required for the frontend build.", "capability"),
+    ("No pending invoices match the query.", "existence"),
+    # what an action left behind
+    ("The cache key was not invalidated.", None),
+    ("The template variable was not replaced.", "system_state"),
+    ("Your booking has been cancelled.", "system_state"),
+    # positive existence and containment
+    ("There is a Dockerfile in the repository root.", "existence"),
+    ("The footer is part of the base layout.", "existence"),
+    ("`parse_args` is in `cli/main.py`.", "existence"),
+    # first-person discovery
+    ("I found the retry logic in `worker.py`.", "system_state"),
+    ("The grep returned two matches for `load_config`.", "existence"),
+    # run outcomes
+    ("The flaky test still fails.", "operational_status"),
+    ("The deprecation warning persists.", "operational_status"),
+    ("The segfault is reproduced.", "operational_status"),
+    ("The type check failed.", "operational_status"),
+    ("There was an error with the deployment.", "operational_status"),
+    ("The patched script runs without errors.", "operational_status"),
+    ("My change fixes the bug.", "operational_status"),
+    # subject kept
+    ("SQLite doesn't support the `RETURNING` clause here.", "capability"),
+    ("There is no sign of a retry header.", "existence"),
+    # adverbs after the copula, hedges
+    ("The token is also present.", "system_state"),
+    ("The fixture is indeed defined.", "existence"),
+    ("kubectl is probably not installed.", "system_state"),
+    ("The proxy might not support websockets.", "capability"),
+    # rules applied to the case, inability
+    ("Basic economy tickets cannot be changed.", "capability"),
+    ("I am unable to refund this order.", "capability"),
+    ("You are eligible for a travel credit.", "capability"),
+]
+
+
+@pytest.mark.parametrize(("text", "category"), [s for s in SHAPES if s[1]])
+def test_claim_shape_is_detected_with_its_category(validator, text, category):
+    claims = validator.detect(text)
+    assert category in [c.category for c in claims], [(c.detector_id, c.matched_text) for c in claims]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the import task still in progress?",
+        "If the settings page has loaded, click Save.",
+        "Make sure the search field is focused.",
+        "You might want to check whether the toolbar shows two Delete buttons.",
+        "Let me see whether the flaky test still fails.",
+        "I'll check if the segfault is reproduced.",
+        "I need to locate where the handlers are defined.",
+        "```\n$ make lint\nThe type check failed.\n```",
+        "fill('#reply', 'Hi Dana, your booking has been cancelled.')",
+        '<function=browser.type>{"text": "Hi Dana, the cache is unavailable"}</function>',
+        "There is no immediate action needed.",
+        "User confirmed the order.",
+        "Refunds usually go back to the original payment method once a booking is cancelled.",
+        "After the booking is complete, we email the receipt.",
+    ],
+)
+def test_no_claim_when_the_shape_is_not_asserted(validator, text):
+    claims = validator.detect(text)
+    assert claims == [], [(c.detector_id, c.matched_text) for c in claims]
+
+
+def test_positive_claims_confirm_facts():
+    from claimwatch import OutputValidator
+
+    v = OutputValidator(
+        {
+            "validation": {
+                "factRegistries": [
+                    {
+                        "id": "r",
+                        "facts": [
+                            {
+                                "id": "redis",
+                                "category": "system_state",
+                                "subject": "redis",
+                                "value": {"type": "state", "state": "running"},
+                            }
+                        ],
+                    }
+                ]
+            }
+        }
+    )
+    result = v.validate("With Redis running, the worker can start.", agent_id="w", trust=10)
+    assert [f.status for f in result.fact_checks] == ["confirmed"]
+    assert result.verdict == "pass"
+
+
+def test_pronoun_is_resolved_to_the_noun_phrase_before_it_and_never_blocks(validator):
+    claims = validator.detect("Since the reservation is in basic economy, it cannot be modified.")
+    assert [(c.category, c.subject) for c in claims] == [("capability", "the reservation")]
+    assert claims[0].confidence < 0.8  # below the block threshold: the referent is a guess
+
+
+def test_pronoun_without_referent_gives_no_claim(validator):
+    assert validator.detect("It is not installed.") == []
+
+
+# --- the labelled corpus ------------------------------------------------------------------------
+
+DATA = ROOT / "benchmarks" / "data" / "agent_text_dev"
+
+
+def _bench():
+    if "bench_detection" in sys.modules:
+        return sys.modules["bench_detection"]
+    spec = importlib.util.spec_from_file_location("bench_detection", ROOT / "benchmarks" / "bench_detection.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_detection"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dev_corpus_labels_every_message_and_every_span_is_in_its_message():
+    bench = _bench()
+    messages, labels = bench.load("all")
+    labelled = set(re.findall(r"^@(\S+)", (DATA / "labels.txt").read_text(encoding="utf-8"), re.M))
+    assert labelled == set(messages)
+    assert len(messages) >= 600
+    assert {m["source"] for m in messages.values()} == {"tau-bench/gpt-4o-airline", "mini-swe-agent/gemini-3-pro"}
+    for label in labels:
+        assert messages[label.message]["text"][label.start : label.end] == label.text
+
+
+def test_dev_corpus_parts_split_by_trajectory():
+    bench = _bench()
+    tune, _ = bench.load("tune")
+    check, _ = bench.load("check")
+    assert {m["trajectory"] for m in tune.values()}.isdisjoint({m["trajectory"] for m in check.values()})
+    assert 0.1 < len(check) / (len(tune) + len(check)) < 0.3
+
+
+def test_scoring_is_one_to_one_and_category_aware(validator):
+    bench = _bench()
+    text = "Docker is not installed. Redis is down."
+    labels = [
+        bench.Label("m", "system_state", True, False, False, 0, 23, text[0:23]),
+        bench.Label("m", "system_state", False, False, False, 25, 38, text[25:38]),  # wrong category
+    ]
+    claims = validator.detect(text) + validator.detect(text)  # the same claims twice
+    pairs, missed, extra = bench.match(labels, claims)
+    assert len(pairs) == 1 and len(missed) == 1 and len(extra) == 3
+
+
+def test_not_found_counts_as_system_state_or_existence(validator):
+    bench = _bench()
+    text = "The config file was not found."
+    label = bench.Label("m", "existence", True, False, False, 0, len(text) - 1, text[:-1])
+    pairs, _, _ = bench.match([label], validator.detect(text))
+    assert len(pairs) == 1
