@@ -21,15 +21,18 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """One canned answer: text, or a call of the tool `tool` with JSON `arguments`."""
+    """One canned answer: text, or a call of the tool `tool` with JSON `arguments`.
+
+    A Responses API answer may come in several text parts (`parts`); chat completions join them."""
 
     content: str = ""
     tool: str | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
+    parts: tuple[str, ...] = ()
 
     @classmethod
-    def text(cls, content: str) -> Reply:
-        return cls(content=content)
+    def text(cls, content: str, *more: str) -> Reply:
+        return cls(content="".join((content, *more)), parts=(content, *more) if more else ())
 
     @classmethod
     def tool_call(cls, name: str, **arguments: Any) -> Reply:
@@ -86,7 +89,7 @@ def response(reply: Reply, n: int, model: str) -> dict[str, Any]:
             "id": f"msg_{n}",
             "status": "completed",
             "role": "assistant",
-            "content": [{"type": "output_text", "text": reply.content, "annotations": []}],
+            "content": [{"type": "output_text", "text": t, "annotations": []} for t in reply.parts or (reply.content,)],
         }
     return {
         "id": f"resp_{n}",
@@ -143,46 +146,13 @@ def response_events(reply: Reply, n: int, model: str) -> list[dict[str, Any]]:
                 "item": {**item, "status": "in_progress", "content": []},
             }
         )
-        part = {"type": "output_text", "text": "", "annotations": []}
-        events.append(
-            {
-                "type": "response.content_part.added",
-                "item_id": item["id"],
-                "output_index": 0,
-                "content_index": 0,
-                "part": part,
-            }
-        )
-        for piece in _pieces(reply.content):
-            events.append(
-                {
-                    "type": "response.output_text.delta",
-                    "item_id": item["id"],
-                    "output_index": 0,
-                    "content_index": 0,
-                    "delta": piece,
-                    "logprobs": [],
-                }
-            )
-        events.append(
-            {
-                "type": "response.output_text.done",
-                "item_id": item["id"],
-                "output_index": 0,
-                "content_index": 0,
-                "text": reply.content,
-                "logprobs": [],
-            }
-        )
-        events.append(
-            {
-                "type": "response.content_part.done",
-                "item_id": item["id"],
-                "output_index": 0,
-                "content_index": 0,
-                "part": item["content"][0],
-            }
-        )
+        for k, part in enumerate(item["content"]):
+            at = {"item_id": item["id"], "output_index": 0, "content_index": k}
+            events.append({"type": "response.content_part.added", **at, "part": {**part, "text": ""}})
+            for piece in _pieces(part["text"]):
+                events.append({"type": "response.output_text.delta", **at, "delta": piece, "logprobs": []})
+            events.append({"type": "response.output_text.done", **at, "text": part["text"], "logprobs": []})
+            events.append({"type": "response.content_part.done", **at, "part": part})
     else:
         events.append(
             {
