@@ -56,6 +56,9 @@ class BoundedHTTPServer(HTTPServer):
     request_queue_size = 1024
     allow_reuse_address = True
     thread_name = "claimwatch-http-conn"
+    # A request (headers and body, after an idle wait of at most `timeout_s`) must arrive within
+    # this long: the socket timeout alone lets a client that sends a byte a minute hold a slot.
+    request_deadline_s = 120.0
 
     def __init__(self, address, handler, *, max_connections: int = 256, timeout_s: float = 30.0) -> None:
         self.max_connections = connection_cap(max_connections)
@@ -64,6 +67,7 @@ class BoundedHTTPServer(HTTPServer):
         self._active = 0
         self._count_lock = threading.Lock()
         self._last_accept_error = 0.0
+        self._deadlines: dict[socket.socket, float] = {}
         super().__init__(address, handler)
 
     def server_bind(self) -> None:
@@ -113,6 +117,22 @@ class BoundedHTTPServer(HTTPServer):
                 self._active -= 1
             self._slots.release()
 
+    def arm(self, sock: socket.socket) -> None:
+        self._deadlines[sock] = time.monotonic() + self.timeout_s + self.request_deadline_s
+
+    def disarm(self, sock: socket.socket) -> None:
+        self._deadlines.pop(sock, None)
+
+    def service_actions(self) -> None:
+        """Between accepts (at least every 0.2 s): cut connections whose request is overdue."""
+        now = time.monotonic()
+        for sock, deadline in list(self._deadlines.items()):
+            if deadline < now and self._deadlines.pop(sock, None) is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)  # the handler's blocked read returns; it then closes
+                except OSError:
+                    pass
+
     def handle_error(self, request, client_address) -> None:
         logger.debug("connection from %s ended with an error", client_address, exc_info=True)
 
@@ -160,6 +180,13 @@ class BoundedHandler(BaseHTTPRequestHandler):
 
     # Answered 405 rather than the stdlib's 501: the method is known, just not served here.
     do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = _method_not_allowed
+
+    def handle_one_request(self) -> None:
+        self.server.arm(self.connection)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.disarm(self.connection)
 
     def log_message(self, fmt, *args):
         logger.debug("%s " + fmt, self.address_string(), *args)

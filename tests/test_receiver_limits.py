@@ -291,6 +291,30 @@ def test_idle_connections_are_capped_timed_out_and_the_collector_keeps_serving(t
         c.stop()
 
 
+def test_a_client_trickling_its_headers_is_cut_at_the_request_deadline(tmp_path, monkeypatch):
+    from claimwatch.collector.httpserver import BoundedHTTPServer
+
+    monkeypatch.setattr(BoundedHTTPServer, "request_deadline_s", 1.0)
+    http_settings = {"endpoint": "127.0.0.1:0", "timeoutS": 0.5}
+    c = start_collector(tmp_path, receivers={"otlp": {"protocols": {"http": http_settings, "grpc": {"enabled": False}}}})
+    try:
+        with socket.create_connection(hostport(c.addresses.otlp_http), timeout=10) as sock:
+            sock.sendall(b"POST /v1/traces HTTP/1.1\r\n")
+            cut = False
+            for _ in range(100):  # one byte every 0.2 s never trips the 0.5 s socket timeout
+                try:
+                    sock.sendall(b"X")
+                except OSError:
+                    cut = True
+                    break
+                if select.select([sock], [], [], 0.2)[0]:
+                    cut = sock.recv(1) == b""
+                    break
+            assert cut, "the trickling connection was still open after 20 s"
+    finally:
+        c.stop()
+
+
 def test_tls_record_without_a_newline_is_answered_not_waited_on(collector):
     # A handshake record with no 0x0a byte: a line-reading server waits for the request line forever.
     hello = b"\x16\x03\x01\x00\x08\x01\x00\x00\x04\x03\x03\x00\x00"
