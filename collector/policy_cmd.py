@@ -35,6 +35,7 @@ _KEYS = ("decision", "step", "tool", "risk_tier", "rule", "param", "reason", "no
 
 
 def add_parser(sub) -> None:
+    """`claimwatch policy` and `claimwatch policy hook`."""
     p = sub.add_parser(
         "policy",
         help="decide tool calls with the tool-call policy (batch, single call, or as a pre-tool hook)",
@@ -70,6 +71,7 @@ def _run_hook(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Decide one call (--tool) or a JSON-lines batch (--jsonl)."""
     from claimwatch import ConfigError
     from claimwatch.policy import PolicyConfigError, PolicyEngine
     from claimwatch.policy.config import load_settings

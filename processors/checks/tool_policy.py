@@ -82,10 +82,12 @@ class ToolPolicyCheck:
         self.store_matched_text = store_matched_text
 
     def wants(self, span: SpanRecord) -> bool:
+        """Tool spans of any convention, and spans that may carry an LLM's tool calls."""
         keys = span.attributes.keys()
         return not _TOOL_KEYS.isdisjoint(keys) or may_carry_output(span)
 
     def run(self, ctx: CheckContext) -> CheckResult | None:
+        """One decision per tool call on the span; None when it has none. Never raises."""
         try:
             calls = _calls(ctx)
             if not calls:

@@ -59,6 +59,7 @@ def _printable(raw: bytes) -> str | None:
 
 
 def unescape(text: str) -> str:
+    """`\\x72`, `\\162`, `\\u0072`, `\\n` and `\\t` escapes replaced by what they stand for."""
     def sub(m: re.Match) -> str:
         value = m.group(1) or m.group(2) or m.group(3)
         return chr(int(value, 16 if m.group(1) or m.group(3) else 8))

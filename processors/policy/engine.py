@@ -45,6 +45,7 @@ _SEEN_CALLS = 50_000  # recent (session, call id) pairs remembered so one call c
 # a test keeps them equal). Repeated here so the hook process does not import pydantic.
 _TIERS = ((20, "untrusted"), (40, "restricted"), (60, "standard"), (80, "trusted"))
 def trust_tier(score: float) -> str:
+    """The trust tier of a 0-100 score (untrusted, restricted, standard, trusted, privileged)."""
     for bound, tier in _TIERS:
         if score < bound:
             return tier
@@ -86,6 +87,7 @@ class PolicySettings:
 
 
 def builtin_rules(disabled: tuple[str, ...] = ()) -> tuple[Rule, ...]:
+    """The builtin pack's rules, minus the ids in `disabled`."""
     return tuple(builtin_rule(spec) for spec in pack.RULES if spec["id"] not in disabled)
 
 
@@ -120,13 +122,16 @@ class Decision:
 
     @property
     def would_block(self) -> bool:
+        """A block, whatever the mode (in audit mode: what enforcement would have done)."""
         return self.decision == "block"
 
     @property
     def enforced(self) -> bool:
+        """A block for an enforcing agent: the call must not run."""
         return self.decision == "block" and self.mode == "enforce"
 
     def to_dict(self) -> dict[str, Any]:
+        """The JSON answer of the CLI, the hook and the API."""
         return {
             "decision": self.decision, "step": self.step, "tool": self.tool, "risk_tier": self.risk_tier,
             "rule": self.rule, "param": self.param, "reason": self.reason, "severity": self.severity,

@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def add_arguments(parser) -> None:
+    """The hook's options, shared by `claimwatch policy hook` and `python -m claimwatch.policy.hook`."""
     parser.add_argument("--protocol", choices=("auto", "claude", "json"), default="auto",
                         help="the host's hook protocol (default: detected from the input)")
     parser.add_argument("--respond", choices=("json", "exit-code"), default="json",
@@ -203,6 +204,7 @@ def add_arguments(parser) -> None:
 
 
 def run_args(args) -> int:
+    """Run the hook on stdin with parsed options; the exit code to return."""
     code, out, err = run(
         sys.stdin.read(), protocol=args.protocol, respond_style=args.respond,
         server=args.server or os.environ.get("CLAIMWATCH_SERVER") or None, config=args.config, state=args.state,

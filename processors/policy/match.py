@@ -48,6 +48,8 @@ def _hiding(use_re2: bool):
 
 @dataclass(frozen=True, slots=True)
 class Match:
+    """A deny rule that matched: the parameter, the normalisation chain and the text around the match."""
+
     rule: Rule
     param: str
     via: str

@@ -63,6 +63,7 @@ class Rule:
         return self.anchor_re.search(lowered) is not None
 
     def applies_to(self, tool_key: str, classes: frozenset[str]) -> bool:
+        """Whether the rule names this tool, by class (`@shell`), exact key or glob."""
         for spec in self.tools:
             if spec.startswith("@"):
                 if spec[1:] in classes:

@@ -41,12 +41,14 @@ class MemoryStore:
         self._sessions: dict[str, list[float]] = _read(self.path) if self.path else {}
 
     def blocked_count(self, session: str | None) -> int:
+        """The session's live count (0 once its TTL has passed)."""
         if not session:
             return 0
         with self._lock:
             return _live(self._sessions.get(session), self._clock(), self.ttl_s)
 
     def record_block(self, session: str | None) -> int:
+        """Add one block to the session's count and return the new count."""
         if not session:
             return 0
         with self._lock:
@@ -69,12 +71,14 @@ class FileStore:
         self._clock = clock
 
     def blocked_count(self, session: str | None) -> int:
+        """The session's live count, read under the lock."""
         if not session or not self.path.exists():
             return 0
         with _Locked(self.path):
             return _live(_read(self.path).get(session), self._clock(), self.ttl_s)
 
     def record_block(self, session: str | None) -> int:
+        """Add one block under the lock (read, count, prune, write) and return the new count."""
         if not session:
             return 0
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -37,12 +37,15 @@ class ToolCatalog:
     default_tier: str = pack.DEFAULT_TIER
 
     def tier(self, key: str) -> str:
+        """T0, T1 or T2 (the default tier for a tool nobody classified)."""
         return self.tiers.get(key, self.default_tier)
 
     def classes_of(self, key: str) -> frozenset[str]:
+        """shell, file_write, file_read, or none."""
         return self.classes.get(key, frozenset())
 
     def params_for(self, key: str, classes: frozenset[str], rule_params: tuple[str, ...]) -> tuple[str, ...]:
+        """The arguments a rule reads on this tool: its own list, the tool's, else its classes'."""
         if rule_params:
             return rule_params
         if key in self.tool_params:
