@@ -143,6 +143,15 @@ animal: dog cat horse bird fish rabbit hamster mouse parrot
 weather: sunny rainy cloudy snowy windy foggy stormy
 fruit: apple apples banana bananas orange oranges grape grapes strawberry strawberries lemon lemons
 modality: image images text audio video speech visual auditory textual
+profession: teacher doctor nurse lawyer engineer manager student driver chef waiter pilot dentist accountant designer developer programmer
+food: pizza pasta burger burgers sushi salad cake cookies sandwich soup steak chicken rice noodles bread cheese butter chocolate
+room: kitchen bedroom bathroom garage garden basement attic balcony
+furniture: bed sofa couch table chair desk closet wardrobe shelf crib
+event: party wedding birthday concert meeting conference interview exam test quiz lecture match game
+document: report invoice contract presentation essay thesis paper letter email message
+subject: math maths physics chemistry biology history geography literature economics
+learning_task: classification regression segmentation detection generation translation summarization clustering
+clothing: shirt dress jacket coat shoes jeans skirt sweater hat
 relative: mother father mom dad sister brother son daughter wife husband aunt uncle grandma grandpa grandmother grandfather cousin niece nephew boyfriend girlfriend
 """
 CLOSED_CLASS: dict[str, str] = {}
