@@ -1,5 +1,5 @@
 -- name: policy_escalations
--- description: Sessions whose blocked tool calls reached the escalation threshold, with how many calls escalation then blocked.
+-- description: Sessions with blocked tool calls, the ones that reached the escalation threshold first, with how many calls escalation then blocked.
 -- param: since (timestamp, default 7d): start of the window
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
@@ -18,6 +18,6 @@ WHERE time >= $since AND ($until IS NULL OR time < $until)
   AND ($agent IS NULL OR agent_id GLOB $agent)
   AND session_id IS NOT NULL
 GROUP BY session_id
-HAVING count(*) FILTER (WHERE step = 'escalation') > 0
-ORDER BY escalated_calls DESC, last_seen DESC
+HAVING count(*) FILTER (WHERE would_block) > 0
+ORDER BY escalated_calls DESC, blocked_calls DESC, last_seen DESC
 LIMIT $limit

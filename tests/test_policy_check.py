@@ -144,7 +144,8 @@ def test_queries_read_the_rows_the_check_writes(check):
     con.execute(f"INSERT INTO tool_policy_decisions BY NAME SELECT * FROM (VALUES ({', '.join('?' * len(row))})) "
                 f"t({', '.join(row)})", list(row.values()))
     queries = load_queries()
-    for name in ("policy_decisions", "policy_top_rules", "policy_tiers", "policy_tools", "policy_by_agent"):
+    for name in ("policy_decisions", "policy_top_rules", "policy_escalations", "policy_tiers", "policy_tools",
+                 "policy_by_agent"):
         _columns, rows = run_query(con, queries[name], {"since": "2026-10-01T00:00:00"})
         assert rows, name
     _, rules = run_query(con, queries["policy_top_rules"], {"since": "2026-10-01T00:00:00"})
