@@ -65,9 +65,14 @@ class ApiServer(BoundedHTTPServer):
         configured = collector.config.service.api.endpoint.rpartition(":")[0].lower()
         self.host_names = {"localhost", configured, socket.gethostname().lower()} - {""}
         self.sql_slots = threading.BoundedSemaphore(SQL_CONCURRENCY)
+        self.running = sql_guard.Running()
         if self.token:
             # Ad-hoc SQL is on: no file, network or extension access for this database instance.
             sql_guard.harden(collector.store)
+
+    def cancel_queries(self) -> int:
+        """Cancel running ad-hoc queries and refuse new ones: call before the store closes."""
+        return self.running.cancel()
 
     def host_allowed(self, host: str) -> bool:
         """A Host (or Origin host) naming this collector: an IP literal, localhost or a configured name."""
@@ -243,6 +248,7 @@ class ApiHandler(BoundedHandler):
                 max_rows=SQL_MAX_ROWS,
                 timeout_s=SQL_TIMEOUT_S,
                 client_gone=lambda: _peer_closed(self.connection),
+                running=self.server.running,
             )
         except sql_guard.Refused as exc:
             self._json(400, {"error": str(exc)})

@@ -54,10 +54,42 @@ TABLE_REFS = frozenset({"BASE_TABLE", "TABLE_FUNCTION", "JOIN", "SUBQUERY", "EMP
 SCHEMAS = frozenset({"", "main"})
 NOT_SELECT = "only a single SELECT statement is allowed"
 
-# Cursors running ad-hoc SQL right now, so a shutdown can cancel them.
-_running: weakref.WeakSet = weakref.WeakSet()
-_running_lock = threading.Lock()
-_closing = False
+class Running:
+    """The ad-hoc queries one server runs now, so its shutdown can cancel them before the store closes."""
+
+    def __init__(self) -> None:
+        self._cursors: weakref.WeakSet = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self.closing = False
+        _REGISTRIES.add(self)
+
+    def __len__(self) -> int:
+        return len(self._cursors)
+
+    def start(self, cursor) -> None:
+        with self._lock:
+            if self.closing:
+                raise Refused("query refused: the collector is shutting down")
+            self._cursors.add(cursor)
+
+    def finish(self, cursor) -> None:
+        with self._lock:
+            self._cursors.discard(cursor)
+
+    def cancel(self) -> int:
+        """Interrupt every query running now and refuse new ones; how many ran."""
+        with self._lock:
+            self.closing = True
+            cursors = list(self._cursors)
+        for cursor in cursors:
+            try:
+                cursor.interrupt()
+            except duckdb.Error:
+                pass
+        return len(cursors)
+
+
+_REGISTRIES: weakref.WeakSet = weakref.WeakSet()
 
 
 class Refused(ValueError):
@@ -230,6 +262,7 @@ def run(
     max_rows: int = 10_000,
     timeout_s: float = 10.0,
     client_gone: Callable[[], bool] | None = None,
+    running: Running | None = None,
 ) -> Result:
     """Check and run `sql` read-only on a cursor of `con`; cancelled after `timeout_s` or when the client goes."""
     cursor = con.cursor()
@@ -241,10 +274,8 @@ def run(
         watcher = threading.Thread(
             target=_watch, args=(cursor, time.monotonic() + timeout_s, client_gone, done, cancelled), daemon=True
         )
-        with _running_lock:
-            if _closing:
-                raise Refused("query refused: the collector is shutting down")
-            _running.add(cursor)
+        running = running if running is not None else _DEFAULT
+        running.start(cursor)
         watcher.start()
         try:
             return _fetch(cursor, sql, max_rows)
@@ -254,8 +285,7 @@ def run(
             raise Refused(f"query failed: {first_line(exc)}") from None
         finally:
             done.set()
-            with _running_lock:
-                _running.discard(cursor)
+            running.finish(cursor)
             try:
                 cursor.execute("ROLLBACK")
             except duckdb.Error:
@@ -293,17 +323,11 @@ def _watch(cursor, deadline: float, client_gone, done: threading.Event, cancelle
 
 
 def cancel_all() -> int:
-    """At shutdown: interrupt every ad-hoc query running now and refuse new ones; how many ran."""
-    global _closing
-    with _running_lock:
-        _closing = True
-        cursors = list(_running)
-    for cursor in cursors:
-        try:
-            cursor.interrupt()
-        except duckdb.Error:
-            pass
-    return len(cursors)
+    """At process shutdown: cancel every server's ad-hoc queries and refuse new ones; how many ran."""
+    return sum(registry.cancel() for registry in list(_REGISTRIES))
+
+
+_DEFAULT = Running()
 
 
 def first_line(exc: Exception) -> str:

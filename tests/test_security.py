@@ -168,9 +168,22 @@ def test_ad_hoc_sql_is_cancelled_when_the_client_goes_away(collector, monkeypatc
         f"POST /api/sql HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
     )
-    wait_for(lambda: len(sql_guard._running) == 1)
+    wait_for(lambda: len(collector._api.running) == 1)
     sock.close()
-    wait_for(lambda: len(sql_guard._running) == 0, timeout=5)  # long before the 120 s limit
+    wait_for(lambda: len(collector._api.running) == 0, timeout=5)  # long before the 120 s limit
+
+
+def test_cancel_queries_ends_running_ad_hoc_sql_before_the_store_closes(collector):
+    answers = []
+    client = threading.Thread(
+        target=lambda: answers.append(sql(collector, "SELECT count(*) FROM range(1000000000000)"))
+    )
+    client.start()
+    wait_for(lambda: len(collector._api.running) == 1)
+    assert collector._api.cancel_queries() == 1
+    client.join(10)
+    assert answers == [(400, {"error": "query cancelled: the collector is shutting down"})]
+    assert sql(collector, "SELECT 1") == (400, {"error": "query refused: the collector is shutting down"})
 
 
 def test_sigterm_during_an_ad_hoc_query_exits_cleanly(tmp_path):
