@@ -47,7 +47,10 @@ import duckdb
 TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest"})
 # Loaded scalar functions that read configuration or change state.
 DENIED_FUNCTIONS = frozenset(
-    {"current_setting", "getenv", "getvariable", "nextval", "currval", "setseed", "sleep_ms", "query", "query_table"}
+    {
+        "current_setting", "getenv", "getvariable", "nextval", "currval", "setseed", "sleep_ms", "pg_sleep",
+        "write_log", "query", "query_table",
+    }
 )
 QUERY_NODES = frozenset({"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"})
 TABLE_REFS = frozenset({"BASE_TABLE", "TABLE_FUNCTION", "JOIN", "SUBQUERY", "EMPTY", "EXPRESSION_LIST", "PIVOT"})
@@ -177,7 +180,7 @@ def _walk(node, relations: set[str], functions: set[str]) -> None:
         name = str(node["function_name"]).lower()
         if node.get("catalog") or node.get("schema", "") not in SCHEMAS:
             raise Refused(f"function {node.get('schema')}.{name} is not allowed: call functions unqualified")
-        if name in DENIED_FUNCTIONS or name not in functions:
+        if name in DENIED_FUNCTIONS or name.startswith("__internal") or name not in functions:
             raise Refused(f"function {name!r} is not allowed in ad-hoc SQL")
     for key, value in node.items():
         if isinstance(value, (dict, list)):

@@ -98,6 +98,7 @@ ATTACKS = {
     "SELECT * FROM query('DELETE FROM violations')": "table function 'query' is not allowed",
     "SELECT current_setting('home_directory')": "function 'current_setting' is not allowed",
     "SELECT getenv('HOME')": "function 'getenv' is not allowed",
+    "SELECT write_log('forged', level := 'error')": "function 'write_log' is not allowed",
     "SELECT st_point(1, 2)": "function 'st_point' is not allowed",  # would autoinstall spatial
     "SELECT 'x'::H3INDEX": "type 'H3INDEX' is not available",
     "SELECT * FROM duckdb_settings()": "table function 'duckdb_settings' is not allowed",
