@@ -581,7 +581,7 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []
     for word in words:
-        if pool.has_word(word):
+        if pool.has_word(word) or ("-" in word and pool.find(word, limit=1)):
             continue
         opposite = _opposite(word, pool)
         if (
@@ -642,7 +642,7 @@ def _compound(opposite: str, word: str, claim: str) -> bool:
 
 def _opposite(word: str, pool: EvidencePool) -> str | None:
     for other in ANTONYMS.get(word, ()):
-        if other in pool.words:
+        if other in pool.words or ("-" in other and pool.find(other, limit=1)):
             return other
     for prefix in NEGATING_PREFIXES:
         if word.startswith(prefix) and len(word) - len(prefix) >= 4:

@@ -136,7 +136,7 @@ season: spring summer autumn winter
 meal: breakfast brunch lunch dinner supper
 drink: beer wine coffee tea juice water cocktail cocktails vodka whisky whiskey champagne milk soda lemonade
 place: home office school work gym park restaurant bar cafe cinema hospital airport station hotel library church university beach
-vehicle: car bus train plane bike bicycle taxi motorcycle boat ship truck tram subway
+vehicle: car bus train plane airplane aeroplane bike bicycle taxi motorcycle boat ship truck tram subway
 device: phone laptop computer tablet tv television camera printer
 sport: football soccer tennis basketball volleyball baseball hockey golf swimming running cycling
 animal: dog cat horse bird fish rabbit hamster mouse parrot

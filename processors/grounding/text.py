@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from .lexicon import CLOSED_CLASS, LOOSE, STATUS_PATTERN, STATUS_STATE, STOPWORDS
 
-WORD = re.compile(r"[a-z][a-z'’]*[a-z]|[a-z]", re.IGNORECASE)
+WORD = re.compile(r"[a-z][a-z'’]*(?:-[a-z][a-z'’]*)*[a-z]|[a-z]", re.IGNORECASE)  # "off-policy" is one word
 EVIDENCE_WORDS = re.compile(r"[a-z0-9]+")  # on lowercased text
 
 
