@@ -20,9 +20,9 @@ from .rules import Rule
 from .shell import views as shell_views
 
 # What can hide a rule's anchor from a plain reading: encodings and escapes, look-alike letters,
-# and variables the script itself assigns (the parser expands those; environment variables it
-# cannot expand either). Without any of these, a command with no anchor cannot match (pack.py).
-_HIDING = r"(?i)(?:^|[\s=(;|&])\$'|\\[xu0-7]|base64|base32|b64|xxd|hex|\brev\b|(?:^|[\s;&|(`{])[A-Za-z_]\w*\+?=|\bfor\s|\bread\s"
+# variables the script itself assigns (the parser expands those; environment variables it
+# cannot expand either), and a glob in the command word (`/???/?at`). Without any of these, a command with no anchor cannot match (pack.py).
+_HIDING = r"(?i)(?:^|[\s=(;|&])\$'|\\[xu0-7]|base64|base32|b64|xxd|hex|\brev\b|(?:^|[\s;&|(`{])[A-Za-z_]\w*\+?=|\bfor\s|\bread\s|(?:^|[;&|(\n]\s*)[^\s;&|()]*[?*\[]"
 
 
 def _fast_regex(pattern: str, use_re2: bool = True):

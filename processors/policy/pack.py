@@ -203,7 +203,7 @@ RULES: tuple[dict, ...] = (
      "pattern": r"(?:^|\n\| )(?:curl|wget|fetch|aria2c)\b[^\n]*(?:\n\| [^\n]*)*?\n\| " + _INTERP + r"(?:\s|$)",
      "anchors": ("curl", "wget", "fetch", "aria2c"), "reason": "downloads code and runs it"},
     {"id": "shell.download_exec_script", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "remote_code",
-     "pattern": r"(?:source|\.|" + _INTERP + r")\s+<\(\s*(?:curl|wget)\b"
+     "pattern": r"(?:source|\.|" + _INTERP + r")\s+(?:<\s*)?<\(\s*(?:curl|wget)\b"
                 r"|(?:eval|" + _SHELLS + r"\s+-\w*c|python[\d.]*\s+-c)\s+[\"']?\$\(\s*(?:curl|wget)\b"
                 r"|\b(?:curl|wget)\b[^\n]*?\s(?:-o|-O|--output(?:-document)?=?)\s*(\S+)[^\n]*?(?:&&|;|\n)\s*" + _SUDO
                 + r"(?:chmod\s+\S*x\S*\s+\S*?\1|" + _INTERP + r"\s+\S*?\1|\./\S*?\1)",

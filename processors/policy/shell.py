@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from fnmatch import fnmatchcase
 from collections.abc import Iterator
 
 from .decode import decoded_payloads, unescape
@@ -39,6 +40,7 @@ _WRAPPERS = {
 }
 _POSITIONAL_WRAPPERS = {"timeout": 1, "chroot": 1, "flock": 1}  # leading non-option arguments to skip
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
+_PRINTED = re.compile(r"\b([A-Za-z_]\w*)=\$\(\s*(?:printf|echo(?:\s+-[neE]+)*)\s+(['\"]?)([^'\"$`()]*)\2\s*\)")
 _IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
 _BRACES = re.compile(r"\{[^{}\s]*,[^{}\s]*\}")
 _VAR = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
@@ -78,6 +80,9 @@ def _parse(script: str, via: str, st: _State, depth: int) -> Iterator[tuple[str,
         decoded = _ANSI_C.sub(lambda m: shlex.quote(unescape(m.group(1))), script)
         if decoded != script:
             script, via = decoded, _join(via, "ansi-c")
+    if "=$(" in script and _PRINTED.search(script):  # X=$(printf '\x72\x6d'): X holds the printed literal
+        script = _PRINTED.sub(lambda m: f"{m.group(1)}={shlex.quote(unescape(m.group(3)))}", script)
+        via = _join(via, "printf")
     if "IFS" in script:  # `rm${IFS}-rf${IFS}/` is `rm -rf /`
         spaced = _IFS.sub(" ", script)
         if spaced != script:
@@ -215,11 +220,15 @@ def _command(argv, redirects, variables, via: str, st: _State, depth: int, own: 
         argv = argv[1:]
     while argv and argv[0] in _KEYWORDS:
         argv = argv[1:]
-    words = [] if argv and argv[0] in _DECLARE else _unwrap(_word_split(_expand_argv(argv, variables)))
+    declared = bool(argv) and argv[0] in _DECLARE
+    alternatives = [[]] if declared else [_unwrap(w) for w in _word_split(_expand_argv(argv, variables))]
+    words = alternatives[0]
     targets = [(op, _path(_expand_word(t, variables))) for op, t in redirects]
     if words or targets:
         own.append(_line(words, targets))
         yield "command", own[-1], via
+    for other in alternatives[1:]:
+        yield "command", _line(other, targets), _join(via, "glob")
     for word in substituted:
         for inner in _substitutions(_expand_word(word, variables)):
             yield from _parse(inner, _join(via, "substitution"), st, depth + 1)
@@ -233,20 +242,37 @@ def _command(argv, redirects, variables, via: str, st: _State, depth: int, own: 
         yield from _find_exec(words, via, st, depth)
 
 
-def _word_split(words: list[str]) -> list[str]:
-    """What the shell does to the command word: `{rm,-rf,/}` brace-expands and an unquoted `$cmd`
-    holding "rm -rf /" splits into words."""
+# Command names a glob in the command word may stand for (`/???/?at` is cat): the programs the
+# builtin rules name.
+KNOWN_PROGRAMS = (
+    "cat", "tac", "less", "more", "head", "tail", "nl", "od", "xxd", "strings", "base64", "cp", "mv", "scp", "rsync",
+    "tar", "zip", "grep", "awk", "sed", "dd", "tee", "touch", "ln", "install", "rm", "unlink", "shred", "rmdir",
+    "truncate", "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "bash", "sh", "zsh", "dash", "python",
+    "python3", "perl", "ruby", "php", "node", "chmod", "chown", "chattr", "usermod", "useradd", "passwd", "chpasswd",
+    "crontab", "kill", "pkill", "killall", "systemctl", "mkfs", "fdisk", "wipefs", "iptables", "setcap", "visudo",
+)
+
+
+def _word_split(words: list[str]) -> list[list[str]]:
+    """What the shell does to the command word, as the alternatives the rules should read:
+    `{rm,-rf,/}` brace-expands, an unquoted `$cmd` holding "rm -rf /" splits into words, and
+    `/???/?at` globs to a program (each known program it could name, up to four)."""
     if not words:
-        return words
+        return [words]
     first = words[0]
+    base = first.rsplit("/", 1)[-1]
+    if any(c in base for c in "?*["):
+        named = [p for p in KNOWN_PROGRAMS if fnmatchcase(p, base)][:4]
+        if named:
+            return [[p, *words[1:]] for p in named]
     if _BRACES.fullmatch(first):
-        return first[1:-1].split(",") + words[1:]
+        return [first[1:-1].split(",") + words[1:]]
     if any(c.isspace() for c in first.strip()):
         try:
-            return shlex.split(first) + words[1:]
+            return [shlex.split(first) + words[1:]]
         except ValueError:
-            return first.split() + words[1:]
-    return words
+            return [first.split() + words[1:]]
+    return [words]
 
 
 def _line(words: list[str], targets: list[tuple[str, str]]) -> str:
