@@ -15,8 +15,8 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from fnmatch import fnmatchcase
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
 
 from .decode import decoded_payloads, unescape
 
