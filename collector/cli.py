@@ -14,6 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from claimwatch import ConfigError, OutputValidator, load_config
+from claimwatch.checks.registry import check_sections
+from claimwatch.core import settings
+from claimwatch.core.config import ClaimwatchConfig
 
 # Each subcommand module in collector/ exposes add_parser(subparsers); order is the --help order.
 _COMMANDS = (
@@ -49,8 +52,9 @@ exit codes: 0 ok, 1 a verdict met --fail-on, 2 usage or config error.
 """
 
 _CHECK_EPILOG = """\
-example:
+examples:
   claimwatch check-config claimwatch.yaml
+  claimwatch check-config --explain          # every setting, its variable, flag and default
 """
 
 
@@ -85,8 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_CHECK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    check.add_argument("file", metavar="FILE")
+    check.add_argument("file", metavar="FILE", nargs="?")
     check.add_argument("--json", action="store_true", help="print the summary as JSON")
+    check.add_argument(
+        "--explain", action="store_true", help="print every setting: key, environment variable, flag, default"
+    )
     check.set_defaults(handler=_cmd_check_config)
     for name in _COMMANDS:
         importlib.import_module(f"claimwatch.collector.{name}").add_parser(sub)
@@ -195,7 +202,14 @@ def _summary(result) -> str:
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
+    if args.explain:
+        print(settings.explain(ClaimwatchConfig))
+        return EXIT_OK
+    if not args.file:
+        print("claimwatch: check-config needs a FILE (or --explain)", file=sys.stderr)
+        return EXIT_USAGE
     config = load_config(args.file)
+    checks = check_sections(config)  # every check's own section, validated with its key path
     validator = OutputValidator(config)
     v = config.validation
     summary = {
@@ -212,6 +226,7 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
         ],
         "overrides": [o.model_dump(by_alias=True, exclude_defaults=True) for o in v.agent_overrides],
         "exempt": list(v.exempt),
+        "checks": {name: section.model_dump(by_alias=True) for name, section in checks.items()},
     }
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -241,6 +256,8 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
     )
     exporter = config.exporters.otlp
     print(f"  forwarding: {f'{exporter.protocol} -> {exporter.endpoint}' if exporter else 'off'}")
+    enabled = [name for name, section in checks.items() if getattr(section, "enabled", True)]
+    print(f"  checks: {', '.join(enabled) or 'none'}")
     return EXIT_OK
 
 

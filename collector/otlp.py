@@ -242,8 +242,12 @@ def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
                     resource=resource,
                     start_ns=span.start_time_unix_nano,
                     end_ns=span.end_time_unix_nano,
+                    status=_STATUS.get(span.status.code, "UNSET"),
                 )
                 yield ReceivedSpan(record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url)
+
+
+_STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}  # Status.StatusCode in the OTLP proto
 
 
 def _events(events) -> tuple[EventRecord, ...]:

@@ -11,7 +11,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+from claimwatch.core.settings import db_path
 from claimwatch.store.queries import QueryError, load_queries, run_query
+
+from .serve_cmd import add_server_flag
 
 EPILOG = """\
 While a collector runs it holds the DuckDB file, so queries go through its API
@@ -45,9 +48,7 @@ def add_parser(sub) -> None:
     q.add_argument("--list", action="store_true", help="list the queries and their parameters")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter (repeatable)")
     q.add_argument("--db", metavar="FILE", help="open this DuckDB file instead of asking a running collector")
-    q.add_argument(
-        "--server", metavar="URL", help="collector API (default: $CLAIMWATCH_SERVER or http://127.0.0.1:8787)"
-    )
+    add_server_flag(q)
     q.add_argument("--sql", metavar="SELECT", help="ad-hoc read-only SQL instead of a named query")
     q.add_argument(
         "--token",
@@ -87,7 +88,7 @@ def _answer(args, queries, params):
             return _via_server(args, params)
         except ConnectionError:
             pass  # no collector: the file is free to open
-    db = Path(args.db or "claimwatch.duckdb")
+    db = Path(db_path(args.db))
     if args.sql:
         return _sql_on_file(db, args.sql)
     return _run_on_file(db, queries[args.name], params)

@@ -12,6 +12,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
+
+from claimwatch.core.settings import db_path
 from claimwatch.store.queries import QueryError, load_queries, parse_time, run_query
 
 from .dashboards import load_dashboards, spec_for_client
@@ -34,7 +37,7 @@ def add_parser(sub) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    report.add_argument("--db", metavar="FILE", default="claimwatch.duckdb", help="DuckDB file (default: %(default)s)")
+    report.add_argument("--db", metavar="FILE", help="DuckDB file (default: $CLAIMWATCH_DB, else storage.path's default)")
     report.add_argument("-o", "--output", metavar="FILE", required=True, help="HTML file to write")
     report.add_argument("--since", default="7d", help="start: ISO 8601 or an age such as 7d (default: %(default)s)")
     report.add_argument("--until", default=None, help="end: ISO 8601 (default: now)")
@@ -53,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    db = Path(args.db)
+    db = Path(db_path(args.db))
     if not db.exists():
         print(f"claimwatch: no audit database at {db}", file=sys.stderr)
         return 2
@@ -98,7 +101,11 @@ def build_report(con, queries, dashboard, since: datetime, until: datetime | Non
             params["until"] = until.isoformat()
         if "bucket" in takes:
             params["bucket"] = bucket_for((end - since).total_seconds())
-        columns, rows = run_query(con, queries[panel["query"]], params)
+        try:
+            columns, rows = run_query(con, queries[panel["query"]], params)
+        except duckdb.CatalogException:
+            # A database from before a check existed (or written with it off) has no tables for it.
+            columns, rows = [], []
         data[panel["id"]] = {"columns": columns, "rows": [list(r) for r in rows]}
     boot = {
         "mode": "static",

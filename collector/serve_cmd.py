@@ -13,8 +13,9 @@ import urllib.error
 import urllib.request
 
 from claimwatch import ConfigError
+from claimwatch.core.settings import SERVER, SETTINGS
 
-from .settings import ENVIRONMENT, resolve, server_url
+from .settings import add_setting_flags, flag_values, resolve, server_url
 
 SERVE_EPILOG = """\
 examples:
@@ -23,7 +24,7 @@ examples:
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_agent.py   # then point an agent at it
 
 Settings: flags > environment > config file > defaults. Environment variables:
-""" + "\n".join(f"  {var:<28} {key}" for var, key in ENVIRONMENT.items())
+""" + "\n".join(f"  {s.env:<30} {s.key}" for s in SETTINGS) + "\n\nclaimwatch check-config --explain prints every setting with its default."
 
 STATUS_EPILOG = """\
 example:
@@ -40,10 +41,7 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     serve.add_argument("--config", metavar="FILE", help="YAML or JSON config file")
-    serve.add_argument("--db", metavar="PATH", help="DuckDB file (default: claimwatch.duckdb)")
-    serve.add_argument("--otlp-http", metavar="HOST:PORT", help="OTLP/HTTP listen address (default: 127.0.0.1:4318)")
-    serve.add_argument("--otlp-grpc", metavar="HOST:PORT", help="OTLP/gRPC listen address (default: 127.0.0.1:4317)")
-    serve.add_argument("--api", metavar="HOST:PORT", help="query/status API address (default: 127.0.0.1:8787)")
+    add_setting_flags(serve)
     serve.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     serve.set_defaults(handler=run_serve)
 
@@ -54,11 +52,14 @@ def add_parser(sub) -> None:
         epilog=STATUS_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    status.add_argument(
-        "--server", metavar="URL", help="collector API (default: $CLAIMWATCH_SERVER or http://127.0.0.1:8787)"
-    )
+    add_server_flag(status)
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=run_status)
+
+
+def add_server_flag(parser) -> None:
+    """--server, as every command that talks to a running collector spells it."""
+    parser.add_argument(SERVER.flag, metavar=SERVER.metavar, help=f"{SERVER.description} (env {SERVER.env}; default {SERVER.default})")
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -69,15 +70,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # cyclic collector runs thousands of times a second for garbage that reference counting frees.
     gc.set_threshold(50_000, 20, 20)
     _raise_fd_limit()
-    config = resolve(
-        args.config,
-        {
-            "storage.path": args.db,
-            "receivers.otlp.protocols.http.endpoint": args.otlp_http,
-            "receivers.otlp.protocols.grpc.endpoint": args.otlp_grpc,
-            "service.api.endpoint": args.api,
-        },
-    )
+    config = resolve(args.config, flag_values(args))
     collector = Collector(config)
     try:
         addresses = collector.start()

@@ -1,44 +1,50 @@
-"""Collector settings: one written precedence rule, flags > CLAIMWATCH_* environment > file > defaults."""
+"""Collector settings: one written precedence rule, flags > CLAIMWATCH_* environment > file > defaults.
+
+Which settings have a flag or an environment variable is declared once, in
+`claimwatch.core.settings`.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
 from claimwatch.core.config import ClaimwatchConfig, load_config_data, read_config_data
+from claimwatch.core.settings import SETTINGS, db_path, environment_layer, server_url
 
-# environment variable -> key path in the config file
-ENVIRONMENT = {
-    "CLAIMWATCH_DB": "storage.path",
-    "CLAIMWATCH_OTLP_HTTP": "receivers.otlp.protocols.http.endpoint",
-    "CLAIMWATCH_OTLP_GRPC": "receivers.otlp.protocols.grpc.endpoint",
-    "CLAIMWATCH_API": "service.api.endpoint",
-    "CLAIMWATCH_API_TOKEN": "service.api.token",
-    "CLAIMWATCH_FORWARD_ENDPOINT": "exporters.otlp.endpoint",
-    "CLAIMWATCH_FORWARD_PROTOCOL": "exporters.otlp.protocol",
-    "CLAIMWATCH_MODE": "agents.defaultMode",
-    "CLAIMWATCH_DECISION_WAIT_MS": "processor.decisionWaitMs",
-    "CLAIMWATCH_VERBOSITY": "annotations.verbosity",
-}
-DEFAULT_SERVER = "http://127.0.0.1:8787"
+__all__ = ["add_setting_flags", "db_path", "flag_values", "resolve", "server_url"]
 
 
 def resolve(path: str | None, flags: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> ClaimwatchConfig:
     """The collector's config: the file (if any), then CLAIMWATCH_* variables, then command-line flags."""
-    environ = os.environ if environ is None else environ
     data = read_config_data(path) if path else {}
     sources = [path or "defaults"]
-    for variable, key in ENVIRONMENT.items():
-        if environ.get(variable):
-            _set(data, key, environ[variable])
-            sources.append(variable)
+    env = environment_layer(environ)
+    for key, value in env.items():
+        _set(data, key, value)
+    sources += [s.env for s in SETTINGS if s.key in env]
     for key, value in flags.items():
         if value is not None:
             _set(data, key, value)
     return load_config_data(
         data, " + ".join(sources) + (" + flags" if any(v is not None for v in flags.values()) else "")
     )
+
+
+def add_setting_flags(parser) -> None:
+    """The command flags of every declared setting that has one."""
+    for s in SETTINGS:
+        if s.flag:
+            parser.add_argument(s.flag, metavar=s.metavar, dest=_dest(s.flag), help=f"{s.description} (env {s.env})")
+
+
+def flag_values(args) -> dict[str, Any]:
+    """{key path: value} of the setting flags given on the command line."""
+    return {s.key: getattr(args, _dest(s.flag), None) for s in SETTINGS if s.flag}
+
+
+def _dest(flag: str) -> str:
+    return "setting_" + flag.lstrip("-").replace("-", "_")
 
 
 def _set(data: dict, dotted: str, value: Any) -> None:
@@ -57,8 +63,3 @@ def _set(data: dict, dotted: str, value: Any) -> None:
 
 def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
-
-
-def server_url(flag: str | None, environ: Mapping[str, str] | None = None) -> str:
-    environ = os.environ if environ is None else environ
-    return (flag or environ.get("CLAIMWATCH_SERVER") or DEFAULT_SERVER).rstrip("/")

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from . import settings
 from .config_base import _Model
 from .model import CLAIM_CATEGORIES
 from .patterns import PatternError, compile_pattern
@@ -357,3 +358,6 @@ def _merge_subpath(path: str, message: str) -> tuple[str, str]:
             path = path[: len(path) - len(last)].rstrip(".")
         path = f"{path}.{sub}" if path else sub
     return path, message
+
+
+settings.describe(ClaimwatchConfig)

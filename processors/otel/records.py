@@ -34,6 +34,7 @@ class SpanRecord(NamedTuple):
     resource: Mapping[str, Any] = _NO_ATTRIBUTES
     start_ns: int = 0
     end_ns: int = 0
+    status: str = "UNSET"  # the span status code: UNSET, OK or ERROR (a failed tool call)
 
     @property
     def service(self) -> str | None:
@@ -59,4 +60,5 @@ def from_readable_span(span) -> SpanRecord:
         resource=span.resource.attributes if span.resource is not None else {},
         start_ns=span.start_time or 0,
         end_ns=span.end_time or 0,
+        status=span.status.status_code.name if span.status is not None else "UNSET",
     )
