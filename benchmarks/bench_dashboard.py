@@ -111,8 +111,8 @@ def bench_queries(path: Path, spec: dict, queries) -> float:
 
 
 def bench_api(path: Path, spec: dict) -> None:
-    from claimwatch.collector.service import Collector
     from claimwatch import load_config
+    from claimwatch.collector.service import Collector
 
     collector = Collector(
         load_config(

@@ -14,13 +14,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from claimwatch.otel.records import EventRecord, SpanRecord
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
+
+from claimwatch.otel.records import EventRecord, SpanRecord
 
 # Deeper JSON is refused before protobuf sees it (its own limit is 100 messages; an
 # AnyValue array level costs three JSON levels).

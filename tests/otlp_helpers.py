@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from claimwatch import load_config
 from claimwatch.collector.otlp import KeyValueOf
 from claimwatch.collector.service import Collector
-from claimwatch import load_config
 from tests.conftest import DOCKER_RUNNING
 
 FACTS = {

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from claimwatch import ConfigError, load_config
 from claimwatch.collector.dashboards import load_dashboards
 from claimwatch.collector.demo import DEMO_CONFIG, run_scenario
 from claimwatch.collector.service import Collector
-from claimwatch import ConfigError, load_config
 from claimwatch.store.queries import load_queries, run_query
 from tests.conftest import ROOT
 

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from claimwatch.collector.settings import resolve, server_url
 from claimwatch import ConfigError
+from claimwatch.collector.settings import resolve, server_url
 from tests.conftest import ROOT
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from claimwatch.otel.extract import extract
 from claimwatch.checks.pipeline import Pipeline
+from claimwatch.otel.extract import extract
 from claimwatch.otel.records import EventRecord, SpanRecord
 
 

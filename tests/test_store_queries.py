@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from claimwatch.collector.cli import main
 from claimwatch.checks.pipeline import Pipeline
+from claimwatch.collector.cli import main
 from claimwatch.otel.records import SpanRecord
 from claimwatch.store import MIGRATIONS, AuditStore, migrate
 from claimwatch.store.queries import QueryError, load_queries, parse_query, run_query
