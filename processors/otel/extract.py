@@ -85,14 +85,17 @@ def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output 
     value = attrs.get(A.GEN_AI_OUTPUT_MESSAGES)
     if value is None:
         return None
-    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs))
+    # Which tools carry the answer matters only when the output calls a tool at all.
+    calls = not isinstance(value, str) or '"tool_call' in value
+    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs) if calls else frozenset())
 
 
 def output_tools(attrs: Mapping[str, Any]) -> frozenset[str]:
     """Names of the tools whose call is the agent's final answer (pydantic-ai's tool output mode)."""
     raw = attrs.get(PYDANTIC_AI_REQUEST_PARAMETERS)
     if isinstance(raw, str):
-        if '"output_tools"' not in raw:  # the common case, decided without parsing the tool schemas
+        # The common cases are decided without parsing the tool schemas: no output tools, or none listed.
+        if '"output_tools"' not in raw or '"output_tools":[]' in raw:
             return frozenset()
         raw, _ = _decode(raw)
     if not isinstance(raw, Mapping):
