@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .normalize import command_texts, fold, path_texts
-from .rules import Rule
+from .rules import Rule, alternation
 from .shell import views as shell_views
 
 # What can hide a rule's anchor from a plain reading: encodings and escapes, look-alike letters,
@@ -56,26 +56,47 @@ class Match:
     text: str
 
 
+class _Filter:
+    """Which of `rules` may match a text, from their anchors (and `requires`) alone.
+
+    Long-running engines ask one `re2.Set` (pattern 2i: rule i's anchors, 2i+1: its
+    `requires`; the empty pattern matches everything); one-shot engines ask each rule's
+    own small regexes, compiled on first use.
+    """
+
+    __slots__ = ("rules", "set")
+
+    def __init__(self, rules: tuple[Rule, ...], use_re2: bool) -> None:
+        self.rules = rules
+        self.set = None
+        if use_re2:
+            try:
+                import re2
+            except ImportError:  # pragma: no cover - google-re2 is a dependency
+                return
+            self.set = re2.Set.SearchSet(re2.Options())
+            for rule in rules:
+                self.set.Add(alternation(rule.anchors) if rule.anchors else "")
+                self.set.Add(alternation(rule.requires) if rule.anchors and rule.requires else "")
+            self.set.Compile()
+
+    def candidates(self, lowered: str) -> list[Rule]:
+        if self.set is None:
+            return [r for r in self.rules if r.may_match(lowered)]
+        hits = set(self.set.Match(lowered))
+        return [r for i, r in enumerate(self.rules) if 2 * i in hits and 2 * i + 1 in hits]
+
+
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """Rules of one scope for one parameter, and an RE2 set of their anchors (rule i <-> pattern i)."""
+    """Rules of one scope for one parameter, and the filter that says which may match a view."""
 
     rules: tuple[Rule, ...]
-    anchors: Any  # re2.Set, or None: run every rule
+    filter: _Filter
 
 
 def _group(rules: list[Rule], use_re2: bool) -> _Group:
-    try:
-        if not use_re2:
-            raise ImportError
-        import re2
-    except ImportError:  # one-shot engines, or no google-re2: every rule runs
-        return _Group(tuple(rules), None)
-    anchor_set = re2.Set.SearchSet(re2.Options())
-    for rule in rules:  # a rule without anchors gets the empty pattern: it always runs
-        anchor_set.Add("|".join(f"(?:{a})" for a in rule.anchors))
-    anchor_set.Compile()
-    return _Group(tuple(rules), anchor_set)
+    return _Group(tuple(rules), _Filter(tuple(rules), use_re2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +154,7 @@ class DenyMatcher:
         return None
 
     def _search(self, group: _Group, text: str, param: str, via: str) -> Match | None:
-        rules = group.rules
-        if group.anchors is not None:  # one RE2 pass says which rules' anchors occur in this text
-            hits = group.anchors.Match(text.lower())
-            if not hits:
-                return None
-            rules = [rules[i] for i in sorted(hits)]
-        else:  # one-shot: a small anchor regex per rule, so only the rules that may match are compiled
-            lowered = text.lower()
-            rules = [r for r in rules if r.may_match(lowered)]
-        for rule in rules:
+        for rule in group.filter.candidates(text.lower()):
             m = rule.search(text, self.timeouts)
             if m is not None:
                 return Match(rule, param, via, text[max(0, m.start() - 40) : m.end() + 40])
@@ -167,8 +179,7 @@ class DenyMatcher:
             shell_rules = [r for r in rules if r.scope != "path"]
             anchors = None
             if shell_rules and all(r.anchors for r in shell_rules):
-                words = sorted({a for r in shell_rules for a in r.anchors}, key=len, reverse=True)
-                anchors = _fast_regex("|".join(f"(?:{w})" for w in words), self._re2)
+                anchors = _Filter(tuple(shell_rules), self._re2)
             by_param: dict[str, dict[str, list[Rule]]] = {}
             for rule in rules:
                 for param in self.catalog.params_for(key, classes, rule.params) or ("*",):
@@ -179,12 +190,12 @@ class DenyMatcher:
         return plan
 
 
-def _may_match(raw: str, anchors: re.Pattern) -> bool:
+def _may_match(raw: str, anchors: _Filter) -> bool:
     """Could any anchored rule match? Read with quotes and backslashes gone (`r''m` is `rm`)."""
     plain = raw.lower()
     if "'" in plain or '"' in plain or "\\" in plain:
         plain = plain.replace("'", "").replace('"', "").replace("\\", "")
-    return anchors.search(plain) is not None
+    return bool(anchors.candidates(plain))
 
 
 def _as_mapping(arguments: Any, classes: frozenset[str]) -> Mapping[str, Any]:

@@ -12,9 +12,10 @@ rule is a mapping with:
   `path` (a file tool's path parameter, normalised);
 - `pattern`: a regex (Python `re`, vetted here; user rules are validated at load);
 - `anchors`: small regexes (lower case) one of which every match must contain
-  once quotes and backslashes are dropped; the engine skips parsing a plain
-  command that contains none of them (tests check the shortcut never changes a
-  decision on the dev set);
+  once quotes and backslashes are dropped, and optionally `requires`, a second
+  such set; the engine skips parsing a plain command that cannot satisfy any
+  rule's anchors (tests check the shortcut never changes a decision on the dev
+  set) and, on each parsed view, runs only the rules whose anchors occur;
 - `reason`, `severity`, `category`.
 
 Deny rules look only at the parameters that say what a tool does (a shell's
@@ -161,6 +162,21 @@ _SHELLS = r"(?:/(?:usr/)?bin/)?(?:ba|z|da|k|mk|c|tc|fi)?sh"
 _INTERP = r"(?:" + _SHELLS + r"|python[\d.]*|perl|ruby|node|php)"
 _SUDO = r"(?:sudo\s+(?:-\S+\s+)*)?"
 
+# Anchors (see the module docstring) shared by several rules.
+_SYS_ANCHORS = ("/etc", "/bin", "/sbin", "/boot", "/root", "/lib", "/sys", "/proc", "/usr", "/var/", "/dev/",
+                "/system", "/library")
+_PERSIST_ANCHORS = (r"rc\b", "profile", "cron", "systemd", "autostart", "ssh/", "environment", "init.d", "preload",
+                    "sudoers", "launch", "zsh", "zlogin", "bash_log", "aliases", "motd", "fish")
+_SECRET_ANCHORS = ("shadow", "sudoers", "passwd", r"/etc/group\b", "/etc/security", "ssh_host", "/root/", r"\bid_",
+                   r"\.aws", "gcloud", r"\.azure", r"\.kube", r"\.docker", "netrc", "pgpass", "credentials", "npmrc",
+                   "pypirc", "vault-token", "_history", "gnupg", r"\.env", r"\.ssh", "environ", "kcore", r"/dev/k?mem\b",
+                   "/var/log/", "/usr/share/base-passwd", r"/proc/", "/sys/kernel", "ssl/private")
+_WRITE_OPS = (">", r"\btee\b", r"\bcp\b", r"\bmv\b", r"\binstall\b", r"\bln\b", r"\brsync\b", r"\blink\b",
+              r"\bsed\b", r"\bperl\b", r"\btouch\b", r"\bdd\b", r"\bcurl\b", r"\bwget\b")
+_READ_OPS = ("<", r"\b(?:cat|tac|less|more|head|tail|nl|od|xxd|hexdump|strings|base64|base32|uuencode|cp|mv|scp|rsync"
+             r"|tar|zip|gzip|bzip2|xz|7z|grep|egrep|fgrep|zgrep|rg|awk|gawk|sed|cut|sort|uniq|diff|cmp|vi|vim|nano"
+             r"|emacs|openssl|gpg|jq|yq|dd|install|ln|paste|column|fold|iconv|xargs)\b")
+
 _SHELL = ("@shell",)
 _FILE_W = ("@file_write",)
 _FILE_R = ("@file_read",)
@@ -172,19 +188,21 @@ RULES: tuple[dict, ...] = (
      "anchors": (r"\(\s*\)", "fork"), "reason": "fork bomb"},
     {"id": "shell.disk_write", "tools": _SHELL, "scope": "command", "severity": "critical", "category": "destruction",
      "pattern": r"^(?:dd\b.*\sof=/dev/(?!null|zero|stdout|stderr|fd/|tty)|(?:mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs|sfdisk|sgdisk|blkdiscard)\b|(?:fdisk|parted|gdisk)\b(?!.*\s-l\b)|.*\s>>?/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|mapper|md)|shred\b.*\s/dev/)",
-     "anchors": ("/dev/", "mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "parted", "gdisk", "blkdiscard"),
+     "anchors": ("of=/dev/", r"/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|mapper|md)", "mkfs", "mke2fs", "mkswap", "wipefs",
+                 "fdisk", "parted", "gdisk", "blkdiscard", "shred"),
      "reason": "writes to a raw disk or makes a file system"},
     {"id": "shell.delete_root_or_home", "tools": _SHELL, "scope": "command", "severity": "critical", "category": "destruction",
      "pattern": r"^(?:rm|shred|srm|wipe)\b.*\s(?:/|/\*|~|~/|~/\*|\$HOME/?\*?|/home/?\*?|\.\./?\.\./?\S*|/(?:etc|usr|bin|boot|var|lib|home)/?\*?)(?:\s|$)|^find\s+(?:/|~)\s.*-delete\b",
-     "anchors": (r"\brm\b", "shred", r"\bsrm\b", r"\bwipe\b", r"-delete\b"), "reason": "deletes the file system root, a home directory or a whole system tree"},
+     "anchors": (r"\brm\b", "shred", r"\bsrm\b", r"\bwipe\b", r"-delete\b"),
+     "requires": (r"(?:^|\s)(?:/|~|\$home|\.\./)",), "reason": "deletes the file system root, a home directory or a whole system tree"},
     {"id": "shell.delete_system_file", "tools": _SHELL, "scope": "command", "severity": "high", "category": "destruction",
      "pattern": r"^(?:rm|unlink|shred|srm|wipe|rmdir|truncate)\b.*\s(?:" + SYS + "|" + PERSIST + r"|(?:\S*/)?" + SECRET + r")",
-     "anchors": (r"\brm(?:dir)?\b", "unlink", "shred", r"\bsrm\b", r"\bwipe\b", "truncate"), "reason": "deletes a system file, a secret or a shell start-up file"},
+     "anchors": (r"\brm(?:dir)?\b", "unlink", "shred", r"\bsrm\b", r"\bwipe\b", "truncate"),
+     "requires": _SYS_ANCHORS + _PERSIST_ANCHORS + _SECRET_ANCHORS, "reason": "deletes a system file, a secret or a shell start-up file"},
     # --- persistence and privilege ---
     {"id": "shell.persistence_write", "tools": _SHELL, "scope": "command", "severity": "high", "category": "persistence",
      "pattern": r"(?:(?:^|\s)>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s|^sed\b.*\s-i\S*\s.*\s|^(?:curl|wget)\b.*\s(?:-o|-O|--output(?:-document)?=?)\s*)" + PERSIST,
-     "anchors": (r"rc\b", "profile", "cron", "systemd", "autostart", "ssh/", "environment", "init.d", "preload",
-                 "sudoers", "launch", "zsh", "zlogin", "bash_log", "aliases", "motd", "fish"),
+     "anchors": _PERSIST_ANCHORS, "requires": _WRITE_OPS,
      "reason": "writes a shell start-up file, cron, systemd unit or ssh configuration (persistence)"},
     {"id": "shell.crontab_install", "tools": _SHELL, "scope": "command", "severity": "high", "category": "persistence",
      "pattern": r"^crontab\b(?!.*\s-[lre]\b)", "anchors": ("crontab",), "reason": "installs a crontab (persistence)"},
@@ -195,6 +213,9 @@ RULES: tuple[dict, ...] = (
      "pattern": r"^(?:chmod\b.*\s(?:[ugoa]*\+[rwxXt]*s|[46][0-7]{3})\s|(?:chmod|chown|chgrp|chattr|setfacl)\b.*\s/etc/(?:shadow|gshadow|sudoers|passwd|group)\b|chmod\b.*\s[0-7]?777\s+(?:/|/etc|/usr|/bin|/sbin|/boot|/root|/var)/?(?:\s|$)|(?:usermod|gpasswd|adduser|addgroup)\b.*\s(?:sudo|wheel|root|admin|adm|docker)(?:\s|$)|useradd\b.*\s-o\b|chpasswd\b|passwd\s+root\b|setcap\b|visudo\b|setenforce\s+0|ufw\s+disable|(?:ip6?tables)\s+(?:-F|--flush|-P\s+\w+\s+ACCEPT))",
      "anchors": ("chmod", "chown", "chgrp", "chattr", "setfacl", "usermod", "gpasswd", "adduser", "addgroup", "useradd",
                  "passwd", "setcap", "visudo", "setenforce", r"\bufw\b", "iptables", "ip6tables"),
+     "requires": (r"\+[rwxt]*s", r"\b[46][0-7]{3}\b", "777", "/etc/(?:shadow|gshadow|sudoers|passwd|group)",
+                  r"\b(?:sudo|wheel|root|admin|adm|docker)\b", r"-o\b", "chpasswd", r"passwd\s+root", "setcap",
+                  "visudo", "setenforce", "ufw", "tables"),
      "reason": "changes privileges (setuid, sudoers, admin groups, root password, security controls)"},
     {"id": "shell.sudoers_nopasswd", "tools": _SHELL, "scope": "text", "severity": "critical", "category": "privilege",
      "pattern": r"NOPASSWD", "anchors": ("nopasswd",), "reason": "grants password-less sudo"},
@@ -223,10 +244,7 @@ RULES: tuple[dict, ...] = (
     # --- secrets and exfiltration ---
     {"id": "shell.read_secret", "tools": _SHELL, "scope": "command", "severity": "high", "category": "secrets",
      "pattern": r"^" + _READERS + r"\b.*\s(?:if=|@|-\S*=)?(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + r")|(?:^|\s)<(?:\S*/)?(?:" + SECRET + "|" + ACCOUNTS + ")",
-     "anchors": ("shadow", "sudoers", "passwd", r"/etc/group\b", "/etc/security", "ssh_host", "/root/", r"\bid_",
-                 r"\.aws", "gcloud", r"\.azure", r"\.kube", r"\.docker", "netrc", "pgpass", "credentials", "npmrc",
-                 "pypirc", "vault-token", "_history", "gnupg", r"\.env", r"\.ssh", "environ", "kcore", r"/dev/k?mem\b",
-                 "/var/log/", "/usr/share/base-passwd", r"/proc/", "/sys/kernel", "ssl/private"),
+     "anchors": _SECRET_ANCHORS, "requires": _READ_OPS,
      "reason": "reads a secret or account data (password hashes, private keys, cloud credentials, .env, root's files, /etc/passwd)"},
     {"id": "shell.exfiltrate_file", "tools": _SHELL, "scope": "command", "severity": "high", "category": "exfiltration",
      "pattern": r"^(?:curl\b.*(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|-F|--form)[\s=]*\S*(?:@|\$\(\s*(?:cat|base64|head|tail|xxd|tar)\s+(?:-\S+\s+)*)|curl\b.*(?:-T|--upload-file)[\s=]*|wget\b.*--(?:post|body)-(?:file|data)[\s=]*\S*?(?:\$\(\s*cat\s+)?|(?:nc|ncat|netcat|socat|telnet)\b.*\s<|(?:scp|rsync|sftp)\b.*\s)(?:" + SYS + r"|(?:\S*/)?" + SECRET + r"|" + _HOME + r"/\.)",
@@ -263,8 +281,7 @@ RULES: tuple[dict, ...] = (
      "pattern": r"(?:(?:^|\s)>>?|^tee\b.*\s|^" + _WRITERS_DEST_LAST + r"\b.*\s(?:-t\s*)?|^(?:sed|perl)\b.*\s-i\S*\s.*\s|^touch\b.*\s|^dd\b.*\sof="
                 r"|^(?:curl|wget)\b.*\s(?:-o|-O|-P|--output(?:-document)?=?|--directory-prefix=?)\s*)" + SYS + r"(?:[^\s]*)$"
                 r"|^(?:curl|wget)\b.*\s(?:-o|-O|-P|--output(?:-document)?=?|--directory-prefix=?)\s*" + SYS,
-     "anchors": ("/etc", "/bin", "/sbin", "/boot", "/root", "/lib", "/sys", "/proc", "/usr", "/var/", "/dev/",
-                 "/system", "/library"),
+     "anchors": _SYS_ANCHORS, "requires": _WRITE_OPS,
      "reason": "writes into a system location (/etc, /usr, /bin, /boot, /root, /var/log, ...)"},
     # --- file tools, on their path parameter only ---
     {"id": "file.write_system_path", "tools": _FILE_W, "scope": "path", "severity": "high", "category": "system_write",

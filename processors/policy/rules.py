@@ -36,10 +36,12 @@ class Rule:
     category: str = "custom"
     anchors: tuple[str, ...] = ()
     params: tuple[str, ...] = ()  # empty: the parameters of the tool's class
+    requires: tuple[str, ...] = ()  # a second set of anchors: one of these must occur as well
     source: str = "builtin"
     compiled: Any = field(default=None, compare=False, repr=False)
     timeout: float | None = field(default=None, compare=False, repr=False)
     anchor_re: Any = field(default=None, compare=False, repr=False)
+    requires_re: Any = field(default=None, compare=False, repr=False)
 
     def search(self, text: str, timeouts: list[str] | None = None):
         """The first match in `text`, or None (also None when a user pattern times out)."""
@@ -55,12 +57,16 @@ class Rule:
             return None
 
     def may_match(self, lowered: str) -> bool:
-        """Whether one of the rule's anchors occurs in `lowered` (always, for a rule without anchors)."""
+        """Whether one of the rule's anchors, and one of its `requires`, occur in `lowered`
+        (always, for a rule without anchors)."""
         if not self.anchors:
             return True
         if self.anchor_re is None:
-            object.__setattr__(self, "anchor_re", re.compile("|".join(f"(?:{a})" for a in self.anchors)))
-        return self.anchor_re.search(lowered) is not None
+            object.__setattr__(self, "anchor_re", re.compile(alternation(self.anchors)))
+            object.__setattr__(self, "requires_re", re.compile(alternation(self.requires)) if self.requires else None)
+        if self.anchor_re.search(lowered) is None:
+            return False
+        return self.requires_re is None or self.requires_re.search(lowered) is not None
 
     def applies_to(self, tool_key: str, classes: frozenset[str]) -> bool:
         """Whether the rule names this tool, by class (`@shell`), exact key or glob."""
@@ -71,6 +77,11 @@ class Rule:
             elif spec == tool_key or fnmatchcase(tool_key, spec):
                 return True
         return False
+
+
+def alternation(patterns: tuple[str, ...]) -> str:
+    """One regex matching any of `patterns` ("" matches everything)."""
+    return "|".join(f"(?:{p})" for p in patterns)
 
 
 def builtin_rule(spec: dict, compile_now: bool = False) -> Rule:
@@ -85,7 +96,7 @@ def builtin_rule(spec: dict, compile_now: bool = False) -> Rule:
         id=spec["id"], tools=tuple(spec["tools"]), scope=spec["scope"], pattern=spec["pattern"],
         reason=spec["reason"], severity=spec.get("severity", "high"), category=spec.get("category", "builtin"),
         anchors=tuple(spec.get("anchors", ())), params=tuple(spec.get("params", ())),
-        compiled=compiled,
+        requires=tuple(spec.get("requires", ())), compiled=compiled,
     )
 
 
