@@ -1,5 +1,5 @@
 -- name: rollout_readiness
--- description: For each agent in audit mode, how often enforcement would have blocked or flagged its output under its configured policy, with the top reasons; ready = enough outputs and a would-block rate under the threshold.
+-- description: For each agent in audit mode, how often enforcement would have blocked or flagged it (any check) under its configured policy, with the top reasons; ready = enough outputs and a would-block rate under the threshold.
 -- param: since (timestamp, default 7d): start of the window
 -- param: until (timestamp, optional): end of the window
 -- param: max_block_pct (number, default 1.0): highest would-block rate (percent) that still counts as ready
@@ -9,7 +9,10 @@ WITH e AS (
     FROM evaluations
     WHERE mode = 'audit' AND time >= $since AND ($until IS NULL OR time < $until)
 ), reasons AS (
-    SELECT agent_id, coalesce('fact ' || contradicted_fact_id, detector_id) AS reason, count(*) AS n
+    SELECT
+        agent_id,
+        coalesce('fact ' || contradicted_fact_id, detector_id, check_name || ' ' || coalesce(category, 'block')) AS reason,
+        count(*) AS n
     FROM violations
     WHERE mode = 'audit' AND action = 'block' AND time >= $since AND ($until IS NULL OR time < $until)
     GROUP BY ALL

@@ -100,7 +100,8 @@ class Sink:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # A short poll interval: shutdown() waits for the next poll.
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def spans(self):

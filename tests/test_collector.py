@@ -30,6 +30,8 @@ from claimwatch.collector.otlp import KeyValueOf
 from tests.conftest import ROOT
 from tests.otlp_helpers import Sink, llm_messages, start_collector, trace_request, wait_for
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def collector(tmp_path):

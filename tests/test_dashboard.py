@@ -17,6 +17,8 @@ from claimwatch.collector.service import Collector
 from claimwatch.store.queries import load_queries, run_query
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # The README's screenshot is refreshed with CLAIMWATCH_UPDATE_SCREENSHOT=1; otherwise it goes to a temp dir.
 UPDATE_SCREENSHOT = os.environ.get("CLAIMWATCH_UPDATE_SCREENSHOT") == "1"

@@ -11,9 +11,9 @@ from tests.conftest import ROOT
 from tests.otlp_helpers import start_collector, wait_for
 
 NODE_DIR = ROOT / "tests" / "node"
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
     shutil.which("node") is None or shutil.which("npm") is None, reason="node and npm are not installed on this machine"
-)
+)]
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from claimwatch import ClaimwatchSpanProcessor, OutputBlocked, guard, load_config
 from tests.conftest import DOCKER_RUNNING, ROOT
 
+pytestmark = pytest.mark.e2e
+
 FACTS = {
     "factRegistries": [
         {

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..core.config import ClaimwatchConfig, load_config
-from ..core.policy import matches
+from ..core.model import Trust
+from ..core.policy import PolicyResolver, matches
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
 from ..otel.extract import Output, extract
@@ -81,6 +82,7 @@ class Outcome:
     enforced: bool
     time: datetime
     evaluation_ids: tuple[str, ...]
+    trust: Trust | None = None  # the agent's trust score and tier (the default trust when no rule sets one)
     duplicate_of: str | None = None  # span id whose identical evaluation this one repeats
     upstream: bool = False  # evaluated by a claimwatch upstream: recorded, not judged again
 
@@ -121,6 +123,7 @@ class Pipeline:
             overrides[output_check.NAME] = output_check.OutputCheck(validator, self.config.storage.store_matched_text)
         self.checks: tuple[Check, ...] = tuple(checks if checks is not None else build_checks(self.config, overrides))
         self._names = evaluation_names()
+        self._tiers = PolicyResolver(self.config.validation)
         self._blocked: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
 
     # --- the contract -----------------------------------------------------------------------------
@@ -156,7 +159,7 @@ class Pipeline:
                 return None
             enforced = any(g.enforced for g in guarded.values()) or enforces(ctx.mode, worst([r.verdict for r in results]))
             outcome = Outcome(span, ctx.identity, ctx.mode, results, enforced, _time(span),
-                              tuple(uuid.uuid4().hex for _ in results))
+                              tuple(uuid.uuid4().hex for _ in results), self._tiers.trust(ctx.trust))
             self._remember(outcome, ctx, seen)
             return outcome
         except Exception as exc:

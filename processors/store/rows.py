@@ -27,11 +27,13 @@ def outcome_rows(outcome: Outcome) -> dict[str, list[dict]]:
             "audit_verdict": _audit_verdict(r.check, r.verdict),
             "enforced": enforced,
             "check_name": r.check,
+            "trust_tier": outcome.trust.tier if outcome.trust else None,
         }
         tables["evaluations"].append(
             {
                 **r.evaluation_columns,
                 **shared,
+                "trust_score": outcome.trust.score if outcome.trust else None,
                 "parent_span_id": s.parent_span_id,
                 "service": s.service,
                 "span_name": s.name,
