@@ -152,9 +152,17 @@ class OutputValidator:
             return [], timed_out, bailed
         fences = code_spans(seen)  # only paid for texts that matched something
         found: list[tuple[int, Claim]] = []
+        # Most specific first: a match inside a claim of a higher-priority detector would
+        # lose to it in `_dedupe` anyway, so it is not built at all.
+        raw.sort(key=lambda m: -m.spec.priority)
         for match in raw:
             if fences and overlaps(fences, match.start, match.end):
                 continue  # inside code: no claim can come of it, skip the costly part
+            if any(
+                p > match.spec.priority and c.offset < match.end and match.start < c.offset + len(c.matched_text)
+                for p, c in found
+            ):
+                continue
             if budget is not None and budget.charge(US_PER_MATCH):
                 bailed = True
                 break

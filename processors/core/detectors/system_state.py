@@ -53,6 +53,8 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.8,
         code_narration=r".*",
+        # "when the list is empty": a condition; rejected here, before the costlier frame check.
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
         # "is open to", "is empty when", "is complete enough": not the object's state.
         reject_after=r"\s+(?:to|for|when|if|enough|unless)\b",
         examples=(
