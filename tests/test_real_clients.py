@@ -522,7 +522,7 @@ def test_in_process_openai_agents_answer_is_enforced_for_the_agent_that_gave_it(
         "openai-agents",
         in_process=IN_PROCESS,
         service="ops-app",
-        extra=("--review-delay", "0.5"),
+        extra=("--review-delay", "1.0"),
     )
     assert run.answer == ANSWER
     assert run.rows(
