@@ -1,5 +1,5 @@
 -- name: unverified_subjects
--- description: Claims no fact could check, grouped by subject: the material to curate new facts from (RFC-003 §15.4 step 2). Only agents whose policy flags unverified claims leave rows here.
+-- description: Claims no fact could check, grouped by subject: the material to curate new facts from (RFC-003 §15.4 step 2). Read from the claims table, so it sees every agent, whatever its policy does with unverified claims.
 -- param: since (timestamp, default 7d): start of the window
 -- param: until (timestamp, optional): end of the window
 -- param: limit (integer, default 50): subjects at most
@@ -11,7 +11,7 @@ SELECT
     list_slice(list(DISTINCT assertion), 1, 5) AS assertions,
     count(*) FILTER (WHERE fact_status = 'expired_fact') AS expired_fact,
     max(time) AS last_seen
-FROM violations
+FROM claims
 WHERE fact_status IN ('no_fact_found', 'expired_fact')
   AND time >= $since AND ($until IS NULL OR time < $until)
 GROUP BY lower(subject), category

@@ -22,7 +22,7 @@ from ..core.model import ValidationResult, Violation
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
 from ..otel.records import EventRecord, SpanRecord
-from .base import CheckContext, CheckResult, CheckSpec, Finding
+from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration
 
 NAME = "output"
 # RFC-003 §11.3: the ISO 27001 controls an audit record of each verdict evidences.
@@ -101,10 +101,40 @@ class OutputCheck:
                 "tool_calls": [t.name for t in output.tool_calls],
                 "config_hash": self.validator.config_hash,
             },
+            rows={"claims": self._claim_rows(r)},
             blocked_texts=(text,) if r.verdict == "block" else (),
             error=r.error,
             detail=r,
         )
+
+    def _claim_rows(self, r: ValidationResult) -> list[dict]:
+        """Every detected claim, confirmed or not, with its fact status and what the policy did."""
+        checks = {id(f.claim): f for f in r.fact_checks}
+        actions = {id(v.claim): v.policy for v in r.violations}
+        rows = []
+        for index, c in enumerate(r.claims):
+            f = checks.get(id(c))
+            rows.append(
+                {
+                    "claim_index": index,
+                    "category": c.category,
+                    "detector_id": c.detector_id,
+                    "subject": c.subject,
+                    "assertion": c.assertion,
+                    "negative": c.negative,
+                    "role": c.role,
+                    "confidence": c.confidence,
+                    "claim_offset": c.offset,
+                    "matched_text": c.matched_text if self.store_matched_text else None,
+                    "fact_status": f.status if f else None,  # None: the agent's policy did not check it
+                    "fact_id": f.fact_id if f else None,
+                    "expected": f.expected if f else None,
+                    "action": actions.get(id(c), "none"),
+                    "trust_score": r.trust.score,
+                    "verdict": r.verdict,
+                }
+            )
+        return rows
 
     def _finding(self, v: Violation, r: ValidationResult, ctx: CheckContext, source: str) -> Finding:
         c = v.claim
@@ -227,6 +257,40 @@ CHECK = CheckSpec(
     description="RFC-003 output validation: claims in LLM output checked against fact registries",
     config_model=OutputCheckConfig,
     factory=_build,
+    migrations=(
+        Migration(
+            1,
+            "every detected claim, for fact curation, precision checks and replay",
+            """
+            CREATE TABLE claims (
+                evaluation_id VARCHAR NOT NULL,
+                time TIMESTAMP NOT NULL, -- UTC
+                trace_id VARCHAR,
+                span_id VARCHAR,
+                agent_id VARCHAR,
+                session_id VARCHAR,
+                mode VARCHAR,
+                claim_index INTEGER,
+                category VARCHAR,
+                detector_id VARCHAR,
+                subject VARCHAR,
+                assertion VARCHAR,
+                negative BOOLEAN,
+                role VARCHAR,
+                confidence DOUBLE,
+                claim_offset INTEGER,
+                matched_text VARCHAR,
+                fact_status VARCHAR,
+                fact_id VARCHAR,
+                expected VARCHAR,
+                action VARCHAR,
+                trust_score DOUBLE,
+                verdict VARCHAR
+            );
+            CREATE INDEX claims_time ON claims (time);
+            """,
+        ),
+    ),
     attribute_prefix="claimwatch",
     evaluation_name=A.EVALUATION_NAME_VALUE,
 )

@@ -114,8 +114,14 @@ class Folded:
         return o_start, max(o_start, self.end(end))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def fold(text: str) -> Folded:
     """The detection text of `text`; unchanged (and not copied) when nothing needs folding."""
+    if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
+        # Half an emoji from a JSON escape cannot be encoded for RE2; U+FFFD keeps every offset.
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     if text.isascii():
         if not _ascii_controls(text):
             return Folded(text, text, None)
