@@ -39,7 +39,10 @@ class Collector:
         self.started_at = time.time()
         storage = config.storage
         self.store = AuditStore(
-            storage.path, batch_rows=storage.batch_rows, flush_interval_s=storage.flush_interval_ms / 1000
+            storage.path,
+            batch_rows=storage.batch_rows,
+            flush_interval_s=storage.flush_interval_ms / 1000,
+            mask_secrets=storage.mask_secrets,
         )
         exporter = config.exporters.otlp
         self.forwarder = Forwarder(exporter) if exporter is not None else None

@@ -265,3 +265,19 @@ def test_in_process_enforcement_redacts_the_exported_copy(tmp_path):
         )
         assert BLOCKED not in dumped and "matched_text" not in dumped
     assert spans["chat sub"].attributes["claimwatch.enforced"] is True
+
+
+def test_secret_in_an_output_is_masked_in_stored_rows(collector, sink):
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8J9k0" * 2
+
+    def build(tracer):
+        with tracer.start_as_current_span("invoke_agent main", attributes={"gen_ai.agent.name": "main"}):
+            with tracer.start_as_current_span("chat main") as s:
+                s.set_attribute("gen_ai.output.messages", llm_messages(f"The key {key} is not installed."))
+
+    send(collector, build)
+    stored = rows(collector, "SELECT matched_text, subject FROM violations") + rows(
+        collector, "SELECT matched_text, subject FROM claims"
+    )
+    assert stored and all(key not in str(r) for r in stored)
+    assert any("[secret]" in str(r) for r in stored)

@@ -122,3 +122,5 @@ class StorageConfig(_Model):
     batch_rows: int = Field(default=5000, gt=0)
     flush_interval_ms: int = Field(default=1000, gt=0)
     store_matched_text: bool = True
+    # Credential-shaped text (API keys, tokens, passwords, keys in URLs) is masked in stored rows.
+    mask_secrets: bool = True

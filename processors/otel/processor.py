@@ -92,7 +92,10 @@ class ClaimwatchSpanProcessor(SpanProcessor):
         if store is False or not storage.enabled:
             return None
         return AuditStore(
-            storage.path, batch_rows=storage.batch_rows, flush_interval_s=storage.flush_interval_ms / 1000
+            storage.path,
+            batch_rows=storage.batch_rows,
+            flush_interval_s=storage.flush_interval_ms / 1000,
+            mask_secrets=storage.mask_secrets,
         )
 
     @property

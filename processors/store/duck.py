@@ -40,9 +40,15 @@ class AuditStore:
     """Rows of every check in a DuckDB file (or `:memory:`)."""
 
     def __init__(
-        self, path: str | Path = "claimwatch.duckdb", *, batch_rows: int = 5000, flush_interval_s: float = 1.0
+        self,
+        path: str | Path = "claimwatch.duckdb",
+        *,
+        batch_rows: int = 5000,
+        flush_interval_s: float = 1.0,
+        mask_secrets: bool = True,
     ) -> None:
         self.path = str(path)
+        self.mask_secrets = mask_secrets  # credential-shaped text in stored rows is masked
         self._con = duckdb.connect(self.path)
         migrate(self._con)
         self._schemas = _schemas(self._con)

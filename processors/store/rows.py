@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from ..checks.pipeline import AUDIT_VERDICTS, Outcome, clean_text
+from .secrets import mask_row
 
 # Columns every check's own table starts with; the pipeline fills them.
 OWN_TABLE_KEYS = ("evaluation_id", "time", "trace_id", "span_id", "agent_id", "session_id", "mode")
 
 
-def outcome_rows(outcome: Outcome) -> dict[str, list[dict]]:
-    """{table: rows} for one outcome: an evaluation row per check, a violation row per finding."""
+def outcome_rows(outcome: Outcome, mask_secrets: bool = True) -> dict[str, list[dict]]:
+    """{table: rows} for one outcome: an evaluation row per check, a violation row per finding.
+
+    With `mask_secrets`, credential-shaped text in columns that quote output is masked."""
     tables: dict[str, list[dict]] = {"evaluations": [], "violations": []}
     s, who = outcome.span, outcome.identity
     for evaluation_id, r in zip(outcome.evaluation_ids, outcome.results, strict=True):
@@ -51,7 +54,8 @@ def outcome_rows(outcome: Outcome) -> dict[str, list[dict]]:
         own = {k: shared[k] for k in OWN_TABLE_KEYS}
         for table, rows in r.rows.items():
             tables.setdefault(table, []).extend({**row, **own} for row in rows)
-    return {table: [_clean_row(row) for row in rows] for table, rows in tables.items()}
+    clean = (lambda row: mask_row(_clean_row(row))) if mask_secrets else _clean_row
+    return {table: [clean(row) for row in rows] for table, rows in tables.items()}
 
 
 def _audit_verdict(check: str, verdict: str) -> str:
@@ -84,4 +88,4 @@ def record(outcome: Outcome, store, counts) -> None:
     elif outcome.enforced:
         counts["enforced_blocks"] += 1
     if store is not None:
-        store.add_rows(outcome_rows(outcome))
+        store.add_rows(outcome_rows(outcome, getattr(store, "mask_secrets", True)))

@@ -1,0 +1,45 @@
+"""Secret-looking strings (API keys, tokens, passwords) masked in stored text.
+
+Rows keep matched text, subjects and reasons so analysts see why a finding was
+raised; an agent's output can carry a credential, and the audit store must not
+become a second place it leaks from. Patterns are well-known credential shapes,
+not a guess at every secret: a high-entropy catch-all would mask ids and hashes
+analysts need.
+"""
+
+from __future__ import annotations
+
+import re
+
+MASK = "[secret]"
+# Shapes of credentials that show up in agent text; each is specific enough to leave ids alone.
+_PATTERNS = (
+    r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}",  # OpenAI / Anthropic style keys
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key ids
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",  # GitHub tokens
+    r"\bgithub_pat_[A-Za-z0-9_]{40,}\b",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack tokens
+    r"\bglpat-[A-Za-z0-9_-]{20,}",  # GitLab tokens
+    r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API keys
+    r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JWTs
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+    r"(?i:\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\b\s*[:=]\s*['\"]?[^\s'\",;]{6,})",
+    r"(?i:\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*)",
+    r"(?i:\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@)",  # credentials in a URL
+)
+_SECRET = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
+# Only text columns that can quote agent output are scanned.
+TEXT_COLUMNS = frozenset({"matched_text", "subject", "reason", "expected", "assertion", "claim", "evidence"})
+
+
+def mask(text: str) -> str:
+    """`text` with every credential-shaped substring replaced by `[secret]`."""
+    return _SECRET.sub(MASK, text) if text else text
+
+
+def mask_row(row: dict) -> dict:
+    for key in TEXT_COLUMNS.intersection(row):
+        value = row[key]
+        if isinstance(value, str):
+            row[key] = mask(value)
+    return row
