@@ -55,7 +55,7 @@ class MemoryStore:
             now = self._clock()
             count = _live(self._sessions.get(session), now, self.ttl_s) + 1
             self._sessions[session] = [count, now]
-            if len(self._sessions) > _MAX_SESSIONS:
+            if self.path or len(self._sessions) > _MAX_SESSIONS:  # the file keeps live sessions only
                 _prune(self._sessions, now, self.ttl_s)
             if self.path:
                 _write(self.path, self._sessions)
