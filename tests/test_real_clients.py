@@ -207,8 +207,13 @@ def agent_names(run: Run) -> set:
 
 
 def assert_one_row_per_span_and_check(run: Run) -> None:
+    """Each span judged once by each check that wanted it, and no check failed on the client's spans."""
     doubled = run.rows("SELECT span_id, check_name, count(*) FROM evaluations GROUP BY ALL HAVING count(*) > 1")
     assert doubled == []
+    failed = run.rows(
+        "SELECT span_name, check_name, error FROM evaluations WHERE error IS NOT NULL OR verdict = 'error_fallback'"
+    )
+    assert failed == []
 
 
 def assert_enforced_answer(run: Run, rows: list[tuple]) -> None:
