@@ -322,3 +322,40 @@ def test_a_flight_status_tool_result_becomes_a_fact_about_that_flight():
 
 def test_user_messages_make_no_facts():
     assert derive_facts([Passage("which node: /usr/bin/node", "user_message")], ttl_seconds=60) == []
+
+
+# --- the optional scorer plug-in ----------------------------------------------------------------
+
+
+class _Scorer:
+    """A stand-in for a team's model: asked only about claims the rules could not settle."""
+
+    def __init__(self, score):
+        self.asked: list[tuple[str, str]] = []
+        self._score = score
+
+    def score(self, claim: str, passage: str) -> float | None:
+        self.asked.append((claim, passage))
+        return self._score
+
+
+def test_a_plugged_scorer_is_asked_only_about_unsettled_claims_and_can_settle_them():
+    evidence = ["Ann asked Mike to buy butter. Mike said he would."]
+    text = "Mike agreed to pick up some dairy for the household. Flight HAT069 costs $121."
+    scorer = _Scorer(0.9)
+    report = Grounder(scorer=scorer).ground(text, [*evidence, RESERVATION])
+    assert [claim for claim, _ in scorer.asked] == ["Mike agreed to pick up some dairy for the household."]
+    assert report.claims[0].grade.grade == GROUNDED and report.claims[0].grade.reason.startswith("scorer:")
+    assert report.claims[1].grade.grade == GROUNDED  # settled by the rules, never asked
+
+
+def test_a_failing_scorer_leaves_the_rules_grade_and_says_so():
+    class Broken:
+        def score(self, claim, passage):
+            raise RuntimeError("model down")
+
+    report = Grounder(scorer=Broken()).ground("Mike agreed to pick up some dairy for the household.",
+                                               ["Ann asked Mike to buy butter."])  # fmt: skip
+    (claim,) = report.claims
+    assert claim.grade.grade == INFERRED
+    assert "scorer failed: RuntimeError" in claim.grade.reason
