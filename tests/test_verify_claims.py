@@ -93,3 +93,9 @@ def test_the_claim_table_is_data_with_known_kinds():
 def test_claims_are_capped_per_output(detector):
     text = " ".join(f"I created `f{i}.py`." for i in range(30))
     assert len(detector.detect(text, max_claims=5)) == 5
+
+
+def test_nothing_was_installed_is_no_install_claim():
+    from claimwatch.verify.claims import ClaimDetector
+
+    assert ClaimDetector().detect("The installer could not reach its host, so nothing was installed.") == []

@@ -157,7 +157,12 @@ class Pipeline:
             results = tuple(r for r in (self._run(c, ctx, guarded) for c in wanted) if r is not None)
             if not results:
                 return None
-            enforced = any(g.enforced for g in guarded.values()) or enforces(ctx.mode, worst([r.verdict for r in results]))
+            # Enforced means the block was applied: a guard raised, or there is content to keep
+            # from travelling. A tool call seen after it ran can only be recorded as would-block.
+            enforced = any(g.enforced for g in guarded.values()) or (
+                enforces(ctx.mode, worst([r.verdict for r in results]))
+                and any(r.blocked_texts for r in results if r.verdict == "block")
+            )
             outcome = Outcome(span, ctx.identity, ctx.mode, results, enforced, _time(span),
                               tuple(uuid.uuid4().hex for _ in results), self._tiers.trust(ctx.trust))
             self._remember(outcome, ctx, seen)

@@ -255,7 +255,7 @@ class PolicyEngine:
         limit = self.settings.max_blocked_retries
         if limit <= 0 or not call.session or self._count(call) < limit:
             return None
-        _log().warning("session %s reached %d blocked calls: blocking %s", call.session, call.count, call.tool)
+        _log().info("session %s reached %d blocked calls: blocking %s", call.session, call.count, call.tool)
         return self._block(call, "escalation", f"session has {call.count} blocked calls (max {limit}): escalated")
 
     def _default(self, call: _Call) -> Decision:

@@ -194,6 +194,7 @@ _GAP_STOP = re.compile(r"\b(?:which|that|who|where|whose|because|since|so|but|wh
 _INSTRUMENT = re.compile(r"\b(?:with|using|via|through|by\s+running|by)\s*$", re.I)
 _PREPOSITION = re.compile(r"\b(?:in|to|into|from|inside|within|of|at)\s*$|\b(?:in|to|into|from|inside|within)\s", re.I)
 _LIST_NEXT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)")
+_NOTHING = frozenset({"nothing", "none", "no", "neither", "nor", "never"})
 _GENERIC_PACKAGES = frozenset(
     {"the", "a", "an", "all", "any", "it", "them", "dependencies", "deps", "requirements", "packages", "package",
      "everything", "this", "that", "these", "those", "missing", "required", "needed", "project"}
@@ -264,6 +265,8 @@ class ClaimDetector:
                 kind = FILE_EDIT  # "removed a blank line in `x.py`", "added a test to `y.py`": the file was edited
         outcome = _outcome(match) if kind == TESTS else None
         subject = _clean(match.group(spec.slot)) if spec.slot else None
+        if spec.slot == "package" and subject and subject.lower() in _NOTHING:
+            return []  # "nothing was installed" claims no action
         if spec.slot == "package" and subject and subject.lower() in _GENERIC_PACKAGES:
             subject = None
         claims = [ActionClaim(kind, subject, start, text, spec.id, outcome)]
