@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from threading import Lock
 from typing import Any
 
 from ..otel.records import SpanRecord
@@ -64,10 +66,35 @@ def evidence_for(
     passages: list[Passage] = []
     earlier = list(before)[-max_spans:]
     for other in earlier:
-        passages.extend(span_passages(other))
+        passages.extend(_cached_span_passages(other))
     own, query = input_passages(span)
     passages.extend(own)
     return passages, query
+
+
+_SPAN_CACHE: OrderedDict[tuple[str, str, int, int], tuple[Passage, ...]] = OrderedDict()
+_SPAN_CACHE_SIZE = 4096
+_SPAN_LOCK = Lock()
+
+
+def _cached_span_passages(span: SpanRecord) -> tuple[Passage, ...]:
+    """`span_passages`, remembered per span: every later LLM call of a trace reads the same tool spans."""
+    # The ids alone could repeat across separately built records (tests, replays); the evidence values'
+    # hashes (cached by Python for strings) make a stale hit impossible at little cost.
+    evidence = tuple(
+        (k, v if isinstance(v, str) else repr(v))
+        for k, v in span.attributes.items()
+        if k in _EVIDENCE_KEYS or k.startswith(RETRIEVAL_PREFIX)
+    )
+    key = (span.trace_id, span.span_id, span.end_ns, hash(evidence))
+    found = _SPAN_CACHE.get(key)
+    if found is None:
+        found = tuple(span_passages(span)) if may_hold_evidence(span) else ()
+        with _SPAN_LOCK:
+            _SPAN_CACHE[key] = found
+            if len(_SPAN_CACHE) > _SPAN_CACHE_SIZE:
+                _SPAN_CACHE.popitem(last=False)
+    return found
 
 
 def span_passages(span: SpanRecord) -> list[Passage]:
