@@ -301,10 +301,17 @@ def _json_body(body: bytes) -> dict:
         return {}
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ValueError("body must be a JSON object") from None
     if not isinstance(data, dict):
         raise ValueError("body must be a JSON object")
+    for key, value in data.items():
+        for text in (key, value):
+            if isinstance(text, str) and not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ValueError(f"{key[:40]!r} holds a lone surrogate: JSON strings must be valid Unicode") from None
     return data
 
 

@@ -286,6 +286,23 @@ def test_row_data_needs_the_token_when_one_is_set(collector):
         assert call(collector, "GET", path, token=None)[0] == 200, path
 
 
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/api/sql", b'{"sql": "SELECT \\ud800"}'),
+        ("/api/sql", b'{"sql": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"),
+        ("/api/query/violations", b'{"limit": [1], "since": {"a": 1}}'),
+        ("/api/query/violations", b'{"agent": "\\udfff"}'),
+        ("/api/query/violations", b"\xff\xfe not json"),
+        ("/api/query/violations", b"[1, 2]"),
+        ("/api/query/nope", b"{}"),
+    ],
+)
+def test_malformed_api_bodies_are_4xx(shared_collector, path, body):
+    status, answer = call(shared_collector, "POST", path, body)
+    assert 400 <= status < 500, answer
+
+
 def test_other_methods_are_405_not_a_server_error(collector):
     for method in ("OPTIONS", "PUT", "DELETE", "PATCH", "HEAD"):
         status, _ = call(collector, method, "/api/sql", token=None)
