@@ -19,6 +19,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
+from .runtime_config import StorageConfig
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -93,14 +95,12 @@ def server_url(flag: str | None, environ: Mapping[str, str] | None = None) -> st
     return (flag or environ.get(SERVER.env) or SERVER.default).rstrip("/")
 
 
-def db_path(flag: str | None, environ: Mapping[str, str] | None = None, model: type[BaseModel] | None = None) -> str:
+def db_path(flag: str | None, environ: Mapping[str, str] | None = None) -> str:
     """--db, else CLAIMWATCH_DB, else storage.path's default: the same answer for every command."""
     environ = os.environ if environ is None else environ
     if flag or environ.get("CLAIMWATCH_DB"):
         return flag or environ["CLAIMWATCH_DB"]
-    from .config import ClaimwatchConfig
-
-    return default_of(model or ClaimwatchConfig, "storage.path")
+    return StorageConfig.model_fields["path"].default
 
 
 def explain(model: type[BaseModel]) -> str:
