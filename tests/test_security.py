@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import random
 import shutil
 import signal
 import socket
@@ -355,3 +356,27 @@ def test_environment_token_reaches_the_cli(collector, capsys, monkeypatch):
     server = f"http://{collector.addresses.api}"
     assert main(["query", "verdict_counts", "--server", server, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)
+
+
+def test_random_sql_from_dangerous_tokens_is_refused_or_read_only(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("MARKER-8f2c")
+    con = duckdb.connect(str(tmp_path / "fuzz.duckdb"))
+    con.execute("CREATE TABLE violations (a INT, reason VARCHAR); INSERT INTO violations VALUES (1, 'x')")
+    sql_guard.harden(con)
+    tokens = [
+        "SELECT", "FROM", "violations", "(", ")", ",", "1", "*", "WITH", "x", "AS", "UNION", "ALL", "WHERE",
+        "read_text", f"'{secret}'", "DELETE", "UPDATE", "SET", "RETURNING", "JOIN", "ON", "true", "[", "]",
+        "::", "VARCHAR", "lambda", ":", ".", "main", '"a"', "--", ";", "query", "glob", "'*'", "INSERT", "INTO",
+        "VALUES", "COPY", "TO", "ATTACH", "getenv", "current_setting",
+    ]
+    rng = random.Random(5)
+    for _ in range(1500):
+        text = " ".join(rng.choice(tokens) for _ in range(rng.randint(1, 14)))
+        try:
+            result = sql_guard.run(con, text, timeout_s=2)
+        except sql_guard.Refused:
+            continue
+        assert "MARKER-8f2c" not in repr(result.rows), text
+    assert con.execute("SELECT count(*), min(reason) FROM violations").fetchall() == [(1, "x")]
+    con.close()
