@@ -182,7 +182,7 @@ def _walk(node, relations: set[str], functions: set[str]) -> None:
             raise Refused(f"function {node.get('schema')}.{name} is not allowed: call functions unqualified")
         if name in DENIED_FUNCTIONS or name.startswith("__internal") or name not in functions:
             raise Refused(f"function {name!r} is not allowed in ad-hoc SQL")
-    for key, value in node.items():
+    for value in node.values():
         if isinstance(value, (dict, list)):
             _walk(value, relations, functions)
 

@@ -42,7 +42,7 @@ class FuzzInput:
 
 def _valid_request(rng: random.Random):
     spans = []
-    for i in range(rng.randint(1, 4)):
+    for _ in range(rng.randint(1, 4)):
         attrs = {
             "gen_ai.output.messages": llm_messages(rng.choice(["Docker is not running.", "All good.", "ü" * 30])),
             "gen_ai.agent.name": rng.choice(["a", "worker-1", "ö"]),

@@ -419,7 +419,7 @@ def test_keep_alive_answer_arrives_in_one_segment(collector):
             sock.sendall(request)
             select.select([sock], [], [], 5)
             answer = sock.recv(65536)  # one read: headers and body were one send
-            head, _, body = answer.partition(b"\r\n\r\n")
+            _, _, body = answer.partition(b"\r\n\r\n")
             assert json.loads(body) == {"status": "ok"}
 
 

@@ -229,7 +229,7 @@ def test_sigterm_during_an_ad_hoc_query_exits_cleanly(tmp_path):
         assert proc.returncode == 0, out
         assert "Traceback" not in out
         assert "claimwatch: stopped after" in out
-        assert answers and answers[0] in (400, 503) or isinstance(answers[0], OSError)
+        assert answers and (answers[0] in (400, 503) or isinstance(answers[0], OSError))
     finally:
         if proc.poll() is None:
             proc.kill()
