@@ -161,11 +161,16 @@ class GroundingCheck:
         output = ctx.output
         if output is None or not output.text.strip():
             return None
+        started = time.perf_counter()
+        claims = self.grounder.claims(output.text)
+        factual = [c for c in claims if c.kind != OPINION_KIND]
+        if not factual:
+            return None  # nothing asserted: no evidence needs reading
         span = ctx.span
         passages, query = evidence_for(span, ctx.trace.before(span), self.config.max_evidence_spans)
         if not any(p.text.strip() for p in passages):
-            return self._no_evidence(ctx, output.text)
-        report = self.grounder.ground(output.text, passages, query)
+            return self._no_evidence(ctx, factual, started)
+        report = self.grounder.ground(output.text, passages, query, claims=claims, started=started)
         started = time.perf_counter()
         dynamic, contradicted = self._dynamic(output.text, report.passages, span)
         extra_us = (time.perf_counter() - started) * 1e6
@@ -173,11 +178,7 @@ class GroundingCheck:
 
     # --- no evidence: claims are counted, never graded ---------------------------------------
 
-    def _no_evidence(self, ctx: CheckContext, text: str) -> CheckResult | None:
-        started = time.perf_counter()
-        claims = [c for c in self.grounder.claims(text) if c.kind != OPINION_KIND]
-        if not claims:
-            return None
+    def _no_evidence(self, ctx: CheckContext, claims, started: float) -> CheckResult:
         us = (time.perf_counter() - started) * 1e6
         reason = f"no evidence: {len(claims)} factual claim(s), nothing the agent saw to ground them in"
         attrs = {} if ctx.verbosity == "silent" else {

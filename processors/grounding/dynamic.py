@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from ..core.config import Fact
 from .evidence import Passage
@@ -103,7 +104,13 @@ def _when(end_ns: int) -> datetime | None:
     return datetime.fromtimestamp(end_ns / 1e9, tz=UTC) if end_ns else None
 
 
-def _facts_of(passage: Passage) -> Iterable[tuple[str, str, str, dict]]:
+@lru_cache(maxsize=4096)
+def _facts_of(passage: Passage) -> tuple[tuple[str, str, str, dict], ...]:
+    """What one tool result establishes, remembered: every later LLM call of a trace sees it again."""
+    return tuple(_derive(passage))
+
+
+def _derive(passage: Passage) -> Iterable[tuple[str, str, str, dict]]:
     result = passage.text
     command = command_of(passage.arguments)
     code = exit_code(result)

@@ -110,12 +110,21 @@ class Grounder:
         ]
         return EvidencePool(items, max_chars=self.settings.max_evidence_chars)
 
-    def ground(self, text: str, evidence: Iterable[Passage | str] | EvidencePool, query: str | None = None) -> Report:
-        started = time.perf_counter()
+    def ground(
+        self,
+        text: str,
+        evidence: Iterable[Passage | str] | EvidencePool,
+        query: str | None = None,
+        claims: list[Claim] | None = None,
+        started: float | None = None,
+    ) -> Report:
+        """Grade `text` against `evidence`; `claims` from an earlier `claims(text)` are reused, not re-split."""
+        started = time.perf_counter() if started is None else started
         pool = evidence if isinstance(evidence, EvidencePool) else self.pool(evidence)
         truncated = len(text) > self.settings.max_text_chars
         body = text[: self.settings.max_text_chars]
-        claims = split_claims(body, self.settings.max_claims)
+        if claims is None:
+            claims = split_claims(body, self.settings.max_claims)
         graded = [GradedClaim(c, self._grade(c, pool)) for c in claims]
         return self._report(body, query, graded, pool, started, truncated)
 
