@@ -10,6 +10,7 @@ belong to it ("I checked and docker ...").
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .normalise import fold_key
 
@@ -58,6 +59,7 @@ _TYPE_NOUNS = frozenset(
 _TOKEN = re.compile(r"\S+")
 _EDGE_PUNCT = "\"'`“”‘’«»*_()[]{}<>,;:!?"
 _TRAILING_STOP = re.compile(r"[.,;:!?)\]]$")
+_STOP_CHARS = frozenset(".,;:!?)]")
 _BULLET = re.compile(r"^(?:[-*•+>#]+|\d+[.)]|[a-z][.)])$")
 _SPACES = re.compile(r"\s+")
 
@@ -90,23 +92,28 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     window_start = max(0, end - _WINDOW)
     line_start = text.rfind("\n", window_start, end)
     window_start = line_start + 1 if line_start >= 0 else window_start
-    tokens = list(_TOKEN.finditer(text, window_start, end))
-    kept: list[re.Match] = []
-    for tok in reversed(tokens):
-        word = tok.group(0)
-        if kept and _TRAILING_STOP.search(word):
+    # At most five words are kept: split off the last six (str.rsplit runs in C) and find
+    # their offsets walking back, instead of tokenising the whole window.
+    words = text[window_start:end].rsplit(None, _MAX_WORDS + 1)[-(_MAX_WORDS + 1) :]
+    start = -1
+    cursor = end
+    kept = 0
+    for word in reversed(words):
+        at = text.rfind(word, window_start, cursor)
+        cursor = at
+        if kept and word[-1] in _STOP_CHARS:
             break
         bare = word.strip(_EDGE_PUNCT).lower()
         if not bare or _BULLET.match(word):
             break
         if bare in _BOUNDARY_WORDS and not (not kept and bare in PRONOUN_SUBJECTS):
             break
-        kept.append(tok)
-        if bare in PRONOUN_SUBJECTS or bare in _LEADING_DETERMINERS or len(kept) >= _MAX_WORDS:
+        kept += 1
+        start = at
+        if bare in PRONOUN_SUBJECTS or bare in _LEADING_DETERMINERS or kept >= _MAX_WORDS:
             break
     if not kept:
         return None
-    start = kept[-1].start()
     phrase = text[start:end]
     # Markdown emphasis or an opening bracket at the front is not part of the name.
     stripped = phrase.lstrip("*_([{<“\"'")
@@ -158,6 +165,7 @@ _AFTER_STOP = frozenset(
 )
 
 
+@lru_cache(maxsize=8192)
 def normalize_subject(subject: str) -> str:
     """Fold, lowercase, strip quotes/markup and leading determiners: the key facts are looked up by.
 
@@ -173,7 +181,17 @@ def normalize_subject(subject: str) -> str:
     return " ".join(w for w in words if w).strip(" .")
 
 
+@lru_cache(maxsize=8192)
+def _candidates(normalized: str) -> tuple[str, ...]:
+    return tuple(_subject_candidates(normalized))
+
+
 def subject_candidates(normalized: str) -> list[str]:
+    """The subject as written, then without a leading or trailing type noun (cached)."""
+    return list(_candidates(normalized))
+
+
+def _subject_candidates(normalized: str) -> list[str]:
     """The subject as written, then without a leading or trailing type noun."""
     out = [normalized] if normalized else []
     words = normalized.split(" ")
