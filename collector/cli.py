@@ -27,6 +27,7 @@ _COMMANDS = (
     "verify_cmd",
     "ground_cmd",
     "policy_cmd",
+    "replay_cmd",
 )
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Sequence
 
 from .budget import US_PER_MATCH, Budget
 from .claims import build_claim, relocate
@@ -90,6 +91,48 @@ class OutputValidator:
             error=f"{type(exc).__name__}: {exc}",
         )
 
+    def judge(
+        self,
+        claims: Sequence[Claim],
+        agent_id: str | None = None,
+        trust: float | None = None,
+        now: float | None = None,
+        truncated: bool = False,
+    ) -> ValidationResult:
+        """Fact checks, policies and verdict for claims already detected, by the rules of `validate`.
+
+        For replaying stored claims under another config: the agent's policy (exempt,
+        trust tier, overrides, detection depth), `blockMinConfidence` and the
+        truncated-output policy apply as in `validate`; `now` (epoch seconds, default
+        the current time) is when the claims were made, so fact TTLs are read as of
+        then. No time budget applies. Never raises.
+        """
+        started = time.perf_counter()
+        agent = agent_id or "unknown"
+        try:
+            trust_ = self._policies.trust(trust)
+            policy = self._policies.resolve(agent, trust_)
+            if policy.skipped:
+                return ValidationResult("pass", (), (), (), _elapsed_us(started), trust_, agent, skipped=policy.skipped)
+            claims = list(claims)
+            if policy.contradiction_only:
+                checkable = self._checkable_categories(policy.registries)
+                claims = [c for c in claims if c.category in checkable]
+            checks, violations = self._judge(claims, policy, now=now)
+            return ValidationResult(
+                verdict=_verdict(violations, truncated, policy),
+                claims=tuple(claims),
+                fact_checks=tuple(checks),
+                violations=tuple(violations),
+                evaluation_us=_elapsed_us(started),
+                trust=trust_,
+                agent_id=agent,
+                truncated=truncated,
+            )
+        except Exception as exc:
+            logger.exception("judging stored claims failed for agent %r; failing open", agent)
+            return self.failure(exc, agent_id=agent, trust=trust, started=started)
+
     def detect(self, text: str) -> list[Claim]:
         """All claims in `text` with every detector, regardless of agent policy."""
         claims, _, _ = self._detect(text[: self.config.performance.max_text_length], None)
@@ -125,12 +168,8 @@ class OutputValidator:
             claims = [c for c in claims if c.category in checkable]
         checks, violations = self._judge(claims, policy, budget)
         bailed = bailed or budget.spent
-        verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
-        if truncated and policy.truncated != "ignore" and _RANK[policy.truncated] > _RANK[verdict]:
-            # The unchecked tail could hold anything; the agent's policy says what that is worth.
-            verdict = policy.truncated
         return ValidationResult(
-            verdict=verdict,
+            verdict=_verdict(violations, truncated, policy),
             claims=tuple(claims),
             fact_checks=tuple(checks),
             violations=tuple(violations),
@@ -183,11 +222,11 @@ class OutputValidator:
         return cached
 
     def _judge(
-        self, claims: list[Claim], policy: AgentPolicy, budget: Budget | None = None
+        self, claims: list[Claim], policy: AgentPolicy, budget: Budget | None = None, now: float | None = None
     ) -> tuple[list[FactCheck], list[Violation]]:
         checks: list[FactCheck] = []
         violations: list[Violation] = []
-        now = time.time()
+        now = time.time() if now is None else now
         for claim in claims:
             if claim.category == "self_referential":
                 violation = self._violation(
@@ -239,6 +278,14 @@ class OutputValidator:
             expected=check.expected if check else None,
             fact_status=check.status if check else None,
         )
+
+
+def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) -> str:
+    verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
+    if truncated and policy.truncated != "ignore" and _RANK[policy.truncated] > _RANK[verdict]:
+        # The unchecked tail could hold anything; the agent's policy says what that is worth.
+        verdict = policy.truncated
+    return verdict
 
 
 def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:

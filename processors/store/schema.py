@@ -100,6 +100,45 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        4,
+        "replay runs: what a candidate config would have concluded, for the dashboard",
+        """
+        CREATE TABLE replay_runs (
+            run_id VARCHAR NOT NULL,
+            time TIMESTAMP NOT NULL, -- UTC, when the replay ran
+            source VARCHAR, -- claims (stored claims) or otlp (a capture file)
+            candidate VARCHAR, -- the candidate config file
+            candidate_hash VARCHAR,
+            since VARCHAR,
+            until VARCHAR,
+            agent_glob VARCHAR,
+            evaluations BIGINT,
+            claims BIGINT,
+            flips BIGINT,
+            to_block BIGINT,
+            to_pass BIGINT,
+            report VARCHAR -- the whole report as JSON (replay --format json)
+        );
+        CREATE TABLE replay_agents (
+            run_id VARCHAR NOT NULL,
+            time TIMESTAMP NOT NULL,
+            agent_id VARCHAR,
+            trust_tier VARCHAR,
+            candidate_trust_tier VARCHAR,
+            mode VARCHAR,
+            candidate_mode VARCHAR,
+            evaluations BIGINT,
+            flag_pct_now DOUBLE,
+            block_pct_now DOUBLE,
+            flag_pct_candidate DOUBLE,
+            block_pct_candidate DOUBLE,
+            flips BIGINT,
+            to_block BIGINT,
+            to_pass BIGINT
+        );
+        """,
+    ),
 ]
 
 def migrate(con, checks=None) -> list[str]:
