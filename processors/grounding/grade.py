@@ -140,19 +140,26 @@ def _align(claim: Claim, pool: EvidencePool) -> Hit | None:
     if not positions:
         return None
     positions.sort()
-    best, best_score = None, 0
+    best, best_score = (positions[0][0], positions[0][1]), 0
     lo = 0
-    for hi, (passage, pos, _) in enumerate(positions):
+    counts: dict[int, int] = {}  # anchor -> occurrences inside the sliding window
+    for passage, pos, anchor in positions:
+        counts[anchor] = counts.get(anchor, 0) + 1
         while positions[lo][0] != passage or pos - positions[lo][1] > 320:
+            gone = positions[lo][2]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
             lo += 1
-        near = len({a for _, _, a in positions[lo : hi + 1]})
-        if near > best_score:
-            best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), near
-    assert best is not None
+        if len(counts) > best_score:
+            best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), len(counts)
     passage, pos = best
     text = pool.lower(passage)
-    start = max((m.end() for m in _SENT_BREAK.finditer(text, max(0, pos - 200), pos)), default=max(0, pos - 200))
-    stop = _SENT_BREAK.search(text, pos)
+    cut = text.rfind("\n", max(0, pos - 200), pos)
+    dot = max(text.rfind(". ", max(0, pos - 200), pos), text.rfind("! ", max(0, pos - 200), pos),
+              text.rfind("? ", max(0, pos - 200), pos))  # fmt: skip
+    start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else max(0, pos - 200)
+    stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
     return Hit(passage, start, end)
 
