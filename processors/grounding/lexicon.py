@@ -216,7 +216,11 @@ OPINION = re.compile(
 INTENT = re.compile(
     r"^\s*(?:thought:\s*)?(?:now\s+|next,?\s+|first,?\s+|then,?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i want to|"
     r"i should|we should|we need to|i would|i'd like to|i can|i could|i might|i plan to|to (?:do|fix|verify|check|confirm|proceed)\b)"
-    r"|^\s*(?:if|when|once|whether|please|kindly|could you|can you|would you|do you|feel free)\b",
+    r"|^\s*(?:if|when|once|whether|please|kindly|could you|can you|would you|do you|feel free)\b"
+    r"|^[^.;:]{0,60},\s*(?:i'll|i will|let me|let's|i need to|i should|we should|i can)\b"
+    # An instruction or a step of a plan, not a report: "Modify `__hash__` to use ...", "Keep the cache".
+    r"|^\s*(?:thought:\s*)?(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try"
+    r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider)\b(?![-:])",
     re.IGNORECASE,
 )
 # Modal and conditional wording: a prediction or a hypothesis, not a report of what happened.
