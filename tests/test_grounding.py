@@ -49,6 +49,12 @@ def test_a_sentence_with_two_facts_is_split_into_two_claims_when_joined_by_and()
     assert [s.kind for s in claims[1].specifics] == ["money"]
 
 
+def test_plans_instructions_and_guesses_are_opinions_not_facts():
+    text = "Modify `__hash__` to use `_hash_cache`. Inside `app`, I'll create `apps.py`. This should fix the bug."
+    assert {c.kind for c in split_claims(text)} == {OPINION_KIND}
+    assert [c.kind for c in split_claims("Update: flight HAT069 is delayed.")] == [FACTUAL]
+
+
 def test_questions_greetings_and_code_blocks_are_not_claims():
     text = "Hello!\nWould you like to book it?\n```bash\nls -la /etc\n```\nThe file has 3 lines."
     assert [c.text for c in split_claims(text)] == ["The file has 3 lines."]
