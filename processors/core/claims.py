@@ -68,12 +68,13 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
     if spec.subject_before and _NO_BEFORE.search(text, max(0, start - 4), start):
         negative = not negative  # "no results are found": the determiner carries the negation
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
+    end = _claim_end(text, raw, subject)
     if resolved:
         confidence *= RESOLVED_FACTOR
     return Claim(
         category=spec.category,
         detector_id=spec.id,
-        matched_text=text[start : raw.end],
+        matched_text=text[start:end],
         offset=start,
         subject=subject,
         assertion=_assertion(spec.assertion, raw, negative),
@@ -166,6 +167,18 @@ _ROLE_WORDS = frozenset(
     """.split()
 )
 _patterns: dict[str, re.Pattern] = {}
+
+
+def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
+    """Where the claim ends: after its subject when the subject closes the match ("couldn't find
+    kubectl", not "couldn't find kubectl on the PATH. The")."""
+    spec = raw.spec
+    group = raw.groups.get(spec.subject_group or "subject") if spec.builtin else None
+    if group is None or spec.subject_before or spec.name_group or spec.fixed_subject or not subject.split():
+        return raw.end
+    last = subject.split()[-1]
+    at = text.find(last, group.start, raw.end)
+    return at + len(last) if at >= 0 else raw.end
 
 
 def _compiled(source: str) -> re.Pattern:

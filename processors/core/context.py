@@ -148,10 +148,35 @@ def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> b
     line_end = text.find("\n", end)
     if text.find("(", line_start, start) >= 0 and _in_call(text, line_start, start, end, line_end):
         return True
+    if _in_typed_text(text, line_start, start, end, line_end):
+        return True
     if text.find("`", line_start, end + 200) < 0:
         return False
     for m in _INLINE.finditer(text, line_start, len(text) if line_end < 0 else line_end):
         if m.start() < end and start < m.end() and _MULTI_WORD.search(text, m.start() + 2, m.end() - 1):
+            return True
+    return False
+
+
+# "I typed 'Hi Ana, your order shipped' into the reply box": text the agent entered is not
+# something it asserts.
+_TYPING = re.compile(
+    r"\b(?:type|typed|types|typing|enter|entered|enters|fill|filled|fills|write|wrote|writes|paste|pasted|input"
+    r"|inputs|send|sent|sends|reply|replied|replies|post|posted|message|messaged)\b[^'\"“‘\n]{0,40}$",
+    re.IGNORECASE,
+)
+_QUOTE_PAIRS = {"'": "'", '"': '"', "“": "”", "‘": "’"}
+
+
+def _in_typed_text(text: str, line_start: int, start: int, end: int, line_end: int) -> bool:
+    """True when [start, end) is inside a quotation that follows a typing verb on its line."""
+    stop = len(text) if line_end < 0 else line_end
+    for opening, closing in _QUOTE_PAIRS.items():
+        at = text.rfind(opening, line_start, start)
+        if at < 0 or (opening == "'" and at > 0 and text[at - 1].isalnum()):
+            continue  # an apostrophe ("don't"), not a quotation mark
+        close = text.find(closing, max(end - 1, at + 1), stop)
+        if close >= 0 and _TYPING.search(text, line_start, at):
             return True
     return False
 

@@ -320,6 +320,33 @@ def _warm_texts(examples: tuple[str, ...]) -> list[str]:
     return out
 
 
+_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+
+
+def _iter_spans(pattern, data: bytes):
+    """Every match's group spans, left to right, on bytes.
+
+    Calls the compiled RE2 object directly when the binding exposes it (its
+    `finditer` wraps each match in a Python object we do not need), else
+    goes through `finditer`.
+    """
+    regexp = getattr(pattern, "_regexp", None)
+    if regexp is None or _UNANCHORED is None:
+        for m in pattern.finditer(data):
+            yield [m.span(i) for i in range(pattern.groups + 1)]
+        return
+    pos, end = 0, len(data)
+    while True:
+        spans = regexp.Match(_UNANCHORED, data, pos, end)
+        start, stop = spans[0]
+        if start < 0:
+            return
+        yield spans
+        if pos == end:
+            return
+        pos = stop if stop != pos else pos + 1
+
+
 class PatternEngine:
     """Runs a fixed list of detector specs over text, at most once per pattern."""
 
@@ -442,9 +469,7 @@ class PatternEngine:
         out = []
         conv = to_char or _identity
         names = c.group_slots
-        for m in c.pattern.finditer(data):
-            # All spans at once: the binding's span() re-counts the groups on every call.
-            spans = getattr(m, "_spans", None) or [m.span(i) for i in range(c.pattern.groups + 1)]
+        for spans in _iter_spans(c.pattern, data):
             groups = {}
             for name, idx in names:
                 start, end = spans[idx]
