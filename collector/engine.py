@@ -31,7 +31,9 @@ from .assembly import TraceBuffer
 from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, upsert_attributes
 
 logger = logging.getLogger("claimwatch.collector")
-_LOG_OUTPUT_EVENTS = {A.GEN_AI_CHOICE_EVENT, A.GEN_AI_ASSISTANT_MESSAGE_EVENT, A.GEN_AI_OPERATION_DETAILS_EVENT}
+# gen_ai.choice is a response; gen_ai.assistant.message is chat history sent with a request
+# (an earlier answer, already judged when it was given), so it is not read as output.
+_LOG_OUTPUT_EVENTS = {A.GEN_AI_CHOICE_EVENT, A.GEN_AI_OPERATION_DETAILS_EVENT}
 _TICK_S = 0.05
 
 
@@ -131,7 +133,9 @@ class CollectorEngine:
     # --- processing (the worker's thread) --------------------------------------------------------
     def _handle(self, batch: list) -> None:
         with self._lock:
-            batch = batch + self.buffer.ready()
+            ready = self.buffer.ready()
+            self._work_spans += sum(len(items) for _, items in ready)  # counted like queued work
+            batch = batch + ready
         for trace_id, items in batch:
             self._process(trace_id, items)
             with self._lock:
@@ -258,9 +262,10 @@ def _log_record(log, resource: dict) -> SpanRecord | None:
             pass
     if name == A.GEN_AI_CHOICE_EVENT and isinstance(body, dict):
         message = body.get("message") or {}
-        attrs[A.GEN_AI_OUTPUT_MESSAGES] = [{"role": "assistant", **message}] if isinstance(message, dict) else []
-    elif name == A.GEN_AI_ASSISTANT_MESSAGE_EVENT and isinstance(body, dict):
-        attrs[A.GEN_AI_OUTPUT_MESSAGES] = [{"role": "assistant", **body}]
+        message = dict(message) if isinstance(message, dict) else {}
+        if body.get("tool_calls") and not message.get("tool_calls"):
+            message["tool_calls"] = body["tool_calls"]  # some emitters put them beside the message
+        attrs[A.GEN_AI_OUTPUT_MESSAGES] = [{"role": "assistant", **message}]
     span_id = log.span_id.hex() or None
     return SpanRecord(
         trace_id=log.trace_id.hex(),

@@ -84,6 +84,8 @@ class Collector:
             self._http.server_close()
         if self._grpc is not None:
             self._grpc.stop(grace=5).wait(10)
+        if self._api is not None:
+            self._api.cancel_queries()  # a long ad-hoc query must not hold up closing the store
         self.engine.close()
         if self._api is not None:
             self._api.shutdown()

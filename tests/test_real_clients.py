@@ -11,7 +11,7 @@ running collector that stores rows in DuckDB and forwards to a sink. The answer
 contradicts the docker-running fact and the agent enforces, so the block must
 leave no trace of the answer downstream, under any key.
 
-Strict xfails name defects found this way outside span reading, with where they are.
+Defects these tests found outside span reading were fixed where they were (pipeline, redaction, engine).
 """
 
 from __future__ import annotations
@@ -281,11 +281,6 @@ def test_openai_agents_blocked_answer_leaves_no_trace_when_the_agent_enforces(ru
 
 @e2e
 @needs("agents", "openinference.instrumentation.openai_agents")
-@pytest.mark.xfail(
-    strict=True,
-    reason="redaction replaces a piece of a blocked output only from 24 characters on: each short part "
-    "(message.contents.K, output.value) stays readable (claimwatch/checks/redact.py _string)",
-)
 def test_openai_agents_answer_in_short_parts_leaves_no_part_behind_when_blocked(runs):
     # One message, two output_text parts, each shorter than redaction's guess at "a piece of the answer".
     run = runs("openai-agents", answer=Reply.text("Docker is not running.", "PostgreSQL is down."))
@@ -519,11 +514,6 @@ def test_a_tool_call_is_not_an_answer_when_no_output_tool_is_declared():
 
 @e2e
 @needs("agents", "openinference.instrumentation.openai_agents")
-@pytest.mark.xfail(
-    strict=True,
-    reason="in process, the OpenAI Agents SDK's agent span gets agent.name only when it ends, after its LLM "
-    "spans are judged: the agent is unknown, audited instead of enforced (see Pipeline.identify)",
-)
 def test_in_process_openai_agents_answer_is_enforced_for_the_agent_that_gave_it(runs):
     # An output guardrail reviewing the answer keeps the agent span open after the LLM span has ended.
     # The process is named for the app, not the agent, so only the agent span can name the agent.
@@ -555,11 +545,6 @@ def test_openllmetry_events_mode_answer_is_judged_from_its_choice_log_record(run
 
 @e2e
 @needs("opentelemetry.instrumentation.openai")
-@pytest.mark.xfail(
-    strict=True,
-    reason="the collector takes gen_ai.assistant.message log records, the chat history sent with a request, "
-    "for output: an earlier answer is judged again with every later call (collector/engine.py _LOG_OUTPUT_EVENTS)",
-)
 def test_openllmetry_events_mode_history_sent_with_a_request_is_not_judged_again(runs):
     run = runs("openllmetry-events", service=AGENT)
     assert len(output_rows(run)) == run.llm_calls()
@@ -568,11 +553,6 @@ def test_openllmetry_events_mode_history_sent_with_a_request_is_not_judged_again
 
 @e2e
 @needs("opentelemetry.instrumentation.openai")
-@pytest.mark.xfail(
-    strict=True,
-    reason="OpenLLMetry's gen_ai.choice body carries tool_calls beside message, not in it: the collector "
-    "drops them, and a choice that only calls a tool is not recorded at all (collector/engine.py _log_record)",
-)
 def test_openllmetry_events_mode_tool_call_choice_is_recorded(runs):
     run = runs("openllmetry-events", service=AGENT)
     calls = run.rows("SELECT tool_calls FROM evaluations WHERE check_name = 'output' AND span_name = 'gen_ai.choice'")
@@ -581,11 +561,6 @@ def test_openllmetry_events_mode_tool_call_choice_is_recorded(runs):
 
 @e2e
 @needs("pydantic_ai")
-@pytest.mark.xfail(
-    strict=True,
-    reason="traces released by the decision wait (buffer.ready()) are subtracted from the engine's work count "
-    "without having been added: queue_depth goes negative and the overload bound drifts (CollectorEngine._handle)",
-)
 def test_collector_queue_depth_returns_to_zero_once_everything_is_processed(runs):
     # The slow tool makes sure the decision wait, not a flush, releases the first part of the trace.
     run = runs("pydantic-ai", extra=("--simple", "--tool-delay", "0.5"))

@@ -30,7 +30,7 @@ from ..verify.config import ActionsConfig
 from ..verify.grade import CONTRADICTED, UNVERIFIED
 from ..verify.timeline import TraceActions
 from ..verify.verifier import CLAIMS, STRUCTURE, TOOL_RESULT, Verification, Verifier, VerifyFinding
-from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, worst
+from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_table, worst
 
 NAME = "actions"
 PREFIX = "claimwatch.actions"
@@ -44,15 +44,10 @@ MIGRATIONS = (
     Migration(
         1,
         "action_checks and action_findings",
-        """
-        CREATE TABLE action_checks (
-            evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMP NOT NULL,
-            trace_id VARCHAR,
-            span_id VARCHAR,
-            agent_id VARCHAR,
-            session_id VARCHAR,
-            mode VARCHAR,
+        own_table(
+            "action_checks",
+            """
+
             level INTEGER,          -- 1 structure, 2 tool results, 3 action claims
             passed BOOLEAN,
             problems INTEGER,
@@ -61,15 +56,13 @@ MIGRATIONS = (
             unverified INTEGER,
             contradicted INTEGER,
             evaluation_us DOUBLE
-        );
-        CREATE TABLE action_findings (
-            evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMP NOT NULL,
-            trace_id VARCHAR,
-            span_id VARCHAR,
-            agent_id VARCHAR,
-            session_id VARCHAR,
-            mode VARCHAR,
+            """,
+        )
+        + "; "
+        + own_table(
+            "action_findings",
+            """
+
             level INTEGER,
             category VARCHAR,        -- missing_field, invalid_type, schema_mismatch, tests_failed, verified, ...
             grade VARCHAR,           -- level 3: verified | unverified | contradicted
@@ -83,10 +76,12 @@ MIGRATIONS = (
             evidence_index INTEGER,  -- the action that decided the grade
             evidence_span_id VARCHAR,
             reason VARCHAR
-        );
-        CREATE INDEX action_findings_time ON action_findings (time);
-        CREATE INDEX action_checks_time ON action_checks (time);
-        """,
+            """,
+        )
+        + "; "
+        + 'CREATE INDEX action_findings_time ON action_findings (time)'
+        + "; "
+        + 'CREATE INDEX action_checks_time ON action_checks (time)',
     ),
 )
 

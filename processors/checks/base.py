@@ -175,6 +175,22 @@ class Check(Protocol):
     # produced for this span (`guard`, `guard_tool`) with what the ended span carries.
 
 
+# The columns every check's own table starts with; the pipeline fills them on each row.
+OWN_TABLE_KEYS = """
+    evaluation_id VARCHAR NOT NULL,
+    time TIMESTAMP NOT NULL, -- UTC
+    trace_id VARCHAR,
+    span_id VARCHAR,
+    agent_id VARCHAR,
+    session_id VARCHAR,
+    mode VARCHAR"""
+
+
+def own_table(name: str, columns: str) -> str:
+    """`CREATE TABLE name (...)` for a check's own table: the shared key columns, then `columns`."""
+    return f"CREATE TABLE {name} ({OWN_TABLE_KEYS},\n{columns.strip().rstrip(',')}\n)"
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One append-only schema step of a check's own tables."""

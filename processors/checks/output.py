@@ -22,7 +22,7 @@ from ..core.model import ValidationResult, Violation
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
 from ..otel.records import EventRecord, SpanRecord
-from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration
+from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_table
 
 NAME = "output"
 # RFC-003 §11.3: the ISO 27001 controls an audit record of each verdict evidences.
@@ -261,15 +261,9 @@ CHECK = CheckSpec(
         Migration(
             1,
             "every detected claim, for fact curation, precision checks and replay",
-            """
-            CREATE TABLE claims (
-                evaluation_id VARCHAR NOT NULL,
-                time TIMESTAMP NOT NULL, -- UTC
-                trace_id VARCHAR,
-                span_id VARCHAR,
-                agent_id VARCHAR,
-                session_id VARCHAR,
-                mode VARCHAR,
+            own_table(
+                "claims",
+                """
                 claim_index INTEGER,
                 category VARCHAR,
                 detector_id VARCHAR,
@@ -286,9 +280,9 @@ CHECK = CheckSpec(
                 action VARCHAR,
                 trust_score DOUBLE,
                 verdict VARCHAR
-            );
-            CREATE INDEX claims_time ON claims (time);
-            """,
+                """,
+            )
+            + "; CREATE INDEX claims_time ON claims (time)",
         ),
     ),
     attribute_prefix="claimwatch",

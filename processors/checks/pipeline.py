@@ -52,6 +52,7 @@ IDENTITY_KEYS = (
     A.AGENT_TRUST,
     A.TRACELOOP_SPAN_KIND,
     A.TRACELOOP_ENTITY_NAME,
+    A.OPENINFERENCE_SPAN_KIND,
 )
 
 
@@ -269,6 +270,7 @@ class Pipeline:
     def identify(self, span: SpanRecord, ancestor=None) -> Identity:
         """Agent id, name and session from the span or its nearest ancestors in the trace."""
         agent_id = agent_name = session = trust = None
+        agent_span_name = None  # an agent span's own name, when no attribute names the agent
         current: SpanRecord | None = span
         depth = 0
         while current is not None and depth < _MAX_DEPTH:
@@ -277,6 +279,10 @@ class Pipeline:
             agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
                 agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
+            if agent_span_name is None and str(attrs.get(A.OPENINFERENCE_SPAN_KIND, "")).upper() == "AGENT":
+                # OpenInference names an AGENT span after its agent when it starts, while some
+                # frameworks set `agent.name` only when it ends, after its LLM calls were judged.
+                agent_span_name = _str(current.name)
             session = session or _str(attrs.get(A.GEN_AI_CONVERSATION_ID)) or _str(attrs.get(A.SESSION_ID))
             trust = trust if trust is not None else _float(attrs.get(A.AGENT_TRUST))
             if agent_id and session and trust is not None:
@@ -286,6 +292,7 @@ class Pipeline:
             depth += 1
         if trust is None:
             trust = _float(span.resource.get(A.AGENT_TRUST))
+        agent_name = agent_name or agent_span_name
         resolved = agent_id or agent_name or span.service or "unknown"
         return Identity(resolved, agent_name, session, trust)
 

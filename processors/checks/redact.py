@@ -20,6 +20,8 @@ _MISSING = object()
 # A text part shorter than this that happens to occur inside a blocked output (a word, a
 # name) is left alone; a longer one is a piece of the blocked output and is replaced.
 _MIN_PART = 24
+_MIN_WHOLE_PART = 8  # a whole sentence or line of a blocked output, shorter than _MIN_PART
+_ENDS = ".!?:;"
 
 
 def redacted_value(value: Any, blocked: Sequence[str], notice: str) -> Any:
@@ -55,6 +57,27 @@ def redacted_attributes(attrs: Mapping[str, Any], blocked: Sequence[str], notice
     return updates
 
 
+def _is_part(piece: str, text: str) -> bool:
+    """`piece` is a part of the blocked `text`: a long enough stretch of it, or a whole part of
+    the parts it was made of (message parts, output_text parts: whole sentences or lines)."""
+    if not piece or piece not in text:
+        return False
+    if len(piece) >= _MIN_PART:
+        return True
+    if len(piece) < _MIN_WHOLE_PART:
+        return False
+    at = text.find(piece)
+    while at != -1:
+        before = text[at - 1] if at else ""
+        after = text[at + len(piece)] if at + len(piece) < len(text) else ""
+        left = not before or before.isspace() or before in _ENDS
+        right = not after or after.isspace() or piece[-1] in _ENDS
+        if left and right:
+            return True
+        at = text.find(piece, at + 1)
+    return False
+
+
 def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
     if not value:
         return _MISSING
@@ -71,6 +94,7 @@ def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
     for text in blocked:
         if text and text in out:
             out, changed = out.replace(text, notice), True
-    if not changed and len(stripped) >= _MIN_PART and any(stripped in text for text in blocked):
+    if not changed and any(_is_part(stripped, text) for text in blocked):
         return notice  # one part of a multi-part output
+
     return out if changed else _MISSING

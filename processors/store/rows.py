@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..checks.pipeline import AUDIT_VERDICTS, Outcome, clean_text
 from .secrets import mask_row
 
-# Columns every check's own table starts with; the pipeline fills them.
+# Columns every check's own table starts with (checks.base.own_table); filled here.
 OWN_TABLE_KEYS = ("evaluation_id", "time", "trace_id", "span_id", "agent_id", "session_id", "mode")
 
 
