@@ -679,7 +679,8 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
         return
     cite = pool.passages[region.passage].cite
     # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
-    if claim.negated and not NEGATION.search(window):
+    scope = text[region.start : region.end] if prose else window  # a document's own sentence; a log's surroundings
+    if claim.negated and not NEGATION.search(scope):
         problems.append(
             _Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
         )
@@ -687,6 +688,6 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if prose and not claim.negated:
         sentence = text[region.start : region.end]
         on = sum(1 for w in words if stem(w) in sentence)
-        if on / len(words) >= 0.8 and NEGATION.search(sentence):
+        if on / len(words) >= 0.7 and NEGATION.search(sentence):
             reason = f"the passage it rests on ({cite}) is negated; the claim is not"
             problems.append(_Problem("negation", reason, 0.55, region))
