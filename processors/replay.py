@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from .checks.base import Identity
 from .checks.pipeline import Pipeline
-from .core.config import ClaimwatchConfig
+from .core.config import BuiltinDetectors, ClaimwatchConfig
 from .core.model import Claim
 from .core.policy import PolicyResolver
 from .core.validator import OutputValidator
@@ -167,7 +167,7 @@ GROUP BY ALL
 # The stored evaluations of the window, each with its agent's candidate policy (pid).
 _EV_CTE = f"""
 ev AS (
-    SELECT e.evaluation_id, e.agent_id, e.trust_tier, e.mode, e.verdict, e.text_length, e.skipped,
+    SELECT e.evaluation_id, e.time, e.agent_id, e.trust_tier, e.mode, e.verdict, e.text_length, e.skipped,
            a.pid, a.candidate_tier, a.candidate_mode, a.trunc_rank, a.policy_skipped
     FROM evaluations e
     JOIN _replay_agents a
@@ -176,38 +176,55 @@ ev AS (
     WHERE e.check_name = 'output' AND {_window("e")}
 )"""
 
-# The claims of those evaluations that the candidate's limits still reach, keyed as groups are.
+# The claims of the window that the candidate's limits still reach, with their agent's
+# candidate policy (pid), keyed as groups are. `{policy}` joins that policy in: through
+# a small (agent, recorded trust) table when the agent's name changes nothing, else
+# through each claim's evaluation.
 _CLAIMS_CTE = f"""
 cl AS (
-    SELECT c.evaluation_id, ev.pid, c.category, coalesce(c.subject, '') AS subject,
+    SELECT c.evaluation_id, p.pid, c.category, coalesce(c.subject, '') AS subject,
            coalesce(c.assertion, '') AS assertion, coalesce(c.negative, false) AS negative,
-           coalesce(c.role, '') AS role, coalesce(c.confidence, 0.0) AS confidence, {{epoch}} AS epoch,
-           c.time, c.detector_id, c.matched_text, c.trace_id, c.span_id, c.agent_id,
-           c.action, c.fact_status, c.fact_id, c.expected
-    FROM claims c JOIN ev USING (evaluation_id)
-    WHERE {_window("c")}
-      AND NOT ev.policy_skipped AND ev.verdict <> 'error_fallback'
+           coalesce(c.role, '') AS role, coalesce(c.confidence, 0.0) < $min_confidence AS low,
+           coalesce(c.confidence, 0.0) AS confidence, {{epoch}} AS epoch, c.time, c.detector_id,
+           c.matched_text, c.trace_id, c.span_id, c.agent_id, c.action, c.fact_status, c.fact_id, c.expected
+    FROM claims c {{policy}}
+    WHERE {_window("c")} AND NOT p.policy_skipped
       AND coalesce(c.claim_index, 0) < $max_claims AND coalesce(c.claim_offset, 0) < $max_length
 )"""
+_POLICY_BY_AGENT = (
+    "JOIN _replay_claim_policy p ON c.agent_id = p.agent_id AND coalesce(c.trust_score, -1.0) = p.trust_key"
+)
+_POLICY_BY_EVALUATION = "JOIN ev p USING (evaluation_id)"
+
+# A group: claims the candidate must judge alike (same policy, claim fields, and side of
+# `blockMinConfidence`; a claim's confidence matters to the verdict only there).
+_KEY = ("pid", "category", "subject", "assertion", "negative", "role", "low")
 
 _GROUPS_SQL = f"""
 WITH {_EV_CTE}, {_CLAIMS_CTE}
-SELECT pid, category, subject, assertion, negative, role, confidence, epoch,
-       epoch_ms(min(time)) / 1000.0 AS at, any_value(detector_id) AS detector_id, count(*) AS claims
+SELECT {", ".join(_KEY)}, min(confidence) AS confidence, any_value(detector_id) AS detector_id,
+       count(*) AS claims
 FROM cl
-GROUP BY pid, category, subject, assertion, negative, role, confidence, epoch
+GROUP BY ALL
 """
 
-_GROUP_JOIN = """
-JOIN _replay_groups g
-  ON g.pid = cl.pid AND g.category = cl.category AND g.subject = cl.subject AND g.assertion = cl.assertion
- AND g.negative = cl.negative AND g.role = cl.role AND g.confidence = cl.confidence AND g.epoch = cl.epoch
+# Groups whose fact check depends on when the claim was made, split by expiry epoch.
+_TIMED_SQL = f"""
+WITH {_EV_CTE}, {_CLAIMS_CTE}
+SELECT {", ".join(f"cl.{k}" for k in _KEY)}, cl.epoch, epoch_ms(min(cl.time)) / 1000.0 AS at
+FROM cl SEMI JOIN _replay_timed t ON {" AND ".join(f"t.{k} = cl.{k}" for k in _KEY)}
+GROUP BY ALL
+"""
+
+# Each claim's group; a group judged per epoch (timed) matches only claims of its epoch.
+_GROUP_JOIN = f"""
+JOIN _replay_groups g ON {" AND ".join(f"g.{k} = cl.{k}" for k in _KEY)} AND (g.epoch = -1 OR g.epoch = cl.epoch)
 """
 
 _EVALUATIONS_SQL = f"""
 WITH {_EV_CTE}, {_CLAIMS_CTE},
 worst AS (SELECT cl.evaluation_id, max(g.rank) AS rank FROM cl {_GROUP_JOIN} GROUP BY cl.evaluation_id)
-SELECT ev.evaluation_id, ev.agent_id, ev.trust_tier, ev.candidate_tier, ev.mode, ev.candidate_mode,
+SELECT ev.evaluation_id, ev.time, ev.agent_id, ev.trust_tier, ev.candidate_tier, ev.mode, ev.candidate_mode,
        ev.verdict AS now,
        CASE
          WHEN ev.verdict = 'error_fallback' THEN 'error_fallback'
@@ -230,41 +247,41 @@ ORDER BY ALL
 
 # The claims behind each flip: for a verdict that rises, the claims the candidate acts on
 # at the new level; for one that falls, the claims that were acted on at the old level.
-_FLIP_CLAIMS_CTE = f"""
+# `{flipped}` is the set of evaluations looked at: every flip for the facts, a few
+# recent ones per flip for the examples.
+_DRIVING_CTE = f"""
 WITH {_EV_CTE}, {_CLAIMS_CTE},
 driving AS (
     SELECT f.now, f.candidate, cl.*, g.action AS candidate_action, g.fact_status AS candidate_status,
            g.fact_id AS candidate_fact, g.expected AS candidate_expected
-    FROM _replay_ev f JOIN cl USING (evaluation_id) {_GROUP_JOIN}
-    WHERE f.now <> f.candidate AND f.now <> 'error_fallback'
-      AND ((f.candidate = 'block' AND g.rank = 2) OR (f.candidate = 'flag' AND f.now = 'pass' AND g.rank = 1)
-           OR (f.now = 'block' AND f.candidate <> 'block' AND cl.action = 'block')
-           OR (f.now = 'flag' AND f.candidate = 'pass' AND cl.action = 'flag'))
+    FROM cl JOIN ({{flipped}}) f USING (evaluation_id) {_GROUP_JOIN}
+    WHERE (f.candidate = 'block' AND g.rank = 2) OR (f.candidate = 'flag' AND f.now = 'pass' AND g.rank = 1)
+       OR (f.now = 'block' AND f.candidate <> 'block' AND cl.action = 'block')
+       OR (f.now = 'flag' AND f.candidate = 'pass' AND cl.action = 'flag')
 )"""
+_ALL_FLIPS = "SELECT evaluation_id, now, candidate FROM _replay_ev WHERE now <> candidate AND now <> 'error_fallback'"
+_RECENT_FLIPS = f"""
+SELECT evaluation_id, now, candidate FROM ({_ALL_FLIPS.replace("SELECT evaluation_id,", "SELECT evaluation_id, time,")})
+QUALIFY row_number() OVER (PARTITION BY now, candidate ORDER BY time DESC, evaluation_id) <= $examples
+"""
 
-_FLIP_FACTS_SQL = (
-    _FLIP_CLAIMS_CTE
-    + """
+_FLIP_FACTS_SQL = f"""
+{_DRIVING_CTE.replace("{flipped}", _ALL_FLIPS)}
 SELECT now, candidate, fact_id, fact_status, candidate_fact, candidate_status, count(*) AS claims,
        count(DISTINCT evaluation_id) AS evaluations
 FROM driving GROUP BY ALL
 ORDER BY now, candidate, claims DESC, fact_id NULLS LAST, candidate_fact NULLS LAST
 """
-)
 
-_FLIP_EXAMPLES_SQL = (
-    _FLIP_CLAIMS_CTE
-    + """
-SELECT * FROM (
-    SELECT now, candidate, time, agent_id, trace_id, span_id, category, detector_id, subject, assertion,
-           negative, matched_text, action, fact_status, fact_id, expected,
-           candidate_action, candidate_status, candidate_fact, candidate_expected,
-           row_number() OVER (PARTITION BY now, candidate ORDER BY time DESC, evaluation_id, subject) AS k
-    FROM driving
-) WHERE k <= $examples
-ORDER BY now, candidate, k
+_FLIP_EXAMPLES_SQL = f"""
+{_DRIVING_CTE.replace("{flipped}", _RECENT_FLIPS)}
+SELECT now, candidate, time, agent_id, trace_id, span_id, category, detector_id, subject, assertion, negative,
+       matched_text, action, fact_status, fact_id, expected, candidate_action, candidate_status, candidate_fact,
+       candidate_expected
+FROM driving
+QUALIFY row_number() OVER (PARTITION BY now, candidate ORDER BY time DESC, evaluation_id, subject) <= $examples
+ORDER BY now, candidate, time DESC, evaluation_id, subject
 """
-)
 
 
 def replay_claims(
@@ -280,27 +297,45 @@ def replay_claims(
     """Judge the stored claims of `[since, until)` again under `candidate`; compare with the stored verdicts."""
     started = time.perf_counter()
     _require_tables(con)
-    validator = OutputValidator(candidate)
+    validator = OutputValidator(_judging_only(candidate))
     limits = candidate.validation.performance
     params = {"since": since, "until": until, "agent": agent}
     cursor = con.cursor()
     try:
         agents = _candidate_policies(cursor.execute(_AGENTS_SQL, params).fetchall(), candidate, validator)
         cursor.register("_replay_agents", agents.table)
-        epoch = _epoch_sql(_expiry_boundaries(candidate))
-        claim_params = {**params, "max_claims": limits.max_claims_per_output, "max_length": limits.max_text_length}
-        groups = _arrow(cursor, _GROUPS_SQL.replace("{epoch}", epoch), claim_params)
-        judged = _judge_groups(groups, agents, validator)
+        if agents.by_agent is not None:
+            cursor.register("_replay_claim_policy", agents.by_agent)
+        boundaries = _expiry_boundaries(candidate)
+        epoch = _epoch_sql(boundaries)
+        policy = _POLICY_BY_AGENT if agents.by_agent is not None else _POLICY_BY_EVALUATION
+
+        def sql(text: str) -> str:
+            return text.replace("{epoch}", epoch).replace("{policy}", policy)
+
+        claim_params = {
+            **params,
+            "max_claims": limits.max_claims_per_output,
+            "max_length": limits.max_text_length,
+            "min_confidence": candidate.validation.block_min_confidence,
+        }
+        groups = _arrow(cursor, sql(_GROUPS_SQL), claim_params)
+        judged, timed, judgements = _judge_groups(groups, agents, validator, _Expiring.of(candidate))
+        if timed.num_rows:
+            cursor.register("_replay_timed", timed)
+            per_epoch = _arrow(cursor, sql(_TIMED_SQL), claim_params)
+            judged = pa.concat_tables([judged, _judge_epochs(per_epoch, agents, validator)])
+            judgements += per_epoch.num_rows
         cursor.register("_replay_groups", judged)
         ev_params = {**claim_params, "min_length": candidate.validation.min_text_length}
-        per_ev = _arrow(cursor, _EVALUATIONS_SQL.replace("{epoch}", epoch), ev_params)
+        per_ev = _arrow(cursor, sql(_EVALUATIONS_SQL), ev_params)
         cursor.register("_replay_ev", per_ev)
         rows = _agent_rows(cursor.execute(_SUMMARY_SQL).fetchall())
-        fact_rows = cursor.execute(_FLIP_FACTS_SQL.replace("{epoch}", epoch), claim_params).fetchall()
-        example_rows = cursor.execute(
-            _FLIP_EXAMPLES_SQL.replace("{epoch}", epoch), {**claim_params, "examples": examples}
-        ).fetchall()
-        example_columns = [d[0] for d in cursor.description]
+        fact_rows, example_rows, example_columns = [], [], []
+        if any(row.flips for row in rows):
+            fact_rows = cursor.execute(sql(_FLIP_FACTS_SQL), claim_params).fetchall()
+            example_rows = cursor.execute(sql(_FLIP_EXAMPLES_SQL), {**claim_params, "examples": examples}).fetchall()
+            example_columns = [d[0] for d in cursor.description]
         not_replayed = _not_replayed(cursor)
     finally:
         cursor.close()
@@ -313,7 +348,7 @@ def replay_claims(
         flips=_flips(rows, fact_rows, example_rows, example_columns),
         evaluations=sum(r.evaluations for r in rows),
         claims=sum(groups.column("claims").to_pylist()),
-        judgements=groups.num_rows,
+        judgements=judgements,
         not_replayed=not_replayed,
         notes=_claim_notes(not_replayed, agents, limits),
     )
@@ -326,6 +361,14 @@ def _arrow(cursor, sql: str, params: dict) -> pa.Table:
     relation = cursor.sql(sql, params=params)
     fetch = getattr(relation, "to_arrow_table", None) or relation.arrow  # DuckDB 2 / DuckDB 1
     return fetch()
+
+
+def _judging_only(config: ClaimwatchConfig) -> ClaimwatchConfig:
+    """The candidate without detectors: replay judges stored claims, and compiling the
+    detectors' patterns would cost seconds for nothing. Facts and policies are untouched."""
+    v = config.validation
+    off = BuiltinDetectors(**{family: False for family in BuiltinDetectors.model_fields})
+    return config.model_copy(update={"validation": v.model_copy(update={"builtin_detectors": off, "custom_detectors": ()})})
 
 
 def _require_tables(con) -> None:
@@ -343,6 +386,8 @@ class _Policies:
     table: pa.Table  # one row per (agent, name, recorded trust): pid and the candidate's view of it
     representative: dict[int, tuple[str, float]]  # pid -> an (agent, trust) that resolves to that policy
     checked_more: int = 0  # agents recorded at a trusted tier that the candidate checks in full
+    # (agent, recorded trust) -> pid, when no agent's name changes its policy (the usual case)
+    by_agent: pa.Table | None = None
 
 
 def _candidate_policies(rows, candidate: ClaimwatchConfig, validator: OutputValidator) -> _Policies:
@@ -392,7 +437,27 @@ def _candidate_policies(rows, candidate: ClaimwatchConfig, validator: OutputVali
         ]
     )
     table = pa.table({name: columns.get(name, []) for name in schema.names}, schema=schema)
-    return _Policies(table, representative, checked_more)
+    seen: dict[tuple[str, float], tuple[int, bool]] = {}
+    consistent = True
+    for agent_id, trust_key, pid, skipped in zip(
+        columns["agent_id"], columns["trust_key"], columns["pid"], columns["policy_skipped"], strict=True
+    ):
+        if seen.setdefault((agent_id, trust_key), (pid, skipped)) != (pid, skipped):
+            consistent = False
+    by_agent = None
+    if consistent:
+        by_agent = pa.table(
+            {
+                "agent_id": [k[0] for k in seen],
+                "trust_key": [k[1] for k in seen],
+                "pid": [v[0] for v in seen.values()],
+                "policy_skipped": [v[1] for v in seen.values()],
+            },
+            schema=pa.schema(
+                [("agent_id", pa.string()), ("trust_key", pa.float64()), ("pid", pa.int32()), ("policy_skipped", pa.bool_())]
+            ),
+        )
+    return _Policies(table, representative, checked_more, by_agent)
 
 
 def _expiry_boundaries(config: ClaimwatchConfig) -> list[datetime]:
@@ -422,16 +487,19 @@ def _epoch_sql(boundaries: list[datetime]) -> str:
     return "(" + " + ".join(terms) + ")"
 
 
+_KEY_FIELDS = [
+    ("pid", pa.int32()),
+    ("category", pa.string()),
+    ("subject", pa.string()),
+    ("assertion", pa.string()),
+    ("negative", pa.bool_()),
+    ("role", pa.string()),
+    ("low", pa.bool_()),
+]
 _GROUP_SCHEMA = pa.schema(
     [
-        ("pid", pa.int32()),
-        ("category", pa.string()),
-        ("subject", pa.string()),
-        ("assertion", pa.string()),
-        ("negative", pa.bool_()),
-        ("role", pa.string()),
-        ("confidence", pa.float64()),
-        ("epoch", pa.int32()),
+        *_KEY_FIELDS,
+        ("epoch", pa.int32()),  # -1: the same at any time
         ("rank", pa.int32()),
         ("action", pa.string()),
         ("fact_status", pa.string()),
@@ -439,18 +507,14 @@ _GROUP_SCHEMA = pa.schema(
         ("expected", pa.string()),
     ]
 )
+_BEFORE_ANY_EXPIRY, _AFTER_EVERY_EXPIRY = float("-inf"), float("inf")
 
 
-def _judge_groups(groups: pa.Table, policies: _Policies, validator: OutputValidator) -> pa.Table:
-    """Each claim group judged once, under a representative agent of its candidate policy."""
-    cols = {name: groups.column(name).to_pylist() for name in groups.column_names}
-    out: dict[str, list] = {name: [] for name in _GROUP_SCHEMA.names}
-    for i in range(groups.num_rows):
-        pid = cols["pid"][i]
-        agent_id, trust = policies.representative[pid]
-        claim = Claim(
+def _claims_of(cols: dict[str, list], n: int) -> list[Claim]:
+    return [
+        Claim(
             category=cols["category"][i],
-            detector_id=cols["detector_id"][i] or "",
+            detector_id=(cols.get("detector_id") or [""] * n)[i] or "",
             matched_text="",
             offset=0,
             subject=cols["subject"][i],
@@ -459,17 +523,117 @@ def _judge_groups(groups: pa.Table, policies: _Policies, validator: OutputValida
             confidence=cols["confidence"][i],
             role=cols["role"][i] or None,
         )
-        result = validator.judge([claim], agent_id, trust, now=cols["at"][i])
-        violation = result.violations[0] if result.violations else None
-        check = result.fact_checks[0] if result.fact_checks else None
-        for name in ("pid", "category", "subject", "assertion", "negative", "role", "confidence", "epoch"):
-            out[name].append(cols[name][i])
-        action = violation.policy if violation is not None else "none"
-        out["rank"].append(_ACTION_RANK[action])
-        out["action"].append(action)
-        out["fact_status"].append(check.status if check else None)
-        out["fact_id"].append(check.fact_id if check else None)
-        out["expected"].append(check.expected if check else None)
+        for i in range(n)
+    ]
+
+
+def _outcomes(validator: OutputValidator, claims: list[Claim], who: tuple[str, float], now: float) -> list[tuple]:
+    """(action, fact status, fact id, expected) of each claim, judged in one call."""
+    result = validator.judge(claims, who[0], who[1], now=now)
+    if result.error:
+        raise ReplayError(f"the candidate could not judge stored claims: {result.error}")
+    checks = {id(f.claim): f for f in result.fact_checks}
+    actions = {id(v.claim): v.policy for v in result.violations}
+    out = []
+    for claim in claims:
+        f = checks.get(id(claim))
+        out.append((actions.get(id(claim), "none"), *((f.status, f.fact_id, f.expected) if f else (None, None, None))))
+    return out
+
+
+def _by_pid(pids: list[int]) -> dict[int, list[int]]:
+    rows: dict[int, list[int]] = defaultdict(list)
+    for i, pid in enumerate(pids):
+        rows[pid].append(i)
+    return rows
+
+
+@dataclass(frozen=True)
+class _Expiring:
+    """The candidate's facts that expire (a TTL), and their categories."""
+
+    facts: frozenset[str]
+    categories: frozenset[str]
+
+    @classmethod
+    def of(cls, config: ClaimwatchConfig) -> _Expiring:
+        facts = [f for r in config.validation.fact_registries for f in r.facts if f.ttl_seconds is not None]
+        return cls(frozenset(f.id for f in facts), frozenset(f.category for f in facts))
+
+    def may_change(self, category: str, outcome: tuple) -> bool:
+        """Could this answer (given as if no fact had expired) differ at another time?
+
+        Lookup is per category, so only a category with expiring facts can. The first
+        fact that speaks to a claim decides it; when that fact never expires, no expiry
+        changes the answer (an expired fact before it would not have spoken either).
+        With no fact speaking, an expired one may turn 'no fact' into 'expired'.
+        """
+        if category not in self.categories:
+            return False
+        _action, status, fact_id, _expected = outcome
+        return status == "no_fact_found" or fact_id in self.facts
+
+
+def _judge_groups(
+    groups: pa.Table, policies: _Policies, validator: OutputValidator, expiring: _Expiring
+) -> tuple[pa.Table, pa.Table, int]:
+    """(judged groups, groups whose answer depends on when, judgements made).
+
+    Each policy's groups are judged in one call as if no fact had expired. Those whose
+    answer could change with time are judged again as if every expiring fact had
+    expired; where the two agree the answer holds at any time (the first fact that
+    speaks decides, expired or not, so no expiry in between changes it). The rest
+    are judged per expiry epoch (`_judge_epochs`).
+    """
+    n = groups.num_rows
+    cols = {name: groups.column(name).to_pylist() for name in groups.column_names}
+    claims = _claims_of(cols, n)
+    early: list = [None] * n
+    moving: list[int] = []
+    judgements = n
+    for pid, rows in _by_pid(cols["pid"]).items():
+        who = policies.representative[pid]
+        for i, outcome in zip(rows, _outcomes(validator, [claims[i] for i in rows], who, _BEFORE_ANY_EXPIRY), strict=True):
+            early[i] = outcome
+        again = [i for i in rows if expiring.may_change(cols["category"][i], early[i])]
+        if again:
+            judgements += len(again)
+            late = _outcomes(validator, [claims[i] for i in again], who, _AFTER_EVERY_EXPIRY)
+            moving += [i for i, outcome in zip(again, late, strict=True) if outcome != early[i]]
+    moved = set(moving)
+    fixed = [i for i in range(n) if i not in moved]
+    judged = _group_table(cols, fixed, [-1] * len(fixed), [early[i] for i in fixed])
+    timed_keys = pa.table({k: [cols[k][i] for i in moving] for k, _ in _KEY_FIELDS}, schema=pa.schema(_KEY_FIELDS))
+    return judged, timed_keys, judgements
+
+
+def _judge_epochs(per_epoch: pa.Table, policies: _Policies, validator: OutputValidator) -> pa.Table:
+    """Time-dependent groups judged once per expiry epoch, as of a claim of that epoch."""
+    n = per_epoch.num_rows
+    cols = {name: per_epoch.column(name).to_pylist() for name in per_epoch.column_names}
+    cols["confidence"] = [0.0 if low else 1.0 for low in cols["low"]]  # only its side of the threshold counts
+    claims = _claims_of(cols, n)
+    batches: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i in range(n):
+        batches[(cols["pid"][i], cols["epoch"][i])].append(i)
+    outcomes: list = [None] * n
+    for (pid, _epoch), rows in batches.items():
+        # Every claim of one epoch lies between the same two expiry instants: any one's time will do.
+        now = cols["at"][rows[0]]
+        batch = [claims[i] for i in rows]
+        for i, outcome in zip(rows, _outcomes(validator, batch, policies.representative[pid], now), strict=True):
+            outcomes[i] = outcome
+    return _group_table(cols, list(range(n)), cols["epoch"], outcomes)
+
+
+def _group_table(cols: dict[str, list], rows: list[int], epochs: list[int], outcomes: list[tuple]) -> pa.Table:
+    out: dict[str, list] = {k: [cols[k][i] for i in rows] for k, _ in _KEY_FIELDS}
+    out["epoch"] = list(epochs)
+    out["rank"] = [_ACTION_RANK[o[0]] for o in outcomes]
+    out["action"] = [o[0] for o in outcomes]
+    out["fact_status"] = [o[1] for o in outcomes]
+    out["fact_id"] = [o[2] for o in outcomes]
+    out["expected"] = [o[3] for o in outcomes]
     return pa.table(out, schema=_GROUP_SCHEMA)
 
 
@@ -513,7 +677,6 @@ def _flips(rows: list[AgentRow], fact_rows, example_rows, example_columns) -> li
     for values in example_rows:
         item = dict(zip(example_columns, values, strict=True))
         flip = flips.get(f"{item.pop('now')}->{item.pop('candidate')}")
-        item.pop("k")
         if flip is not None:
             item["time"] = _iso(item["time"])
             flip.examples.append(item)
