@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import pack
 from .match import DenyMatcher, Match
@@ -97,9 +97,8 @@ def default_settings(**overrides: Any) -> PolicySettings:
     return PolicySettings(**overrides)
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the policy decided about one tool call, and why."""
+class Decision(NamedTuple):
+    """What the policy decided about one tool call, and why (a NamedTuple: one is built per call)."""
 
     decision: str  # allow | block | dry_run
     step: str  # one of STEPS
@@ -144,13 +143,14 @@ class _Call:
     """One call on its way through the chain; the session count is read at most once."""
 
     __slots__ = ("agent", "arguments", "count", "counts", "cwd", "essential", "key", "mode", "profile", "session",
-                 "tier", "tool")
+                 "start", "tier", "tool")
 
     def __init__(self, tool, key, arguments, agent, session, tier, essential, profile, mode, cwd) -> None:
         self.tool, self.key, self.arguments, self.agent, self.session = tool, key, arguments, agent, session
         self.tier, self.essential, self.profile, self.mode, self.cwd = tier, essential, profile, mode, cwd
         self.count: int | None = None
         self.counts = True
+        self.start = 0
 
 
 class PolicyEngine:
@@ -164,6 +164,8 @@ class PolicyEngine:
             store = MemoryStore(self.settings.escalation_ttl_s, self.settings.state_path)
         self.store = store
         self.matcher = DenyMatcher(self.settings.rules, self.settings.catalog, one_shot)
+        # Read once: the environment of a running process does not change from outside.
+        self._break_glass = os.environ.get(BREAK_GLASS_ENV, "").strip().lower() in ("1", "true", "yes")
         self._seen_calls: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._seen_lock = threading.Lock()
         self._chain = (
@@ -187,15 +189,17 @@ class PolicyEngine:
         start = time.perf_counter_ns()
         try:
             call = self._call(str(tool), arguments, agent, session, trust, mode, cwd)
+            call.start = start
             call.counts = count and self._first_sight(session, call_id)
             for step in self._chain:
                 decision = step(call)
                 if decision is not None:
-                    break
+                    return decision
         except Exception as exc:  # fail open, loudly: a policy bug must not brick the agent
             _log().exception("policy evaluation failed for tool %r", tool)
-            decision = Decision("allow", "default", str(tool), "T1", f"policy error (failed open): {exc}")
-        return _timed(decision, start)
+            return Decision("allow", "default", str(tool), "T1", f"policy error (failed open): {type(exc).__name__}: {exc}",
+                            evaluation_us=(time.perf_counter_ns() - start) / 1000)
+        raise AssertionError("the default step always decides")  # pragma: no cover
 
     def _call(self, tool, arguments, agent, session, trust, mode, cwd) -> _Call:
         s = self.settings
@@ -218,7 +222,7 @@ class PolicyEngine:
             return self._allow(call, "kill_switch", "policy disabled (enabled: false)")
         if call.profile == "disabled":
             return self._allow(call, "kill_switch", f"policy disabled for agent {call.agent}")
-        if os.environ.get(BREAK_GLASS_ENV, "").strip().lower() in ("1", "true", "yes"):
+        if self._break_glass:
             _log().warning("policy disabled by %s (break-glass): allowing %s", BREAK_GLASS_ENV, call.tool)
             return self._allow(call, "kill_switch", f"policy disabled by {BREAK_GLASS_ENV} (break-glass)")
         return None
@@ -296,12 +300,8 @@ class PolicyEngine:
             category=rule.category if rule else None, normalisation=(match.via or None) if match else None,
             matched=match.text if match else None, blocked_count=count, profile=call.profile, mode=call.mode,
             agent=call.agent, session=call.session, essential=call.essential,
+            evaluation_us=(time.perf_counter_ns() - call.start) / 1000,
         )
-
-
-def _timed(decision: Decision, start_ns: int) -> Decision:
-    object.__setattr__(decision, "evaluation_us", (time.perf_counter_ns() - start_ns) / 1000)
-    return decision
 
 
 def _allowed(entry: str, call: _Call) -> bool:

@@ -64,11 +64,14 @@ class _Filter:
     own small regexes, compiled on first use.
     """
 
-    __slots__ = ("rules", "set")
+    __slots__ = ("pairs", "rules", "set", "solo")
 
     def __init__(self, rules: tuple[Rule, ...], use_re2: bool) -> None:
         self.rules = rules
         self.set = None
+        # For any(): a rule without `requires` passes on its anchor alone.
+        self.solo = frozenset(2 * i for i, r in enumerate(rules) if not (r.anchors and r.requires))
+        self.pairs = tuple((2 * i, 2 * i + 1) for i, r in enumerate(rules) if r.anchors and r.requires)
         if use_re2:
             try:
                 import re2
@@ -79,6 +82,16 @@ class _Filter:
                 self.set.Add(alternation(rule.anchors) if rule.anchors else "")
                 self.set.Add(alternation(rule.requires) if rule.anchors and rule.requires else "")
             self.set.Compile()
+
+    def any(self, lowered: str) -> bool:
+        """Whether some rule may match (the parse-or-skip question)."""
+        if self.set is None:
+            return any(r.may_match(lowered) for r in self.rules)
+        hits = self.set.Match(lowered)
+        if not hits:
+            return False
+        hits = set(hits)
+        return not self.solo.isdisjoint(hits) or any(a in hits and b in hits for a, b in self.pairs)
 
     def candidates(self, lowered: str) -> list[Rule]:
         if self.set is None:
@@ -114,6 +127,7 @@ class DenyMatcher:
         self.catalog = catalog
         self.timeouts: list[str] = []  # ids of user rules skipped on a regex timeout
         self._re2 = not one_shot
+        self._hiding = _hiding(self._re2)
         self._rules_cache: dict[tuple[str, frozenset[str]], _Plan | None] = {}
 
     def first_match(self, key: str, arguments: Any, cwd: str | None = None) -> Match | None:
@@ -129,12 +143,17 @@ class DenyMatcher:
         if plan is None:
             return None
         args = _as_mapping(arguments, classes)
+        by_param = plan.by_param
         for param in plan.params:
-            by_scope = plan.by_param[param]
-            # "*": a user's rule for a tool with no known parameters reads every argument
-            items = list(args.items()) if param == "*" else [(param, args.get(param))]
+            if param == "*":  # a user's rule for a tool with no known parameters reads every argument
+                items = [(k, v) for k, v in args.items() if v is not None]
+            else:
+                value = args.get(param)
+                if value is None:
+                    continue
+                items = ((param, value),)
             for name, value in items:
-                found = None if value is None else self._match_value(by_scope, name, value, plan.anchors, cwd)
+                found = self._match_value(by_param[param], name, value, plan.anchors, cwd)
                 if found is not None:
                     return found
         return None
@@ -146,7 +165,8 @@ class DenyMatcher:
                 if found is not None:
                     return found
         if len(by_scope) > ("path" in by_scope):
-            for scope, text, via in self._shell_views(value, anchors):
+            views = self._shell_views(value, anchors)
+            for scope, text, via in views:
                 group = by_scope.get(scope)
                 found = self._search(group, text, param, via) if group is not None else None
                 if found is not None:
@@ -161,10 +181,12 @@ class DenyMatcher:
         return None
 
     def _shell_views(self, value: Any, anchors):
-        hiding = _hiding(self._re2)
-        for raw, via in command_texts(value):
-            if anchors is not None and raw.isascii() and not hiding.search(raw) and not _may_match(raw, anchors):
-                continue  # nothing any rule could match, and nothing hidden: no need to parse
+        texts = command_texts(value)
+        if anchors is not None:  # nothing any rule could match, and nothing hidden: no need to parse
+            hiding = self._hiding
+            texts = [(raw, via) for raw, via in texts
+                     if not raw.isascii() or hiding.search(raw) or _may_match(raw, anchors)]
+        for raw, via in texts:
             text, folded = fold(raw)
             yield from shell_views(text, "+".join(v for v in (via, folded) if v))
 
@@ -195,7 +217,7 @@ def _may_match(raw: str, anchors: _Filter) -> bool:
     plain = raw.lower()
     if "'" in plain or '"' in plain or "\\" in plain:
         plain = plain.replace("'", "").replace('"', "").replace("\\", "")
-    return bool(anchors.candidates(plain))
+    return anchors.any(plain)
 
 
 def _as_mapping(arguments: Any, classes: frozenset[str]) -> Mapping[str, Any]:
