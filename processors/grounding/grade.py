@@ -582,7 +582,10 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
     if region is None:
         return
-    window = pool.lower(region.passage)[max(0, region.start - 200) : region.end + 200]
+    # The opposite must sit in the passage the claim rests on: about a paragraph of a document, a few lines
+    # of a tool's output.
+    radius = 800 if pool.passages[region.passage].source in ("evidence", "retrieval") else 200
+    window = pool.lower(region.passage)[max(0, region.start - radius) : region.end + radius]
     lowered = claim.text.lower()
     words = [w for w in claim.content if len(w) > 2]
     swapped: list[tuple[str, str]] = []
