@@ -104,7 +104,7 @@ def _when(end_ns: int) -> datetime | None:
     return datetime.fromtimestamp(end_ns / 1e9, tz=UTC) if end_ns else None
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _facts_of(passage: Passage) -> tuple[tuple[str, str, str, dict], ...]:
     """What one tool result establishes, remembered: every later LLM call of a trace sees it again."""
     return tuple(_derive(passage))

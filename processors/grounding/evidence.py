@@ -174,8 +174,9 @@ _SEPARATOR = "\n\x00\n"
 
 
 _INDEX_CACHE: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = OrderedDict()
-_INDEX_CACHE_SIZE = 1024
+_INDEX_CACHE_SIZE = 512  # keys are passage texts: bounded in count, and long passages are not kept
 _INDEX_LOCK = Lock()
+_INDEX_CACHE_MAX_CHARS = 20_000
 
 
 def _indexed(lower: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -186,6 +187,8 @@ def _indexed(lower: str) -> tuple[frozenset[str], frozenset[str]]:
         return found
     words = frozenset(EVIDENCE_WORDS.findall(lower))
     found = (words, frozenset(map(stem, (w for w in words if not w.isdigit()))))
+    if len(lower) > _INDEX_CACHE_MAX_CHARS:
+        return found
     with _INDEX_LOCK:
         _INDEX_CACHE[lower] = found
         if len(_INDEX_CACHE) > _INDEX_CACHE_SIZE:

@@ -73,7 +73,7 @@ def evidence_for(
 
 
 _SPAN_CACHE: OrderedDict[tuple[str, str, int, int], tuple[Passage, ...]] = OrderedDict()
-_SPAN_CACHE_SIZE = 4096
+_SPAN_CACHE_SIZE = 1024  # entries hold passage texts: bounded
 _SPAN_LOCK = Lock()
 
 
