@@ -23,7 +23,7 @@ from typing import Any
 
 from ..otel.extract import may_carry_output
 from ..otel.records import EventRecord, SpanRecord
-from ..policy.config import ToolPolicyConfig, settings_from
+from ..policy.config import ToolPolicyConfig, settings_beside_store
 from ..policy.engine import Decision, PolicyEngine
 from ..verify.actions import tool_call_of_span
 from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, worst
@@ -195,7 +195,7 @@ def _calls(ctx: CheckContext) -> list[tuple[str, str, Any, str | None]]:
 
 
 def _build(section: ToolPolicyConfig, config) -> ToolPolicyCheck:
-    engine = PolicyEngine(settings_from(section, config))
+    engine = PolicyEngine(settings_beside_store(section, config))
     return ToolPolicyCheck(engine, store_matched_text=config.storage.store_matched_text)
 
 

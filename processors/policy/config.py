@@ -10,7 +10,7 @@ Keys follow the seed's names (camelCase or snake_case):
         dryRunEssentialTools: [message, gateway, session_status]   # default: the builtin list
         maxBlockedRetries: 3       # escalation threshold per session (0: never escalate)
         escalationTtlSeconds: 3600
-        statePath: null            # default: next to the DuckDB file
+        statePath: null            # default: next to the DuckDB file (collector, SDK); hooks: their own file
         builtinPack: true          # false: only your own denyPatterns
         disableRules: [shell.crontab_install]
         riskTiers: {T0: [lookup_order], T2: [deploy_service]}
@@ -29,6 +29,7 @@ file never loads it).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -117,12 +118,10 @@ def settings_from(config: ToolPolicyConfig, whole=None) -> PolicySettings:
     """PolicySettings from the section, plus agents (trust, mode) and storage from the whole config."""
     rules = (builtin_rules(config.disable_rules) if config.builtin_pack else ()) + user_rules(config)
     agents = [AgentRule(a.agent, profile=a.profile) for a in config.agents]
-    default_mode, default_trust, state_path = "audit", 50.0, config.state_path
+    default_mode, default_trust = "audit", 50.0
     if whole is not None:
         agents += [AgentRule(r.match, trust=r.trust, mode=r.mode) for r in whole.agents.rules]
         default_mode, default_trust = whole.agents.default_mode, whole.validation.default_trust
-        if state_path is None and whole.storage.enabled:
-            state_path = f"{whole.storage.path}.policy-state.json"
     allowlists = dict(pack.ALLOWLISTS)
     allowlists.update(config.allowlists)
     return PolicySettings(
@@ -137,8 +136,17 @@ def settings_from(config: ToolPolicyConfig, whole=None) -> PolicySettings:
             default_tier=config.default_tier,
         ),
         allowlists=allowlists, agents=tuple(agents), default_mode=default_mode, default_trust=default_trust,
-        state_path=state_path,
+        state_path=config.state_path,
     )
+
+
+def settings_beside_store(config: ToolPolicyConfig, whole) -> PolicySettings:
+    """Settings for a long-running process (collector, SDK): escalation counts persist beside the
+    DuckDB file unless `statePath` says where."""
+    settings = settings_from(config, whole)
+    if settings.state_path is None and whole.storage.enabled:
+        settings = replace(settings, state_path=f"{whole.storage.path}.policy-state.json")
+    return settings
 
 
 def section_of(whole) -> ToolPolicyConfig:

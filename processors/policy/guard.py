@@ -42,10 +42,10 @@ def configure(config: Any = None, *, engine: PolicyEngine | None = None) -> Poli
     global _engine
     if engine is None:
         from ..core.config import load_config
-        from .config import section_of, settings_from
+        from .config import section_of, settings_beside_store
 
         whole = load_config(config)
-        engine = PolicyEngine(settings_from(section_of(whole), whole))
+        engine = PolicyEngine(settings_beside_store(section_of(whole), whole))
     with _lock:
         _engine = engine
     return engine
