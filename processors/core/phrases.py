@@ -25,6 +25,7 @@ _BOUNDARY_WORDS = frozenset(
     and or but so because since as that which who whom whose where when while whereas although though
     if unless whether then than also however therefore thus hence now currently still already yet
     actually apparently clearly obviously unfortunately sadly indeed just really definitely probably
+    usually typically generally normally often sometimes always
     possibly maybe perhaps likely certainly basically essentially otherwise meanwhile instead
     i we you they he she me us them
     is are was were be been being am has have had do does did can could will would should may might
