@@ -216,7 +216,8 @@ OPINION = re.compile(
 INTENT = re.compile(
     r"^\s*(?:thought:\s*)?(?:now\s+|next,?\s+|first,?\s+|then,?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i want to|"
     r"i should|we should|we need to|i would|i'd like to|i can|i could|i might|i plan to|to (?:do|fix|verify|check|confirm|proceed)\b)"
-    r"|^\s*(?:if|when|once|whether|please|kindly|could you|can you|would you|do you|feel free)\b"
+    r"|^\s*(?:(?:wait|so|ok|okay|hmm|actually|now|but|and|or),?\s+)?(?:if|whether|unless|assuming)\b"
+    r"|^\s*(?:please|kindly|could you|can you|would you|do you|feel free)\b"
     r"|^[^.;:]{0,60},\s*(?:i'll|i will|let me|let's|i need to|i should|we should|i can)\b"
     # An instruction or a step of a plan, not a report: "Modify `__hash__` to use ...", "Keep the cache".
     r"|^\s*(?:thought:\s*)?(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try"
@@ -232,7 +233,9 @@ HYPOTHETICAL = re.compile(
 GUESS = re.compile(r"\b(?:should|might|would|probably|presumably|perhaps|maybe)\b", re.IGNORECASE)
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
 COURTESY = re.compile(
-    r"^\s*(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*$", re.I
+    r"^\s*(?:(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*"
+    r"|(?:safe travels|have a (?:great|nice|good|wonderful) (?:day|trip|flight|one)|enjoy your (?:trip|flight|day))\b.*)$",
+    re.I,
 )
 
 
