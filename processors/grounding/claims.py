@@ -121,17 +121,21 @@ def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[
     if stripped.endswith("?") or COURTESY.match(stripped) or _CUT_MARK.match(stripped):
         return None
     mine: list[Specific] = []
-    for f in every[bisect_left(starts, start) :]:
+    for i in range(bisect_left(starts, start), len(every)):
+        f = every[i]
         if f.start >= end:
             break
         if f.end <= end:  # offsets relative to the claim's text
             mine.append(Specific(f.kind, f.text, f.value, f.start - start, f.end - start, f.unit))
     found = tuple(mine)
-    words = [w.lower() for w in WORD.findall(stripped)]
+    words = WORD.findall(stripped.lower())
     content = tuple(w for w in words if w not in STOPWORDS and w not in LOOSE)
     if not found and len(content) < 2:
         return None
-    bag = set(_PLAIN.findall(stripped.lower()))
+    bag = set(words)
+    for w in words:
+        if "-" in w or "'" in w:
+            bag.update(_PLAIN.findall(w))
     if INTENT.search(stripped) or GUESS.search(stripped):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
     elif not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
