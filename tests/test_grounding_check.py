@@ -201,3 +201,12 @@ def test_rows_fit_the_migrated_tables_and_the_queries_answer_from_them(check):
 def test_the_spec_registers_its_tables_and_namespace():
     assert CHECK.name == "grounding" and CHECK.attribute_prefix == "claimwatch.grounding"
     assert [m.version for m in CHECK.migrations] == [1]
+
+
+def test_the_phase6_decision_maps_to_a_verdict_only_when_configured():
+    quiet = build(fabricatedPolicy="ignore")
+    result = run(quiet, llm_span(2, LIE), BAGS)
+    assert result.attributes["claimwatch.grounding.decision"] in ("RETRY", "FAIL")
+    assert result.verdict == "pass" and result.findings == ()
+    mapped = build(fabricatedPolicy="ignore", decisionPolicy={"FAIL": "flag", "RETRY": "flag"})
+    assert run(mapped, llm_span(2, LIE), BAGS).verdict == "flag"
