@@ -15,18 +15,18 @@ from claimwatch.store.queries import QueryError, parse_time
 from .query_cmd import render
 
 EPILOG = """\
-From stored claims (the audit database): every claim the output check stored in the
-window is judged again under the candidate's facts, policies and trust rules, and
-compared with the verdict recorded for its output. Detection is not re-run.
-
+examples:
   claimwatch replay --config candidate.yaml
   claimwatch replay --config candidate.yaml --since 30d --agent 'worker-*' --format json
-
-From a capture (OTLP/JSON lines, as the OpenTelemetry Collector's file exporter writes
-them): the whole pipeline, detection included, runs once under the baseline config
-(--baseline-config, default the builtin defaults) and once under the candidate.
-
   claimwatch replay --config candidate.yaml --otlp traces.jsonl --baseline-config claimwatch.yaml
+
+From stored claims (the audit database, the default): every claim the output check
+stored in the window is judged again under the candidate's facts, policies and trust
+rules, and compared with the verdict recorded for its output. Detection is not re-run.
+
+From a capture (--otlp: OTLP/JSON lines, as the OpenTelemetry Collector's file exporter
+writes them): the whole pipeline, detection included, runs once under the baseline config
+(--baseline-config, default the builtin defaults) and once under the candidate.
 
 The database is opened directly, never through a collector: a running collector holds
 the file, so stop it or replay a copy (--db copy.duckdb). When the file is writable the
