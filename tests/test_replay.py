@@ -399,3 +399,79 @@ def test_cli_replay_otlp_fails_in_one_line_on_a_file_without_traces(tmp_path, ca
     code = main(["replay", "--otlp", str(path), "--config", write_config(tmp_path, RECORDED)])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("claimwatch: ") and len(err.strip().splitlines()) == 1
+
+
+# --- replay agrees with running the candidate itself ----------------------------------------------
+
+
+def _corpus_config(**changes) -> dict:
+    from benchmarks.corpus import hundred_facts
+
+    config = hundred_facts()
+    facts = config["validation"]["factRegistries"][0]["facts"]
+    config["validation"]["factRegistries"][0]["facts"] = facts
+    config["agents"] = {"rules": [{"match": "w-0", "trust": 10}, {"match": "w-1", "trust": 30},
+                                  {"match": "w-2", "trust": 50}]}
+    if changes.get("candidate"):
+        by_id = {f["id"]: f for f in facts}
+        by_id["docker"]["value"] = {"type": "state", "state": "not_installed"}
+        by_id["pipeline"]["value"] = {"type": "status", "status": "down"}
+        facts.append({"id": "redis-up", "category": "system_state", "subject": "redis",
+                      "value": {"type": "state", "state": "running"}})
+        facts.append({"id": "payments-up", "category": "operational_status", "subject": "payments service",
+                      "value": {"type": "status", "status": "operational"}})
+        config["validation"]["blockMinConfidence"] = 0.85
+        config["validation"]["agentOverrides"] = [{"agent": "w-2", "unverifiedClaimPolicy": "block"}]
+        config["agents"]["rules"][1] = {"match": "w-1", "trust": 15}
+    return config
+
+
+def test_replayed_candidate_verdicts_equal_running_the_candidate_on_the_same_outputs(tmp_path):
+    from benchmarks.corpus import corpus
+
+    texts = corpus(300, count=120, seed=11)
+    outputs = [(f"w-{i % 3}", i, text) for i, text in enumerate(texts)]
+    path = tmp_path / "corpus.duckdb"
+    populate(path, _corpus_config(), outputs)
+    candidate = _corpus_config(candidate=True)
+    expected: dict[str, dict[str, int]] = {}
+    pipeline = Pipeline(candidate)
+    for i, (agent, hours, text) in enumerate(outputs):
+        outcome = pipeline.process(span_for(i, agent, hours, text))
+        if outcome is not None:
+            counts = expected.setdefault(agent, {})
+            counts[outcome.verdict] = counts.get(outcome.verdict, 0) + 1
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        same = replay(con, _corpus_config())
+        report = replay(con, candidate)
+    finally:
+        con.close()
+    assert same.flips == []
+    assert report.flips, "the candidate changes facts the corpus talks about"
+    got = {r.agent_id: {k: v for k, v in r.candidate.items() if v} for r in report.agents}
+    assert got == expected
+
+
+def test_replay_judges_by_agent_name_when_a_rule_matches_the_name_not_the_id(tmp_path):
+    path = tmp_path / "names.duckdb"
+    recorded = copy.deepcopy(RECORDED)
+    recorded["agents"]["rules"].append({"match": "*", "trust": 50})
+    pipeline = Pipeline(recorded)
+    store = AuditStore(path, batch_rows=1)
+    for i, name in enumerate(("alpha", "beta")):
+        span = span_for(i, name, i, "The pipeline is broken.")
+        span = SpanRecord(span.trace_id, span.span_id, None, "chat",
+                          {**span.attributes, "gen_ai.agent.id": "shared"}, end_ns=span.end_ns)
+        store.add_rows(outcome_rows(pipeline.process(span)))
+    store.close()
+    candidate = copy.deepcopy(recorded)
+    candidate["agents"]["rules"].insert(0, {"match": "beta", "trust": 10})  # beta becomes untrusted
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        report = replay(con, candidate)
+    finally:
+        con.close()
+    assert [(r.agent_id, r.trust_tier, r.candidate_tier) for r in report.agents] == [
+        ("shared", "standard", "standard"), ("shared", "standard", "untrusted")]
+    assert {f.name: f.count for f in report.flips} == {"flag->block": 1}
