@@ -134,7 +134,7 @@ def _align(claim: Claim, pool: EvidencePool) -> Hit | None:
     stems = pool.stems
     anchors.extend(sorted((stem(w) for w in claim.content if len(w) > 3 and stem(w) in stems), key=len, reverse=True))
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
-    for i, anchor in enumerate(list(dict.fromkeys(anchors))[:6]):
+    for i, anchor in enumerate(list(dict.fromkeys(anchors))[:4]):
         for hit in pool.find(anchor, word=False, limit=6):
             positions.append((hit.passage, hit.start, i))
     if not positions:
