@@ -195,7 +195,7 @@ def _heading(report: ReplayReport) -> str:
     who = f" for agents {report.window['agent']}" if report.window.get("agent") else ""
     if report.source == "otlp":
         base = report.baseline
-        what = (f"replay of a capture ({report.judgements} spans){who}: {base.get('path')} "
+        what = (f"replay of a capture{who}: {base.get('path')} "
                 f"(hash {base.get('config_hash')}) vs candidate {cand.get('path')} (hash {cand.get('config_hash')})")
     else:
         until = report.window.get("until") or "now"
