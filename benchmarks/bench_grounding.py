@@ -1,6 +1,7 @@
 """Benchmark: evidence grounding — balanced accuracy on grounding-dev per domain, and speed.
 
     python benchmarks/bench_grounding.py [--data ../shared/data/grounding-dev/pairs.jsonl] [--rounds 200]
+                                         [--skip-accuracy] [--replay 50]
 
 Accuracy: a pair is predicted inconsistent when any claim of the summary is
 graded FABRICATED; balanced accuracy = (recall on consistent + recall on
@@ -10,8 +11,13 @@ from SummEdits (Laban et al., 2023), Apache-2.0, Copyright Salesforce.
 Speed: a 2,000-character answer against 20,000 characters of evidence (tool
 results built from the same data), p50 and p99 per output, next to a naive
 baseline measured in the same run (every answer word looked up in every
-evidence sentence's word set). Compare ratios, not absolute times: these
+evidence sentence's word set). Then the check as the collector runs it, on a
+reply after 50 tool spans. Compare ratios, not absolute times: these
 machines are shared and noisy.
+
+--replay N grades every assistant reply of agent-text-dev against the tool and
+user messages before it and prints N seeded random FABRICATED grades to judge
+by hand (tau-bench, MIT, Sierra; mini-swe-agent, MIT).
 """
 
 from __future__ import annotations
@@ -107,6 +113,53 @@ def replay(path: Path, sample: int, seed: int = 12) -> None:
         )
 
 
+def check_speed(rounds: int) -> None:
+    """The check as the collector runs it: a reply after 50 tool spans, and a reply that asserts nothing."""
+    from claimwatch.checks import CheckContext, Identity
+    from claimwatch.checks.grounding import GroundingConfig, _build
+    from claimwatch.checks.trace import HeldTrace
+    from claimwatch.core.config import ClaimwatchConfig
+    from claimwatch.otel.extract import extract
+    from claimwatch.otel.records import SpanRecord
+
+    trace_id = "ab" * 16
+    result = (
+        '{"reservation_id": "RES%03d", "total_baggages": 1, "flights": [{"flight_number": "HAT069", "price": 121}]}'
+    )
+    tools = [
+        SpanRecord(
+            trace_id,
+            f"{i:016x}",
+            None,
+            "execute_tool get_reservation_details",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_reservation_details",
+                "gen_ai.tool.call.arguments": f'{{"reservation_id": "RES{i:03d}"}}',
+                "gen_ai.tool.call.result": result % i,
+            },
+            end_ns=i * 10,
+        )
+        for i in range(1, 51)
+    ]
+    check = _build(GroundingConfig(), ClaimwatchConfig())
+    held = {s.span_id: s for s in tools}
+    who = Identity("bench", None, None, None)
+    print(f"{'check, 50 tool spans before':<34} {'p50 us':>9} {'p99 us':>9}")
+    for label, text in (("3-claim reply", "Reservation RES010 has 1 checked bag. HAT069 costs $121. Node is installed."),
+                        ("reply asserting nothing", "Sure, happy to help with that.")):  # fmt: skip
+        messages = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": text}]}])
+        span = SpanRecord(trace_id, "f" * 16, None, "chat", {"gen_ai.output.messages": messages}, end_ns=10_000)
+        trace = HeldTrace(held.get, tools)
+
+        def once(span=span, trace=trace):
+            check.run(CheckContext(span, trace, lambda _s: (who, None, "audit"), "info", extract))
+
+        once()
+        samples = timed(once, rounds)
+        print(f"{label:<34} {p(samples, 0.5):>9.0f} {p(samples, 0.99):>9.0f}")
+
+
 def speed_case(rows: list[dict]) -> tuple[str, list[str]]:
     """A 2,000-character answer and 20,000 characters of evidence in ten tool-result-sized passages."""
     docs = list(dict.fromkeys(r["evidence"][0] for r in rows))
@@ -178,6 +231,8 @@ def main() -> None:
     print(
         f"{'grounding (full report)':<28} {p(ours, 0.5):>9.0f} {p(ours, 0.99):>9.0f} {p(ours, 0.5) / p(base, 0.5):>10.2f}"
     )
+    print()
+    check_speed(args.rounds)
 
 
 if __name__ == "__main__":
