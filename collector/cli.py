@@ -48,7 +48,9 @@ examples:
 
 --jsonl reads one JSON object per line: {"text": ..., "agent": ..., "trust": ...}
 (agent and trust optional) and writes one result object per input line, in order;
-a malformed line gives verdict error_fallback with "skipped" saying why.
+a malformed line gives verdict error_fallback with "skipped" saying why; "bailed_out"
+says the time budget ran out, "truncated" that only the first maxTextLength characters
+were checked.
 exit codes: 0 ok, 1 a verdict met --fail-on, 2 usage or config error.
 """
 
@@ -177,6 +179,8 @@ def _bad_line(problem: str) -> dict:
     return {
         "verdict": "error_fallback",
         "skipped": f"bad input: {problem}",
+        "bailed_out": False,
+        "truncated": False,
         "trust": None,
         "claims": [],
         "fact_checks": [],

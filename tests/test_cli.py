@@ -42,7 +42,7 @@ def test_validate_json_has_the_documented_shape(monkeypatch, capsys):
     )
     assert code == 0
     result = json.loads(out)
-    assert set(result) == {"verdict", "skipped", "trust", "claims", "fact_checks", "violations", "evaluation_us"}
+    assert set(result) == {"verdict", "skipped", "bailed_out", "truncated", "trust", "claims", "fact_checks", "violations", "evaluation_us"}
     assert result["verdict"] == "block"
     assert result["trust"] == {"score": 10.0, "tier": "untrusted"}
     assert all(set(c) == CLAIM_KEYS for c in result["claims"])
@@ -96,7 +96,7 @@ def test_validate_jsonl_writes_one_object_per_input_line_in_order(monkeypatch, c
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["verdict"] for r in rows] == ["block", "error_fallback", "pass", "error_fallback"]
     assert all(
-        set(r) == {"verdict", "skipped", "trust", "claims", "fact_checks", "violations", "evaluation_us"} for r in rows
+        set(r) == {"verdict", "skipped", "bailed_out", "truncated", "trust", "claims", "fact_checks", "violations", "evaluation_us"} for r in rows
     )
     assert rows[1]["skipped"].startswith("bad input: line 2: not valid JSON")
     assert "line 2: not valid JSON" in err and 'line 4: expected an object with a string "text"' in err

@@ -97,6 +97,7 @@ class OutputCheck:
                 "text_sha256": sha256(text),
                 "truncated": output.truncated or r.truncated,
                 "skipped": r.skipped,
+                "bailed_out": r.bailed_out,
                 "error": r.error,
                 "tool_calls": [t.name for t in output.tool_calls],
                 "config_hash": self.validator.config_hash,
@@ -209,6 +210,8 @@ def _annotations(r: ValidationResult, output, verbosity: str, span: SpanRecord):
     }
     if r.skipped:
         attrs[A.SKIPPED] = r.skipped
+    if r.bailed_out:
+        attrs[A.BAILED_OUT] = True
     at = span.end_ns or 0
     events = [EventRecord(A.VIOLATION_EVENT, _violation_attrs(v, verbosity), at) for v in r.violations]
     if verbosity == "debug":

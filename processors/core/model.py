@@ -131,6 +131,10 @@ class ValidationResult:
         return {
             "verdict": self.verdict,
             "skipped": self.skipped,
+            # The time budget ran out (claims after that point were not looked for), or the
+            # text was longer than maxTextLength and only its start was checked.
+            "bailed_out": self.bailed_out,
+            "truncated": self.truncated,
             "trust": self.trust.to_dict(),
             "claims": [c.to_dict() for c in self.claims],
             "fact_checks": [f.to_dict() for f in self.fact_checks],

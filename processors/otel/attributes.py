@@ -47,6 +47,7 @@ EVALUATION_US = "claimwatch.evaluation_us"
 TRUNCATED = "claimwatch.truncated"
 SOURCE = "claimwatch.source"
 SKIPPED = "claimwatch.skipped"
+BAILED_OUT = "claimwatch.bailed_out"  # the time budget ran out: later claims were not looked for
 CHECKS = "claimwatch.checks"  # names of the checks that judged the span
 DUPLICATE_OF = "claimwatch.duplicate_of"  # span id whose identical output was evaluated first
 

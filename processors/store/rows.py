@@ -81,6 +81,8 @@ def record(outcome: Outcome, store, counts) -> None:
     counts["evaluations"] += 1
     for r in outcome.results:
         counts[f"verdict_{r.verdict}"] += 1
+        if r.evaluation_columns.get("bailed_out"):
+            counts["bailed_out"] += 1
         if r.check != "output":
             counts[f"{r.check}_{r.verdict}"] += 1
     if outcome.upstream:

@@ -139,6 +139,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        5,
+        "evaluations say when the time budget ran out",
+        """
+        ALTER TABLE evaluations ADD COLUMN bailed_out BOOLEAN;
+        """,
+    ),
 ]
 
 def migrate(con, checks=None) -> list[str]:
