@@ -167,7 +167,7 @@ GROUP BY ALL
 # The stored evaluations of the window, each with its agent's candidate policy (pid).
 _EV_CTE = f"""
 ev AS (
-    SELECT e.evaluation_id, e.time, e.agent_id, e.trust_tier, e.mode, e.verdict, e.text_length, e.skipped,
+    SELECT e.evaluation_id, e.time, e.agent_id, e.trust_tier, e.mode, e.verdict, e.text_length, e.skipped, e.claim_count,
            a.pid, a.candidate_tier, a.candidate_mode, a.trunc_rank, a.policy_skipped
     FROM evaluations e
     JOIN _replay_agents a
@@ -186,10 +186,10 @@ cl AS (
            coalesce(c.assertion, '') AS assertion, coalesce(c.negative, false) AS negative,
            coalesce(c.role, '') AS role, coalesce(c.confidence, 0.0) < $min_confidence AS low,
            coalesce(c.confidence, 0.0) AS confidence, {{epoch}} AS epoch, c.time, c.detector_id,
-           c.matched_text, c.trace_id, c.span_id, c.agent_id, c.action, c.fact_status, c.fact_id, c.expected
+           c.matched_text, c.trace_id, c.span_id, c.agent_id, c.action, c.fact_status, c.fact_id, c.expected,
+           coalesce(c.claim_index, 0) < $max_claims AND coalesce(c.claim_offset, 0) < $max_length AS reach
     FROM claims c {{policy}}
     WHERE {_window("c")} AND NOT p.policy_skipped
-      AND coalesce(c.claim_index, 0) < $max_claims AND coalesce(c.claim_offset, 0) < $max_length
 )"""
 _POLICY_BY_AGENT = (
     "JOIN _replay_claim_policy p ON c.agent_id = p.agent_id AND coalesce(c.trust_score, -1.0) = p.trust_key"
@@ -205,6 +205,7 @@ WITH {_EV_CTE}, {_CLAIMS_CTE}
 SELECT {", ".join(_KEY)}, min(confidence) AS confidence, any_value(detector_id) AS detector_id,
        count(*) AS claims
 FROM cl
+WHERE reach
 GROUP BY ALL
 """
 
@@ -213,22 +214,28 @@ _TIMED_SQL = f"""
 WITH {_EV_CTE}, {_CLAIMS_CTE}
 SELECT {", ".join(f"cl.{k}" for k in _KEY)}, cl.epoch, epoch_ms(min(cl.time)) / 1000.0 AS at
 FROM cl SEMI JOIN _replay_timed t ON {" AND ".join(f"t.{k} = cl.{k}" for k in _KEY)}
+WHERE cl.reach
 GROUP BY ALL
 """
 
 # Each claim's group; a group judged per epoch (timed) matches only claims of its epoch.
+# Claims past the candidate's maxClaimsPerOutput or maxTextLength have none: the candidate
+# would not have found them.
 _GROUP_JOIN = f"""
 JOIN _replay_groups g ON {" AND ".join(f"g.{k} = cl.{k}" for k in _KEY)} AND (g.epoch = -1 OR g.epoch = cl.epoch)
+ AND cl.reach
 """
 
 _EVALUATIONS_SQL = f"""
 WITH {_EV_CTE}, {_CLAIMS_CTE},
-worst AS (SELECT cl.evaluation_id, max(g.rank) AS rank FROM cl {_GROUP_JOIN} GROUP BY cl.evaluation_id)
+worst AS (SELECT cl.evaluation_id, max(g.rank) AS rank FROM cl LEFT {_GROUP_JOIN} GROUP BY cl.evaluation_id)
 SELECT ev.evaluation_id, ev.time, ev.agent_id, ev.trust_tier, ev.candidate_tier, ev.mode, ev.candidate_mode,
        ev.verdict AS now,
        CASE
          WHEN ev.verdict = 'error_fallback' THEN 'error_fallback'
          WHEN ev.policy_skipped OR coalesce(ev.text_length, $min_length) < $min_length THEN 'pass'
+         -- claims were found but none is stored (written before claims were kept): unknown
+         WHEN coalesce(ev.claim_count, 0) > 0 AND w.evaluation_id IS NULL THEN 'claims_missing'
          ELSE ['pass', 'flag', 'block'][1 + greatest(
              coalesce(w.rank, 0),
              CASE WHEN coalesce(ev.text_length, 0) > $max_length THEN ev.trunc_rank ELSE 0 END)]
@@ -240,7 +247,7 @@ FROM ev LEFT JOIN worst w USING (evaluation_id)
 _SUMMARY_SQL = """
 SELECT agent_id, trust_tier, candidate_tier, mode, candidate_mode, now, candidate, count(*) AS n
 FROM _replay_ev
-WHERE now <> 'error_fallback'
+WHERE now <> 'error_fallback' AND candidate <> 'claims_missing'
 GROUP BY ALL
 ORDER BY ALL
 """
@@ -259,7 +266,7 @@ driving AS (
        OR (f.now = 'block' AND f.candidate <> 'block' AND cl.action = 'block')
        OR (f.now = 'flag' AND f.candidate = 'pass' AND cl.action = 'flag')
 )"""
-_ALL_FLIPS = "SELECT evaluation_id, now, candidate FROM _replay_ev WHERE now <> candidate AND now <> 'error_fallback'"
+_ALL_FLIPS = "SELECT evaluation_id, now, candidate FROM _replay_ev WHERE now <> candidate AND now <> 'error_fallback' AND candidate <> 'claims_missing'"
 _RECENT_FLIPS = f"""
 SELECT evaluation_id, now, candidate FROM ({_ALL_FLIPS.replace("SELECT evaluation_id,", "SELECT evaluation_id, time,")})
 QUALIFY row_number() OVER (PARTITION BY now, candidate ORDER BY time DESC, evaluation_id) <= $examples
@@ -693,7 +700,8 @@ def _not_replayed(cursor) -> dict[str, int]:
     counts = dict(
         cursor.execute(
             "SELECT 'error_fallback', count(*) FILTER (WHERE now = 'error_fallback') FROM _replay_ev "
-            "UNION ALL SELECT 'skipped_when_recorded', count(*) FILTER (WHERE was_skipped) FROM _replay_ev"
+            "UNION ALL SELECT 'skipped_when_recorded', count(*) FILTER (WHERE was_skipped) FROM _replay_ev "
+            "UNION ALL SELECT 'claims_missing', count(*) FILTER (WHERE candidate = 'claims_missing') FROM _replay_ev"
         ).fetchall()
     )
     return {k: int(v) for k, v in counts.items() if v}
@@ -707,6 +715,11 @@ def _claim_notes(not_replayed: dict[str, int], policies: _Policies, limits) -> l
         notes.append(
             f"{not_replayed['skipped_when_recorded']} evaluation(s) were skipped when recorded (no claims stored) "
             "and the candidate would check them: they count as pass here"
+        )
+    if not_replayed.get("claims_missing"):
+        notes.append(
+            f"{not_replayed['claims_missing']} evaluation(s) found claims but have none stored (recorded before "
+            "claims were kept) and are left out"
         )
     if not_replayed.get("error_fallback"):
         notes.append(f"{not_replayed['error_fallback']} evaluation(s) failed open when recorded and are left out")

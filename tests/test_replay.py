@@ -225,6 +225,24 @@ def test_replay_reads_fact_expiry_at_each_claim_time_when_the_candidate_adds_a_t
     assert (example["candidate_status"], example["candidate_fact"]) == ("expired_fact", "docker-running")
 
 
+def test_replay_leaves_out_evaluations_whose_claims_were_never_stored(tmp_path):
+    path = tmp_path / "old.duckdb"
+    populate(path)
+    c = duckdb.connect(str(path))
+    # As a database written before claims were kept: the first output's claim is gone.
+    c.execute("DELETE FROM claims WHERE agent_id = 'sub-1' AND time = ?", [datetime(2026, 11, 1)])
+    c.close()
+    c = duckdb.connect(str(path), read_only=True)
+    try:
+        report = replay(c, RECORDED)
+    finally:
+        c.close()
+    assert report.not_replayed == {"claims_missing": 1}
+    assert report.evaluations == len(OUTPUTS) - 1
+    assert report.flips == []  # not a block->pass: unknown, not judged
+    assert any("none stored" in note for note in report.notes)
+
+
 def test_replay_filters_by_agent_glob_and_window(con):
     report = replay_claims(
         con, load_config(candidate_with(redis_running=True)), since=datetime(2026, 11, 1, 3), agent="op*"
