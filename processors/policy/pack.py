@@ -155,7 +155,7 @@ _DAEMONS = (
     r"|lvmetad|multipathd|firewalld|apparmor|sssd|rpcbind|kthreadd|upowerd|accounts-daemon|thermald|launchd"
     r"|ModemManager|packagekitd|udisksd|colord|kerneloops|whoopsie|rtkit-daemon|cups-browsed|dnsmasq"
     r"|networkd-dispatcher|unattended-upgrades|gnome-shell|pulseaudio|pipewire|wireplumber|xinetd|inetd"
-    r"|nginx|apache2|httpd|mysqld|mariadbd|postgres|postmaster|redis-server|mongod|memcached|php-fpm\S*|named"
+    r"|nginx|apache2|httpd|mysqld?|mariadbd?|postgres|postmaster|redis-server|mongod|memcached|php-fpm\S*|named"
     r"|smbd|nmbd|vsftpd|dovecot|postfix|exim4|sendmail|squid|haproxy|etcd|kube-\w+|cupsd)"
 )
 _SHELLS = r"(?:/(?:usr/)?bin/)?(?:ba|z|da|k|mk|c|tc|fi)?sh"
