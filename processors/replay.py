@@ -309,7 +309,7 @@ def replay_claims(
     params = {"since": since, "until": until, "agent": agent}
     cursor = con.cursor()
     try:
-        agents = _candidate_policies(cursor.execute(_AGENTS_SQL, params).fetchall(), candidate, validator)
+        agents = _candidate_policies(cursor.execute(_AGENTS_SQL, params).fetchall(), candidate)
         cursor.register("_replay_agents", agents.table)
         if agents.by_agent is not None:
             cursor.register("_replay_claim_policy", agents.by_agent)
@@ -397,7 +397,7 @@ class _Policies:
     by_agent: pa.Table | None = None
 
 
-def _candidate_policies(rows, candidate: ClaimwatchConfig, validator: OutputValidator) -> _Policies:
+def _candidate_policies(rows, candidate: ClaimwatchConfig) -> _Policies:
     """Each (agent, name, recorded trust) with the candidate's trust, tier, mode and policy.
 
     Trust under the candidate is its agent rule's when one matches; otherwise the trust
@@ -881,7 +881,7 @@ def _driving(before, after, now: str, cand: str) -> list[dict]:
         detail = result.detail if result.check == "output" else None
         if detail is None or not hasattr(detail, "violations"):
             if result.verdict == level:
-                out.append(_finding_item(result, rising))
+                out.append(_finding_item(result))
             continue
         other_checks = _other_fact_checks(other)
         for v in detail.violations:
@@ -915,7 +915,7 @@ def _other_fact_checks(outcome) -> dict[tuple, Any]:
     return {(f.claim.category, f.claim.subject, f.claim.assertion, f.claim.negative): f for f in checks}
 
 
-def _finding_item(result, rising: bool) -> dict:
+def _finding_item(result) -> dict:
     return {
         "check": result.check,
         "reason": result.reason,
