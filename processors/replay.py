@@ -25,7 +25,7 @@ import json
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -379,7 +379,11 @@ def _judging_only(config: ClaimwatchConfig) -> ClaimwatchConfig:
 
 
 def _require_tables(con) -> None:
-    names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    cursor = con.cursor()
+    try:
+        names = {r[0] for r in cursor.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    finally:
+        cursor.close()
     missing = [t for t in ("evaluations", "claims") if t not in names]
     if missing:
         raise ReplayError(
@@ -930,7 +934,18 @@ def _finding_item(result) -> dict:
 
 
 def save(con, report: ReplayReport) -> str:
-    """Record a replay in `replay_runs` and `replay_agents` (for the dashboard); its run id."""
+    """Record a replay in `replay_runs` and `replay_agents` (for the dashboard); its run id.
+
+    `con` is a DuckDB connection or an `AuditStore` (anything with `cursor()`).
+    """
+    cursor = con.cursor()
+    try:
+        return _save(cursor, report)
+    finally:
+        cursor.close()
+
+
+def _save(con, report: ReplayReport) -> str:
     run_id = uuid.uuid4().hex
     at = datetime.now(UTC).replace(tzinfo=None)
     totals = report.totals()
@@ -984,3 +999,39 @@ def _iso(value) -> str | None:
     if isinstance(value, datetime):
         return value.isoformat(sep=" ", timespec="seconds")
     return str(value)
+
+
+def replay_request(store, body: Mapping[str, Any]) -> dict[str, Any]:
+    """A replay asked of a running collector, on its own database (for `POST /api/replay`).
+
+    A collector holds its DuckDB file, so `claimwatch replay` asks it instead of opening
+    the file. `body`: {"config": the candidate config as a mapping, "configName": a label,
+    "since": "7d", "until": null, "agent": null, "examples": 3, "save": true}. Returns the
+    report (`ReplayReport.to_dict()`) with "run_id" when recorded. A bad request raises
+    ValueError (ConfigError, QueryError, ReplayError) with a message for the caller.
+    """
+    from .core.config import load_config
+    from .store.queries import parse_time
+
+    if not isinstance(body, Mapping) or not isinstance(body.get("config"), Mapping):
+        raise ReplayError('a replay request needs "config": the candidate config as a JSON object')
+    examples = body.get("examples", 3)
+    if isinstance(examples, bool) or not isinstance(examples, int) or not 0 <= examples <= 100:
+        raise ReplayError(f'"examples" must be an integer from 0 to 100, got {examples!r}')
+    for key in ("since", "until", "agent", "configName"):
+        if body.get(key) is not None and not isinstance(body[key], str):
+            raise ReplayError(f'"{key}" must be a string, got {body[key]!r}')
+    candidate = load_config(dict(body["config"]))
+    report = replay_claims(
+        store,
+        candidate,
+        since=parse_time(body.get("since") or "7d"),
+        until=parse_time(body["until"]) if body.get("until") else None,
+        agent=body.get("agent"),
+        examples=examples,
+        candidate_label=body.get("configName"),
+    )
+    out = report.to_dict()
+    if body.get("save", True):
+        out["run_id"] = save(store, report)
+    return out

@@ -337,6 +337,43 @@ def test_cli_replay_fails_in_one_line_when_the_database_is_missing(tmp_path, cap
     assert code == 2 and err.startswith("claimwatch: no audit database") and len(err.strip().splitlines()) == 1
 
 
+def test_cli_replay_opens_the_file_when_no_collector_answers(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "audit.duckdb"
+    populate(path)
+    monkeypatch.setenv("CLAIMWATCH_DB", str(path))
+    candidate = write_config(tmp_path, candidate_with(redis_running=True))
+    code = main(["replay", "--config", candidate, "--server", "http://127.0.0.1:9", "--since", "2026-10-01",
+                 "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert {f["flip"]: f["count"] for f in json.loads(out)["flips"]} == {"pass->block": 1}
+    assert f"in {path}" in err
+
+
+def test_replay_request_replays_on_a_collector_store_and_records_the_run(tmp_path):
+    from claimwatch.replay import replay_request
+
+    path = tmp_path / "held.duckdb"
+    populate(path)
+    store = AuditStore(path)  # as a running collector holds it
+    try:
+        body = {"config": candidate_with(redis_running=True), "configName": "candidate.yaml", "since": "2026-10-01"}
+        report = replay_request(store, body)
+        assert {f["flip"]: f["count"] for f in report["flips"]} == {"pass->block": 1}
+        cursor = store.cursor()
+        try:
+            assert cursor.execute("SELECT run_id, candidate FROM replay_runs").fetchall() == [
+                (report["run_id"], "candidate.yaml")]
+        finally:
+            cursor.close()
+        with pytest.raises(ValueError, match="config"):
+            replay_request(store, {"since": "7d"})
+        with pytest.raises(ValueError, match="examples"):
+            replay_request(store, {"config": RECORDED, "examples": "3"})
+    finally:
+        store.close()
+
+
 # --- replay of an OTLP/JSON capture ---------------------------------------------------------------
 
 
