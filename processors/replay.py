@@ -857,7 +857,7 @@ def replay_otlp(
         agents=sorted(rows.values(), key=lambda r: (r.agent_id, r.trust_tier or "")),
         flips=sorted(flips.values(), key=_flip_order),
         evaluations=evaluated,
-        claims=sum(len(o.result("output").detail.claims) for o in after.values() if _has_claims(o)),
+        claims=sum(len(o.result("output").detail.claims) for o in after.values() if _has_claims(o) and not o.duplicate_of),
         judgements=len(spans),
         not_replayed={"lines_skipped": skipped} if skipped else {},
         notes=[problem] if problem else [],
