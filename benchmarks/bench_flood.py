@@ -54,7 +54,7 @@ def start(tmp: Path) -> tuple[subprocess.Popen, dict[str, tuple[str, int]]]:
         f"storage: {{path: '{tmp / 'flood.duckdb'}'}}\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "collector.cli", "serve", "--config", str(config), "--log-level", "ERROR"],
+        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config), "--log-level", "ERROR"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

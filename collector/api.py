@@ -65,6 +65,7 @@ class ApiServer(BoundedHTTPServer):
         configured = collector.config.service.api.endpoint.rpartition(":")[0].lower()
         self.host_names = {"localhost", configured, socket.gethostname().lower()} - {""}
         self.sql_slots = threading.BoundedSemaphore(SQL_CONCURRENCY)
+        self.replay_slot = threading.BoundedSemaphore(1)
         self.running = sql_guard.Running()
         if self.token:
             # Ad-hoc SQL is on: no file, network or extension access for this database instance.
@@ -151,12 +152,40 @@ class ApiHandler(BoundedHandler):
                     self._query(route.removeprefix("/api/query/"), _json_body(body))
             elif route == "/api/sql":
                 self._sql(_json_body(body).get("sql", ""))
+            elif route == "/api/policy/decide":
+                self._policy_decide(_json_body(body))
+            elif route == "/api/replay":
+                if self._authorized("a replay"):
+                    self._replay(_json_body(body))
             else:
                 self._json(404, {"error": f"no such endpoint {route}"})
         except ValueError as exc:
             self._json(400, {"error": str(exc)})
         except Exception as exc:
             self._internal_error(route, exc)
+
+    def _policy_decide(self, body: dict) -> None:
+        """A pre-tool hook asks; the decision uses (and counts in) the collector's session state."""
+        from claimwatch.policy.http import decide_http
+
+        check = self.server.collector.engine.pipeline.check("tool_policy")
+        if check is None:
+            self._json(404, {"error": "the tool_policy check is switched off in this collector's config"})
+            return
+        status, answer = decide_http(body, check.engine)
+        self._json(status, answer)
+
+    def _replay(self, body: dict) -> None:
+        """Replay a candidate config over this collector's stored claims (one at a time: it holds the GIL)."""
+        from claimwatch.replay import replay_request
+
+        if not self.server.replay_slot.acquire(blocking=False):
+            self._json(503, {"error": "a replay is already running; try again when it ends"})
+            return
+        try:
+            self._json(200, replay_request(self.server.collector.store, body))
+        finally:
+            self.server.replay_slot.release()
 
     # --- who may ask --------------------------------------------------------------------------------
     def _trusted_origin(self, route: str) -> bool:

@@ -11,6 +11,7 @@ import argparse
 import json
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 
 from claimwatch import load_config
@@ -68,10 +69,12 @@ DEMO_CONFIG = {
             {"match": "researcher", "trust": 45},
             {"match": "coder", "trust": 30},
             {"match": "support", "trust": 50},
+            {"match": "faq-bot", "trust": 50},
             {"match": "ops-sub-*", "trust": 10, "mode": "enforce"},
         ]
     },
     "processor": {"decisionWaitMs": 300},
+    "checks": {"grounding": {"enabled": True}},
 }
 
 # (agent, tool name, tool arguments, tool result, LLM output)
@@ -119,6 +122,20 @@ SCENARIO = [
         "The installer could not reach its host, so nothing was installed.",
     ),
     (
+        "planner",
+        None,
+        None,
+        None,
+        "Summary for the user: the docs are in order and the build is green. The user is Iulia, I believe.",
+    ),
+]
+
+
+FAQ_ANSWER = "A refund takes 7 business days and the change fee is $25 per passenger."
+# Conversations of their own (their own traces): a booking agent misquoting the reservation its
+# tool returned, and an FAQ bot answering from memory with no tool result to ground it.
+OTHER_CONVERSATIONS = [
+    (
         "support",
         "get_reservation_details",
         {"reservation_id": "ZFA04Y"},
@@ -126,13 +143,7 @@ SCENARIO = [
         '"origin": "SFO", "destination": "JFK", "date": "2024-05-20"}',
         "Your reservation ZFA04Y from SFO to JFK on May 20 has 2 checked bags at $50 each.",
     ),
-    (
-        "planner",
-        None,
-        None,
-        None,
-        "Summary for the user: the docs are in order and the build is green. The user is Iulia, I believe.",
-    ),
+    ("faq-bot", None, None, None, FAQ_ANSWER),
 ]
 
 
@@ -166,16 +177,17 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         spans = run_scenario(f"http://{addresses.otlp_http}/v1/traces")
-        print(f"2. a planner agent and three sub-agents sent {spans} spans over OTLP/HTTP (tool calls and LLM output)")
+        agents = len({turn[0] for turn in SCENARIO + OTHER_CONVERSATIONS})
+        print(f"2. {agents} agents (a planner and its sub-agents, a booking agent, an FAQ bot) sent {spans} spans over OTLP/HTTP (tool calls and LLM output)")
         collector.engine.flush(30)
         print("3. what claimwatch made of it:\n")
         _show(collector, "verdict_counts", {}, "verdicts by agent")
         _show(
             collector,
             "violations",
-            {"limit": "8"},
+            {"limit": "16"},
             "violations, newest first",
-            columns=["agent_id", "mode", "action", "severity", "category", "subject", "reason"],
+            columns=["check_name", "agent_id", "mode", "action", "severity", "category", "subject", "reason"],
         )
         _show(collector, "top_contradicted_facts", {}, "facts the agents contradicted")
         redacted = collector.engine.stats().get("enforced_blocks", 0)
@@ -205,12 +217,15 @@ def run_scenario(endpoint: str) -> int:
         attributes={
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": "planner",
-            "gen_ai.conversation.id": "demo-session-1",
+            # A conversation of its own each run: escalation counts of the tool policy are per session.
+            "gen_ai.conversation.id": f"demo-{uuid.uuid4().hex[:8]}",
         },
     ):
         count += 1
         for agent, tool, arguments, result, output in SCENARIO:
             count += _agent_turn(tracer, agent, tool, arguments, result, output)
+    for agent, tool, arguments, result, output in OTHER_CONVERSATIONS:
+        count += _agent_turn(tracer, agent, tool, arguments, result, output)
     provider.shutdown()
     return count
 

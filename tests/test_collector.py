@@ -349,7 +349,7 @@ def test_serve_flushes_everything_on_sigterm(tmp_path):
         [
             sys.executable,
             "-m",
-            "collector.cli",
+            "claimwatch.collector.cli",
             "serve",
             "--db",
             str(db),
@@ -414,3 +414,51 @@ def test_repeated_output_in_one_trace_is_stored_once(collector):
     post(collector.addresses.otlp_http, "/v1/traces", request.SerializeToString())
     assert rows(collector, "SELECT count(*) FROM evaluations") == [(1,)]
     assert collector.engine.stats()["duplicate_outputs"] == 1
+
+
+def test_genai_choice_log_with_a_json_string_body_is_evaluated(collector):
+    logs = ExportLogsServiceRequest()
+    record = (
+        logs.resource_logs.add()
+        .scope_logs.add()
+        .log_records.add(trace_id=(6).to_bytes(16, "big"), span_id=(60).to_bytes(8, "big"), event_name="gen_ai.choice")
+    )
+    body = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Docker is not running."}}
+    record.body.string_value = json.dumps(body)
+    status, _, _ = post(collector.addresses.otlp_http, "/v1/logs", logs.SerializeToString())
+    assert status == 200
+    assert rows(collector, "SELECT source, verdict FROM evaluations") == [("gen_ai.output.messages", "flag")]
+
+
+def test_kill_9_loses_nothing_acknowledged_once_the_decision_wait_and_flush_interval_have_passed(tmp_path):
+    """The loss window of an acknowledged span is decisionWaitMs + flushIntervalMs, then it is on disk."""
+    db = tmp_path / "kill.duckdb"
+    env = {**os.environ, "CLAIMWATCH_DECISION_WAIT_MS": "200", "CLAIMWATCH_FLUSH_INTERVAL_MS": "200"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--db", str(db), "--otlp-http", "127.0.0.1:0",
+         "--otlp-grpc", "127.0.0.1:0", "--api", "127.0.0.1:0"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        lines = []
+        while not any(line.strip().startswith("OTLP/HTTP") for line in lines):
+            lines.append(proc.stdout.readline())
+            assert proc.poll() is None, "".join(lines)
+        address = next(line for line in lines if "OTLP/HTTP" in line).split("http://")[1].split("/")[0]
+        sent = 0
+        for i in range(20):  # a steady trickle: never 5,000 rows, never a pause
+            request = trace_request(
+                [{"trace": 100 + i, "span": 1, "attrs": {"gen_ai.output.messages": llm_messages("Docker is down.")}}]
+            )
+            assert post(address, "/v1/traces", request.SerializeToString())[0] == 200
+            sent += 1
+            time.sleep(0.05)
+        time.sleep(0.2 + 0.2 + 1.0)  # decision wait + flush interval + a margin for a loaded machine
+        proc.kill()
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    con = duckdb.connect(str(db), read_only=True)  # the file survives a kill -9 and opens
+    assert con.execute("SELECT count(*) FROM evaluations").fetchall() == [(sent,)]
+    con.close()

@@ -59,7 +59,8 @@ def test_rollout_readiness_marks_agents_by_would_block_rate(demo_collector):
     query = load_queries()["rollout_readiness"]
     columns, rows = run_query(demo_collector.store, query, {"min_outputs": "3", "max_block_pct": "10"})
     table = {r[0]: dict(zip(columns, r, strict=True)) for r in rows}
-    assert set(table) == {"planner", "researcher"}  # the enforcing ops-sub-* agents are not in audit mode
+    # The enforcing ops-sub-* agents are not in audit mode.
+    assert set(table) == {"planner", "researcher", "coder", "support", "faq-bot"}
     assert table["researcher"]["ready"] is True and table["researcher"]["would_block_pct"] == 0
     assert table["planner"]["would_flag_pct"] == 100.0
 
@@ -171,7 +172,7 @@ def test_static_report_opens_offline(demo_collector, chromium, tmp_path):
     cursor.close()
     out = tmp_path / "report.html"
     result = subprocess.run(
-        [sys.executable, "-m", "collector.cli", "report", "--db", str(snapshot), "-o", str(out), "--since", "1d"],
+        [sys.executable, "-m", "claimwatch.collector.cli", "report", "--db", str(snapshot), "-o", str(out), "--since", "1d"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -450,7 +450,7 @@ def _serve(config: Path, preexec_fn=None, extra_env: dict | None = None):
     """`claimwatch serve` in a subprocess; returns it and its printed addresses."""
     env = {**os.environ, **(extra_env or {})}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "collector.cli", "serve", "--config", str(config)],
+        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -196,7 +196,7 @@ def test_sigterm_during_an_ad_hoc_query_exits_cleanly(tmp_path):
         f"storage: {{path: '{tmp_path / 's.duckdb'}'}}\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "collector.cli", "serve", "--config", str(config)],
+        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

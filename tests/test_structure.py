@@ -88,3 +88,11 @@ def test_nothing_imports_the_bare_folder_names():
                 assert node.module.split(".")[0] not in ("processors", "collector"), path
             if isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] not in ("processors", "collector") for a in node.names), path
+
+
+def test_tests_and_benchmarks_run_the_package_by_its_namespace():
+    for folder in ("tests", "benchmarks"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            for bare in ('"-m", "collector', '"-m", "processors', "from processors", "from collector", "import processors"):
+                assert bare not in text or path.name == "test_structure.py", (path, bare)

@@ -15,6 +15,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "claimwatch.checks.output",
     "claimwatch.checks.actions",
     "claimwatch.checks.tool_policy",
+    "claimwatch.checks.grounding",
 )
 
 

@@ -115,9 +115,12 @@ class DynamicFactsConfig(_Model):
 
 
 class GroundingConfig(_Model):
-    """`checks.grounding`: evidence grounding of LLM output against the trace."""
+    """`checks.grounding`: evidence grounding of LLM output against the trace.
 
-    enabled: bool = True
+    Off unless switched on: it costs ~1-6 ms per LLM output with evidence, about a hundred
+    times the output check, which a collector at tens of thousands of spans/s must opt into."""
+
+    enabled: bool = False
     inferred_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="score of an INFERRED claim")
     fabricated_policy: Policy = "flag"
     min_confidence: float = Field(default=0.8, ge=0.0, le=1.0, description="FABRICATED below this only records")
@@ -447,4 +450,5 @@ CHECK = CheckSpec(
     factory=_build,
     migrations=MIGRATIONS,
     attribute_prefix=PREFIX,
+    enabled_by_default=False,
 )
