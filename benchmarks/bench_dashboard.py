@@ -33,7 +33,11 @@ from claimwatch.store.queries import load_queries, run_query  # noqa: E402
 from claimwatch.store.schema import migrate  # noqa: E402
 
 GENERATE = """
-INSERT INTO evaluations
+INSERT INTO evaluations (
+    evaluation_id, time, trace_id, span_id, parent_span_id, service, span_name, agent_id, agent_name, session_id,
+    source, mode, verdict, audit_verdict, enforced, trust_score, trust_tier, claim_count, violation_count,
+    categories, evaluation_us, text_length, text_sha256, truncated, skipped, error, tool_calls, config_hash
+)
 SELECT
     'e' || i, now()::TIMESTAMP - to_seconds(CAST(random() * 30 * 86400 AS BIGINT)),
     md5(i::VARCHAR), substr(md5(i::VARCHAR || 's'), 1, 16), NULL, 'svc-' || (i % 5), 'chat',
@@ -52,7 +56,11 @@ FROM (
 )
 """
 GENERATE_VIOLATIONS = """
-INSERT INTO violations
+INSERT INTO violations (
+    evaluation_id, time, trace_id, span_id, agent_id, agent_name, session_id, mode, verdict, audit_verdict,
+    trust_tier, action, category, detector_id, matched_text, subject, assertion, reason, severity,
+    contradicted_fact_id, expected, fact_status, confidence, claim_offset, claim_count, trigger, iso_controls
+)
 SELECT evaluation_id, time, trace_id, span_id, agent_id, agent_name, session_id, mode, verdict, audit_verdict,
     trust_tier, CASE WHEN verdict = 'block' THEN 'block' ELSE 'flag' END,
     ['system_state', 'entity_name', 'existence', 'operational_status', 'capability', 'self_referential'][(n % 6) + 1],

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from claimwatch.otel.records import SpanRecord
 
 _RECENT_TRACES = 20_000
+_RECENT_RECORDS = 200_000  # identity views of released spans kept for late arrivals
 
 
 @dataclass(slots=True)
@@ -34,6 +35,7 @@ class TraceBuffer:
         self.max_spans = max_spans
         self._pending: OrderedDict[str, PendingTrace] = OrderedDict()
         self._recent: OrderedDict[str, dict[str, SpanRecord]] = OrderedDict()
+        self._recent_records = 0
         self.span_count = 0
         self.evicted_traces = 0
         self.late_spans = 0
@@ -83,10 +85,14 @@ class TraceBuffer:
     def remember(self, trace_id: str, records: dict[str, SpanRecord]) -> None:
         """Keep a released trace's spans for late arrivals to resolve their ancestors."""
         known = self._recent.pop(trace_id, {})
+        self._recent_records -= len(known)
         known.update(records)
         self._recent[trace_id] = known
-        while len(self._recent) > _RECENT_TRACES:
-            self._recent.popitem(last=False)
+        self._recent_records += len(known)
+        # Bounded by traces and by records: one huge trace must not hold memory for long.
+        while len(self._recent) > _RECENT_TRACES or self._recent_records > _RECENT_RECORDS:
+            _, dropped = self._recent.popitem(last=False)
+            self._recent_records -= len(dropped)
 
     def known(self, trace_id: str) -> dict[str, SpanRecord]:
         return self._recent.get(trace_id, {})

@@ -67,6 +67,8 @@ class CollectorEngine:
         self._lock = threading.Lock()
         self._work_spans = 0
         self._max_backlog = p.max_spans
+        self._max_bytes = p.max_buffered_bytes
+        self._buffered_bytes = 0
         self._last_eviction_log = 0.0
         self._worker = BackgroundWorker("claimwatch-engine", self._handle, tick_s=_TICK_S)
 
@@ -79,7 +81,7 @@ class CollectorEngine:
                 bad += 1
             else:
                 good.append(span)
-        self._accept([(s.record.trace_id, s) for s in good])
+        self._accept([(s.record.trace_id, s) for s in good], sum(s.size for s in good))
         self.counts["spans_received"] += len(spans)
         self.counts["spans_rejected"] += bad
         message = f"{bad} span(s) rejected: trace_id must be 16 bytes and span_id 8 bytes" if bad else ""
@@ -102,11 +104,15 @@ class CollectorEngine:
         self.counts["logs_with_output"] += len(items)
         return Accepted(seen, 0)
 
-    def _accept(self, items: list[tuple[str, object]]) -> None:
+    def _accept(self, items: list[tuple[str, object]], nbytes: int = 0) -> None:
         with self._lock:
             if self._work_spans + self.buffer.span_count + len(items) > 2 * self._max_backlog:
                 self.counts["requests_refused_overload"] += 1
                 raise Overloaded("processing backlog is full")
+            if nbytes and self._buffered_bytes + nbytes > self._max_bytes:
+                self.counts["requests_refused_memory"] += 1
+                raise Overloaded(f"buffered spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+            self._buffered_bytes += nbytes
             evicted_before = self.buffer.evicted_traces
             for trace_id, item in items:
                 for released in self.buffer.add(trace_id or f"untraced:{id(item)}", item):
@@ -137,9 +143,11 @@ class CollectorEngine:
             self._work_spans += sum(len(items) for _, items in ready)  # counted like queued work
             batch = batch + ready
         for trace_id, items in batch:
+            size = sum(getattr(i, "size", 0) for i in items)  # before annotations grow the spans
             self._process(trace_id, items)
             with self._lock:
                 self._work_spans -= len(items)
+                self._buffered_bytes -= size
 
     def _process(self, trace_id: str, items: list) -> None:
         try:
@@ -226,6 +234,7 @@ class CollectorEngine:
                 buffered_traces=self.buffer.trace_count,
                 buffered_spans=self.buffer.span_count,
                 queue_depth=self._work_spans,
+                buffered_bytes=self._buffered_bytes,
                 evicted_traces=self.buffer.evicted_traces,
                 late_spans=self.buffer.late_spans,
             )

@@ -43,6 +43,7 @@ class ReceivedSpan:
     scope: Any  # InstrumentationScope
     resource_schema_url: str = ""
     scope_schema_url: str = ""
+    size: int = 0  # wire bytes, for the collector's memory bound
 
 
 def parse_traces(body: bytes, content_type: str) -> ExportTraceServiceRequest:
@@ -245,7 +246,9 @@ def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
                     end_ns=span.end_time_unix_nano,
                     status=_STATUS.get(span.status.code, "UNSET"),
                 )
-                yield ReceivedSpan(record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url)
+                yield ReceivedSpan(
+                    record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url, span.ByteSize()
+                )
 
 
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}  # Status.StatusCode in the OTLP proto

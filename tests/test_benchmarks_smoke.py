@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 # Tiny arguments per benchmark script; a new script must be added here (the test below says so).
 SMOKE = {
     "bench_validate.py": ["--count", "5", "--rounds", "1"],
-    "bench_processor.py": ["--spans", "300"],
+    "bench_processor.py": ["--spans", "3000"],
     "bench_collector.py": ["--batches", "3"],
     "bench_dashboard.py": ["--evaluations", "3000", "--violations", "600"],
     "bench_detection.py": ["--part", "check"],
@@ -24,6 +24,7 @@ SMOKE = {
     "bench_grounding.py": ["--rounds", "3"],
     "bench_policy.py": ["--hook-runs", "2"],
     "bench_verify.py": ["--outputs", "10", "--rounds", "1"],
+    "bench_replay.py": ["--claims", "20000", "--naive-claims", "2000", "--rounds", "1"],
 }
 
 

@@ -478,3 +478,38 @@ def _stop(proc) -> None:
             proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_buffered_bytes_over_the_memory_bound_answer_503_until_processed(tmp_path):
+    """processor.maxBufferedBytes bounds what the collector holds by bytes, not span counts."""
+    from tests.otlp_helpers import llm_messages, start_collector, trace_request
+
+    c = start_collector(tmp_path, processor={"decisionWaitMs": 60_000, "maxBufferedBytes": 200_000})
+    try:
+        big = llm_messages("x " * 20_000)  # ~40 KB a span
+        answers = []
+        for i in range(12):
+            request = trace_request([{"trace": 500 + i, "span": 1, "attrs": {"gen_ai.output.messages": big}}])
+            answers.append(_post(c.addresses.otlp_http, request.SerializeToString()))
+        statuses = [a[0] for a in answers]
+        assert 200 in statuses and 503 in statuses, statuses
+        refused = next(a for a in answers if a[0] == 503)
+        assert "Retry-After" in refused[1]
+        assert c.engine.stats()["buffered_bytes"] <= 200_000
+        c.engine.flush(30)
+        assert c.engine.stats()["buffered_bytes"] == 0
+        request = trace_request([{"trace": 900, "span": 1, "attrs": {"gen_ai.output.messages": big}}])
+        assert _post(c.addresses.otlp_http, request.SerializeToString())[0] == 200
+    finally:
+        c.stop()
+
+
+def _post(address, body):
+    import http.client
+
+    host, port = address.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", "/v1/traces", body=body, headers={"Content-Type": "application/x-protobuf"})
+    response = conn.getresponse()
+    response.read()
+    return response.status, dict(response.getheaders())
