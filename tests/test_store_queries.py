@@ -132,6 +132,8 @@ def test_violations_filters(con):
     assert [r[agent] for r in by_detector] == ["sub-2"]
     _, in_window = run_query(con, q, {"since": "2026-11-01T02:00:00Z", "until": "2026-11-01T03:00:00Z"})
     assert {r[agent] for r in in_window} == {"sub-1"}
+    assert "matched_text" in columns  # the analyst sees what was matched without ad-hoc SQL (when stored)
+    assert all(r[columns.index("matched_text")] for r in by_agent)
     _, by_check = run_query(con, q, {"check": "output"})
     assert len(by_check) == len(run_query(con, q, {})[1])
     _, by_trace = run_query(con, q, {"trace": f"{3:032x}".upper()})
