@@ -153,7 +153,9 @@ class ApiHandler(BoundedHandler):
             elif route == "/api/sql":
                 self._sql(_json_body(body).get("sql", ""))
             elif route == "/api/policy/decide":
-                self._policy_decide(_json_body(body))
+                # It changes session counts: with a token set, only a holder may (hooks send it).
+                if self._authorized("a policy decision"):
+                    self._policy_decide(_json_body(body))
             elif route == "/api/replay":
                 if self._authorized("a replay"):
                     self._replay(_json_body(body))

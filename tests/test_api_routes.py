@@ -20,8 +20,10 @@ def collector(tmp_path):
     c.stop()
 
 
-def decide(collector, body):
-    status, _, answer = post(collector.addresses.api, "/api/policy/decide", json.dumps(body), "application/json")
+def decide(collector, body, token="s3cret"):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    status, _, answer = post(collector.addresses.api, "/api/policy/decide", json.dumps(body), "application/json",
+                             headers)
     return status, json.loads(answer)
 
 
@@ -38,6 +40,7 @@ def test_policy_decide_keeps_session_state_in_the_collector(collector):
     assert other["decision"] == "allow"
     status, bad = decide(collector, {"arguments": {}})
     assert status == 400 and "tool" in bad["error"]
+    assert decide(collector, risky, token=None)[0] == 401  # with a token set, it changes counts only for holders
 
 
 def test_replay_asks_the_running_collector_that_holds_the_database(collector, tmp_path, capsys):
