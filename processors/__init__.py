@@ -20,7 +20,28 @@ _EXPORTS = {
     "policy_guarded": ".policy.guard",
     "AuditStore": ".store",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AuditStore",
+    "Claim",
+    "ClaimwatchConfig",
+    "ClaimwatchSpanProcessor",
+    "ConfigError",
+    "DetectorSpec",
+    "FactCheck",
+    "OutputBlocked",
+    "OutputValidator",
+    "PatternError",
+    "ToolBlocked",
+    "Trust",
+    "ValidationConfig",
+    "ValidationResult",
+    "Violation",
+    "decide_tool",
+    "guard",
+    "guard_tool",
+    "load_config",
+    "policy_guarded",
+]  # the keys of _EXPORTS (a test checks)
 
 if TYPE_CHECKING:  # for type checkers and IDEs; nothing is imported at run time
     from .core.config import ClaimwatchConfig, ConfigError, ValidationConfig, load_config

@@ -96,3 +96,11 @@ def test_tests_and_benchmarks_run_the_package_by_its_namespace():
             text = path.read_text(encoding="utf-8")
             for bare in ('"-m", "collector', '"-m", "processors', "from processors", "from collector", "import processors"):
                 assert bare not in text or path.name == "test_structure.py", (path, bare)
+
+
+def test_the_lazy_package_exports_every_name_it_lists():
+    import claimwatch
+
+    assert sorted(claimwatch.__all__) == sorted(claimwatch._EXPORTS)
+    for name in claimwatch.__all__:
+        assert getattr(claimwatch, name) is not None
