@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from string import Formatter
 
 from .context import HEDGE_FACTOR, frame_claim
 from .detectors._fragments import NEGATION
@@ -224,12 +225,38 @@ def _negated(raw: RawMatch) -> bool:
 def _assertion(template: str, raw: RawMatch, negative: bool) -> str:
     if "{" not in template:
         return template
-    values = {name: _SPACES.sub("_", g.text.strip().lower()) for name, g in raw.groups.items()}
+    fields = _template_fields(template)
+    groups = raw.groups
+    if fields is None:
+        values = {name: _SPACES.sub("_", g.text.strip().lower()) for name, g in groups.items()}
+    else:  # only the groups the template names: most matches carry several it never reads
+        values = {name: _SPACES.sub("_", groups[name].text.strip().lower()) for name in fields if name in groups}
     values["not_"] = "not_" if negative else ""
     try:
         return template.format_map(_Default(values))
     except (ValueError, IndexError):
         return template
+
+
+_FIELDS: dict[str, frozenset[str] | None] = {}
+
+
+def _template_fields(template: str) -> frozenset[str] | None:
+    """The plain names an assertion template reads, or None when it has other fields (then all are given)."""
+    try:
+        return _FIELDS[template]
+    except KeyError:
+        pass
+    try:
+        parsed = [(field, spec) for _, field, spec, _ in Formatter().parse(template) if field is not None]
+        # A nested field in a format spec ("{a:{b}}") is read too: leave such templates to the full path.
+        names = [field if "{" not in (spec or "") else "?" for field, spec in parsed]
+    except ValueError:
+        names = ["?"]
+    fields = frozenset(names) if all(n.isidentifier() for n in names) else None
+    if len(_FIELDS) < 4096:
+        _FIELDS[template] = fields
+    return fields
 
 
 class _Default(dict):

@@ -267,6 +267,7 @@ _MULTI_WORD = re.compile(r"\S\s+\S")
 # A terminator seen from behind: newline, or a space/tab/CR with . ! ? before it.
 _TERMINATOR_BEHIND = re.compile(r"\n|[ \t\r][.!?]")
 _STOPS = (". ", "! ", "? ", ".\t", "!\t", "?\t", ".\r", "\n")
+_STOP = re.compile("|".join(map(re.escape, _STOPS)))
 _LOOK = 400  # how far a sentence is followed either way
 
 
@@ -280,11 +281,11 @@ def sentence_at(text: str, pos: int) -> Sentence:
     # The nearest terminator before `pos`: one search over the reversed window stops there.
     back = _TERMINATOR_BEHIND.search(text[low:pos][::-1])
     start = pos - back.start() if back else (low if low > 0 else 0)
-    after = text[pos : pos + _LOOK + 1]
-    found = [(i, stop) for stop in _STOPS if (i := after.find(stop)) >= 0]
-    if found:
-        i, stop = min(found)
-        end, terminator = pos + i, stop[0]
+    # The first of `_STOPS` within the window: one search instead of a str.find per stop.
+    found = _STOP.search(text, pos, pos + _LOOK + 1)
+    if found is not None:
+        end = found.start()
+        terminator = text[end]
     else:
         end, terminator = min(len(text), pos + _LOOK), ""
         if end == len(text) and text[end - 1 : end] in (".", "!", "?"):
@@ -338,8 +339,11 @@ _HEDGE_HINTS = (
 )  # fmt: skip
 
 
+_HEDGE_HINT = re.compile("|".join(map(re.escape, _HEDGE_HINTS)))
+
+
 def _hedged(claim_text: str) -> bool:
-    return any(h in claim_text for h in _HEDGE_HINTS) and _HEDGE_SHORT.search(claim_text) is not None
+    return _HEDGE_HINT.search(claim_text) is not None and _HEDGE_SHORT.search(claim_text) is not None
 
 
 # Where a new clause starts: the last of these in the words before a claim.

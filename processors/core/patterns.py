@@ -171,10 +171,6 @@ class _CharOffsets:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-def _identity(offset: int) -> int:
-    return offset
-
-
 def compile_pattern(
     source: str, *, where: str, case_insensitive: bool = True, trusted: bool = False
 ) -> tuple[str, object]:
@@ -467,17 +463,24 @@ class PatternEngine:
     @staticmethod
     def _run_re2(c: _Compiled, text: str, data: bytes, to_char: _CharOffsets | None) -> list[RawMatch]:
         out = []
-        conv = to_char or _identity
+        spec = c.spec
         names = c.group_slots
         for spans in _iter_spans(c.pattern, data):
             groups = {}
-            for name, idx in names:
-                start, end = spans[idx]
-                if start >= 0:
-                    start, end = conv(start), conv(end)
-                    groups[name] = Group(start, end, text[start:end])
-            start, end = conv(spans[0][0]), conv(spans[0][1])
-            out.append(RawMatch(c.spec, start, end, text[start:end], groups))
+            if to_char is None:  # ASCII text: byte offsets are character offsets
+                for name, idx in names:
+                    start, end = spans[idx]
+                    if start >= 0:
+                        groups[name] = Group(start, end, text[start:end])
+                start, end = spans[0]
+            else:
+                for name, idx in names:
+                    start, end = spans[idx]
+                    if start >= 0:
+                        start, end = to_char(start), to_char(end)
+                        groups[name] = Group(start, end, text[start:end])
+                start, end = to_char(spans[0][0]), to_char(spans[0][1])
+            out.append(RawMatch(spec, start, end, text[start:end], groups))
         return out
 
     def _run_regex(self, c: _Compiled, text: str, timeout: float | None = None) -> list[RawMatch]:
