@@ -129,6 +129,12 @@ class _Compiled:
     names: dict[str, int] = field(default_factory=dict)
     # (group name, index) pairs read from every match, "subject" defaulting to group 1.
     group_slots: tuple[tuple[str, int], ...] = ()
+    # A builtin pattern that ends with the words-after-a-trigger window (`AFTER`: up to five
+    # words or quotes) runs as its head, which stops after the first word, and `extend` adds the
+    # next up to four, one anchored search each (see `_split_after`). The source the set runs.
+    extend: object | None = None
+    extend_group: int = 0
+    set_source: str = ""
 
 
 _SET_OPTIONS = re2.Options()
@@ -327,28 +333,62 @@ def _warm_texts(examples: tuple[str, ...]) -> list[str]:
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 
 
-def _iter_spans(pattern, data: bytes):
+def _iter_spans(pattern, data: bytes, extend=None, extend_group: int = 0):
     """Every match's group spans, left to right, on bytes.
 
     Calls the compiled RE2 object directly when the binding exposes it (its
     `finditer` wraps each match in a Python object we do not need), else
-    goes through `finditer`.
+    goes through `finditer`. With `extend` (a split `AFTER` pattern, only
+    made when the binding exposes the RE2 object), each match and its group
+    `extend_group` are lengthened by up to four anchored matches of `extend`.
     """
     regexp = getattr(pattern, "_regexp", None)
     if regexp is None or _UNANCHORED is None:
         for m in pattern.finditer(data):
             yield [m.span(i) for i in range(pattern.groups + 1)]
         return
+    step = extend._regexp if extend is not None else None
     pos, end = 0, len(data)
     while True:
         spans = regexp.Match(_UNANCHORED, data, pos, end)
         start, stop = spans[0]
         if start < 0:
             return
+        if step is not None:
+            for _ in range(_AFTER_MORE):
+                more = step.Match(_ANCHOR_START, data, stop, end)[0]
+                if more[0] < 0:
+                    break
+                stop = more[1]
+            spans = list(spans)
+            spans[0] = (start, stop)
+            spans[extend_group] = (spans[extend_group][0], stop)
         yield spans
         if pos == end:
             return
         pos = stop if stop != pos else pos + 1
+
+
+_ANCHOR_START = getattr(getattr(re2, "_Anchor", None), "ANCHOR_START", None)
+_AFTER_MORE = 4  # AFTER is one word or quote and up to four more
+
+
+def _split_after(source: str) -> tuple[str, str] | None:
+    """(head, step) for a builtin pattern that ends with `AFTER`, else None.
+
+    `AFTER` spells its five words as a counted repeat of a large class, and
+    RE2 compiles each copy: 34,000 instructions, too many for its fast
+    submatch engines, and a large automaton for the set. The head keeps only
+    the first word; the rest is the same repeat taken one step at a time.
+    Same matches: the repeat ends the pattern, so its greedy choice at each
+    step is the anchored leftmost-first match of one step there, and the
+    head matches wherever the whole pattern does, at the same start.
+    """
+    from .detectors._fragments import AFTER, AFTER_HEAD, AFTER_STEP  # the detectors import this module
+
+    if _ANCHOR_START is None or _UNANCHORED is None or not source.endswith(AFTER):
+        return None
+    return source[: -len(AFTER)] + AFTER_HEAD, AFTER_STEP
 
 
 class PatternEngine:
@@ -370,7 +410,16 @@ class PatternEngine:
                 slots = dict(names)
                 if "subject" not in slots and spec.subject_group == "subject" and pattern.groups >= 1:
                     slots["subject"] = 1
-                self._compiled.append(_Compiled(spec, source, engine, pattern, names, tuple(slots.items())))
+                compiled = _Compiled(spec, source, engine, pattern, names, tuple(slots.items()), set_source=source)
+                split = _split_after(source) if spec.builtin and engine == "re2" else None
+                if split is not None:
+                    where = f"detector {spec.id!r} pattern {i}"
+                    _, head = compile_pattern(split[0], where=where, case_insensitive=spec.case_insensitive, trusted=True)
+                    _, step = compile_pattern(split[1], where=where, case_insensitive=spec.case_insensitive, trusted=True)
+                    if dict(head.groupindex) == names and head.groups == pattern.groups and "subject" in names:
+                        compiled.pattern, compiled.extend = head, step
+                        compiled.extend_group, compiled.set_source = names["subject"], split[0]
+                self._compiled.append(compiled)
         self._re2_ids = [i for i, c in enumerate(self._compiled) if c.engine == "re2"]
         self._regex_ids = [i for i, c in enumerate(self._compiled) if c.engine == "regex"]
         self._sets = self._build_set()
@@ -424,7 +473,7 @@ class PatternEngine:
         sources = []
         for i in self._re2_ids:
             c = self._compiled[i]
-            sources.append(f"(?i){c.source}" if c.spec.case_insensitive else c.source)
+            sources.append(f"(?i){c.set_source}" if c.spec.case_insensitive else c.set_source)
         return _compile_sets(sources, 0)
 
     def scan(self, text: str, budget: Budget | None = None) -> tuple[list[RawMatch], list[str], bool]:
@@ -473,7 +522,7 @@ class PatternEngine:
         out = []
         spec = c.spec
         names = c.group_slots
-        for spans in _iter_spans(c.pattern, data):
+        for spans in _iter_spans(c.pattern, data, c.extend, c.extend_group):
             groups = {}
             if to_char is None:  # ASCII text: byte offsets are character offsets
                 for name, idx in names:

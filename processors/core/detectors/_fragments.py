@@ -34,6 +34,10 @@ WORD = r"[\p{L}\p{N}_][\p{L}\p{N}_.@/+#:\-]*"
 QUOTED = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}')"
 # Up to five words or quoted phrases after a trigger; trimmed in Python.
 AFTER = rf"(?P<subject>(?:{QUOTED}|{WORD})(?:[ \t]+(?:{QUOTED}|{WORD})){{0,4}})"
+# How the pattern engine runs a pattern that ends with AFTER: the head takes the first word,
+# then up to four steps, one anchored search each (the same matches; see patterns._split_after).
+AFTER_HEAD = rf"(?P<subject>(?:{QUOTED}|{WORD}))"
+AFTER_STEP = rf"[ \t]+(?:{QUOTED}|{WORD})"
 # A person's or project's name: capitalised words, or quoted. Case-sensitive.
 NAME = (
     r"(?P<name>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|'[^'\n]{1,60}'"
