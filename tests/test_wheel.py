@@ -8,11 +8,12 @@ editable) into a new venv and runs the commands a new user runs first.
 from __future__ import annotations
 
 import os
+import queue
 import re
-import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -83,11 +84,15 @@ def test_wheel_serve_answers_the_dashboard(installed, tmp_path):
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
         api = None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while api is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 1.0)
-            line = proc.stdout.readline() if ready else ""
+            try:
+                line = lines.get(timeout=1.0)
+            except queue.Empty:
+                continue
             found = re.search(r"API\s+(?:http://)?(127\.0\.0\.1:\d+)", line)
             api = found.group(1) if found else None
         assert api, "serve did not print its API address"
