@@ -21,6 +21,7 @@ from ..core.config_base import _Model
 from ..core.model import ValidationResult, Violation
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
+from ..otel.extract import may_carry_output
 from ..otel.records import EventRecord, SpanRecord
 from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_table
 
@@ -55,8 +56,6 @@ class OutputCheck:
         self.store_matched_text = store_matched_text
 
     def wants(self, span: SpanRecord) -> bool:
-        from ..otel.extract import may_carry_output
-
         return may_carry_output(span)
 
     def run(self, ctx: CheckContext) -> CheckResult | None:

@@ -59,14 +59,29 @@ _EXACT_KEYS = frozenset({A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_E
 _PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
 
 
+# The answer for the last span asked: every check's `wants` asks it of the same span in turn.
+_last: tuple[object, bool] = (None, False)
+
+
 def may_carry_output(span: SpanRecord) -> bool:
     """A cheap first look, by attribute and event names only: most spans carry no LLM output."""
+    global _last
+    last_span, answer = _last
+    if last_span is span:
+        return answer
+    answer = _may_carry_output(span)
+    _last = (span, answer)
+    return answer
+
+
+def _may_carry_output(span: SpanRecord) -> bool:
     keys = span.attributes.keys()
     if not _EXACT_KEYS.isdisjoint(keys):
         return True
-    if any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT for e in span.events):
-        return True
-    return any(key.startswith(_PREFIXES) for key in keys)
+    for key in keys:
+        if key.startswith(_PREFIXES):
+            return True
+    return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT for e in span.events)
 
 
 def extract(span: SpanRecord) -> Output | None:

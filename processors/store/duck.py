@@ -104,7 +104,14 @@ class AuditStore:
         schema = self._schemas.get(table)
         if schema is None:
             raise KeyError(f"no table {table!r} in the audit schema (is its check's migration registered?)")
-        batch = pa.table({name: [row.get(name) for row in rows] for name in schema.names}, schema=schema)
+        try:
+            batch = pa.table({name: [row.get(name) for row in rows] for name in schema.names}, schema=schema)
+        except (UnicodeEncodeError, pa.ArrowException):
+            # Half an emoji from decoded JSON cannot be stored as UTF-8: clean this batch only.
+            from .rows import clean_row
+
+            rows = [clean_row(dict(row)) for row in rows]
+            batch = pa.table({name: [row.get(name) for row in rows] for name in schema.names}, schema=schema)
         cursor.register("_claimwatch_batch", batch)
         try:
             columns = ", ".join(f'"{c}"' for c in schema.names)

@@ -54,8 +54,12 @@ def outcome_rows(outcome: Outcome, mask_secrets: bool = True) -> dict[str, list[
         own = {k: shared[k] for k in OWN_TABLE_KEYS}
         for table, rows in r.rows.items():
             tables.setdefault(table, []).extend({**row, **own} for row in rows)
-    clean = (lambda row: mask_row(_clean_row(row))) if mask_secrets else _clean_row
-    return {table: [clean(row) for row in rows] for table, rows in tables.items()}
+    # Lone surrogates are cleaned by the store only for a batch that has them (rare).
+    if mask_secrets:
+        for rows in tables.values():
+            for row in rows:
+                mask_row(row)
+    return tables
 
 
 def _audit_verdict(check: str, verdict: str) -> str:
@@ -63,10 +67,13 @@ def _audit_verdict(check: str, verdict: str) -> str:
     return AUDIT_VERDICTS.get(verdict, verdict) if check == "output" else f"{check}_{verdict}"
 
 
-def _clean_row(row: dict) -> dict:
+def clean_row(row: dict) -> dict:
+    """The row with text safe for Arrow (lone surrogates replaced)."""
     for key, value in row.items():
         if isinstance(value, str):
             row[key] = clean_text(value)
+        elif isinstance(value, list):
+            row[key] = [clean_text(v) if isinstance(v, str) else v for v in value]
     return row
 
 

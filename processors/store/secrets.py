@@ -32,9 +32,20 @@ _SECRET = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
 TEXT_COLUMNS = frozenset({"matched_text", "subject", "reason", "expected", "assertion", "claim", "evidence"})
 
 
+# Every pattern above contains one of these (lowercased); text with none is left alone
+# without running the regex (most stored text: subjects, reasons, matched claims).
+_HINTS = ("sk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat", "xox", "glpat", "aiza",
+          "eyj", "private key", "pass", "pwd", "secret", "apikey", "api_key", "api-key", "token", "bearer", "://")
+_HINT = re.compile("|".join(map(re.escape, _HINTS)))
+
+
 def mask(text: str) -> str:
     """`text` with every credential-shaped substring replaced by `[secret]`."""
-    return _SECRET.sub(MASK, text) if text else text
+    if not text:
+        return text
+    if _HINT.search(text.lower()) is None:
+        return text
+    return _SECRET.sub(MASK, text)
 
 
 def mask_row(row: dict) -> dict:
