@@ -67,3 +67,32 @@ def test_builtin_patterns_all_compile_on_re2():
     for spec in builtin_detectors():
         for source in spec.patterns:
             assert compile_pattern(source, where=spec.id, trusted=True)[0] == "re2"
+
+
+def test_split_builtin_patterns_match_span_for_span_like_their_full_form():
+    """Patterns ending in the trailing-words fragment run as a head plus anchored steps (for speed);
+    on every detector example, with words inserted, they must match exactly where the full pattern does."""
+    import random
+
+    from claimwatch import OutputValidator
+    from claimwatch.core.patterns import _iter_spans, compile_pattern
+
+    engine = OutputValidator()._engine
+    examples = [x for c in engine._compiled for x in c.spec.examples]
+    rng = random.Random(7)
+    noise = ["`a b`", "'x y'", "\t", "foo.bar", "é", "the", "no", "not", "\n", "n't", "Docker", ":", "..."]
+    texts = list(examples)
+    for _ in range(400):
+        words = rng.choice(examples).split(" ")
+        for _ in range(rng.randint(0, 4)):
+            words.insert(rng.randint(0, len(words)), rng.choice(noise))
+        texts.append(" ".join(words))
+    split = [c for c in engine._compiled if c.extend is not None]
+    assert split, "no split patterns: the test has nothing to compare"
+    for c in split:
+        _, full = compile_pattern(c.source, where="test", case_insensitive=c.spec.case_insensitive, trusted=True)
+        for text in texts:
+            data = text.encode("utf-8")
+            expected = [list(map(tuple, s)) for s in _iter_spans(full, data)]
+            got = [list(map(tuple, s)) for s in _iter_spans(c.pattern, data, c.extend, c.extend_group)]
+            assert got == expected, (c.spec.id, text)
