@@ -35,7 +35,7 @@ from ..grounding.evidence import Passage
 from ..grounding.trace import evidence_for
 from ..otel.extract import may_carry_output
 from ..otel.records import EventRecord, SpanRecord
-from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, worst
+from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_table, worst
 
 NAME = "grounding"
 PREFIX = "claimwatch.grounding"
@@ -46,15 +46,9 @@ MIGRATIONS = (
     Migration(
         1,
         "grounding_evaluations and grounding_claims",
-        """
-        CREATE TABLE grounding_evaluations (
-            evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMP NOT NULL,
-            trace_id VARCHAR,
-            span_id VARCHAR,
-            agent_id VARCHAR,
-            session_id VARCHAR,
-            mode VARCHAR,
+        own_table(
+            "grounding_evaluations",
+            """
             decision VARCHAR,           -- APPROVE | REVISE | RETRY | FAIL
             grounding_score DOUBLE,     -- NULL: nothing graded against evidence
             confidence DOUBLE,
@@ -73,15 +67,12 @@ MIGRATIONS = (
             issues VARCHAR[],
             verdict VARCHAR,
             evaluation_us DOUBLE
-        );
-        CREATE TABLE grounding_claims (
-            evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMP NOT NULL,
-            trace_id VARCHAR,
-            span_id VARCHAR,
-            agent_id VARCHAR,
-            session_id VARCHAR,
-            mode VARCHAR,
+            """,
+        )
+        + "; "
+        + own_table(
+            "grounding_claims",
+            """
             claim_index INTEGER,
             kind VARCHAR,               -- FACTUAL | REASONING (opinions are not stored)
             grade VARCHAR,              -- GROUNDED | INFERRED | FABRICATED | NULL (no evidence)
@@ -98,10 +89,12 @@ MIGRATIONS = (
             evidence_start INTEGER,
             evidence_end INTEGER,
             fact_id VARCHAR             -- dynamic fact contradicted, if any
-        );
-        CREATE INDEX grounding_evaluations_time ON grounding_evaluations (time);
-        CREATE INDEX grounding_claims_time ON grounding_claims (time);
-        """,
+            """,
+        )
+        + "; "
+        + 'CREATE INDEX grounding_evaluations_time ON grounding_evaluations (time)'
+        + "; "
+        + 'CREATE INDEX grounding_claims_time ON grounding_claims (time)',
     ),
 )
 

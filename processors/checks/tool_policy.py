@@ -26,7 +26,7 @@ from ..otel.records import EventRecord, SpanRecord
 from ..policy.config import ToolPolicyConfig, settings_beside_store
 from ..policy.engine import Decision, PolicyEngine
 from ..verify.actions import tool_call_of_span
-from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, worst
+from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_table, worst
 
 NAME = "tool_policy"
 PREFIX = "claimwatch.tool_policy"
@@ -39,15 +39,9 @@ MIGRATIONS = (
     Migration(
         1,
         "tool_policy_decisions",
-        """
-        CREATE TABLE tool_policy_decisions (
-            evaluation_id VARCHAR NOT NULL,
-            time TIMESTAMP NOT NULL,
-            trace_id VARCHAR,
-            span_id VARCHAR,
-            agent_id VARCHAR,
-            session_id VARCHAR,
-            mode VARCHAR,
+        own_table(
+            "tool_policy_decisions",
+            """
             source VARCHAR,          -- execute_tool | llm_output
             tool_name VARCHAR,
             tool_call_id VARCHAR,
@@ -65,9 +59,10 @@ MIGRATIONS = (
             reason VARCHAR,
             matched_text VARCHAR,    -- the normalised text the rule matched (storage.storeMatchedText)
             evaluation_us DOUBLE
-        );
-        CREATE INDEX tool_policy_decisions_time ON tool_policy_decisions (time);
-        """,
+            """,
+        )
+        + "; "
+        + 'CREATE INDEX tool_policy_decisions_time ON tool_policy_decisions (time)',
     ),
 )
 
