@@ -26,7 +26,9 @@ import logging
 import select
 import socket
 import threading
+import time
 import urllib.parse
+import uuid
 from pathlib import Path
 
 import duckdb
@@ -174,8 +176,29 @@ class ApiHandler(BoundedHandler):
         if check is None:
             self._json(404, {"error": "the tool_policy check is switched off in this collector's config"})
             return
-        status, answer = decide_http(body, check.engine)
+        status, answer = decide_http(body, check.engine, self._record_hook_decision)
         self._json(status, answer)
+
+    def _record_hook_decision(self, body: dict, decision) -> None:
+        """A hook's decision becomes rows like an audited tool span's (source `hook`), counted once."""
+        from claimwatch.checks.pipeline import Guarded
+        from claimwatch.checks.tool_policy import hook_result
+        from claimwatch.otel import attributes as A
+        from claimwatch.otel.records import SpanRecord
+        from claimwatch.store.rows import record
+
+        attrs = {A.GEN_AI_OPERATION_NAME: "execute_tool", A.GEN_AI_TOOL_NAME: decision.tool}
+        if decision.agent:
+            attrs[A.GEN_AI_AGENT_NAME] = decision.agent
+        if decision.session:
+            attrs[A.GEN_AI_CONVERSATION_ID] = decision.session
+        span = SpanRecord(uuid.uuid4().hex, uuid.uuid4().hex[:16], None, f"execute_tool {decision.tool}", attrs,
+                          end_ns=time.time_ns())
+        result = hook_result(decision, body.get("tool_call_id"))
+        engine = self.server.collector.engine
+        outcome = engine.pipeline.process(span, guarded={"tool_policy": Guarded("tool_policy", result, decision.enforced)})
+        if outcome is not None:
+            record(outcome, self.server.collector.store, engine.counts)
 
     def _replay(self, body: dict) -> None:
         """Replay a candidate config over this collector's stored claims (one at a time: it holds the GIL)."""

@@ -41,6 +41,23 @@ def test_policy_decide_keeps_session_state_in_the_collector(collector):
     status, bad = decide(collector, {"arguments": {}})
     assert status == 400 and "tool" in bad["error"]
     assert decide(collector, risky, token=None)[0] == 401  # with a token set, it changes counts only for holders
+    # Every decision the collector took for a hook is a row, like an audited tool span's.
+    collector.engine.flush(10)
+    cursor = collector.store.cursor()
+    decisions = cursor.execute(
+        "SELECT session_id, decision, step, blocked_count FROM tool_policy_decisions WHERE source = 'hook' "
+        "ORDER BY time"
+    ).fetchall()
+    assert decisions == [
+        ("s1", "block", "deny_pattern", 1),
+        ("s1", "block", "deny_pattern", 2),
+        ("s1", "block", "deny_pattern", 3),
+        ("s1", "block", "escalation", 4),
+        ("s2", "allow", "default", 0),
+    ]
+    assert cursor.execute(
+        "SELECT count(*) FROM evaluations WHERE check_name = 'tool_policy' AND verdict = 'block'"
+    ).fetchall() == [(4,)]
 
 
 def test_replay_asks_the_running_collector_that_holds_the_database(collector, tmp_path, capsys):

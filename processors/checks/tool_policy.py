@@ -92,6 +92,11 @@ class ToolPolicyCheck:
             return CheckResult(NAME, "pass", reason=f"error_fallback: {type(exc).__name__}",
                                error=f"{type(exc).__name__}: {exc}")
 
+    def reuse(self, result: CheckResult, ctx: CheckContext) -> CheckResult:
+        """A decision already taken for this call (a hook asked the collector): rendered, not re-decided."""
+        decided = result.detail.get("hook") if isinstance(result.detail, dict) else None
+        return self._result(ctx, [decided]) if decided else result
+
     def _decide(self, ctx: CheckContext, call: tuple) -> Decision:
         source, tool, arguments, call_id = call
         who = ctx.identity
@@ -187,6 +192,12 @@ def _calls(ctx: CheckContext) -> list[tuple[str, str, Any, str | None]]:
     if output is None or not output.tool_calls:
         return []
     return [("llm_output", c.name, c.arguments, None) for c in output.tool_calls]
+
+
+def hook_result(decision: Decision, call_id: str | None) -> CheckResult:
+    """A pre-tool hook's decision as a result the pipeline reuses for its record (see `reuse`)."""
+    call = ("hook", decision.tool, None, call_id)
+    return CheckResult(NAME, _VERDICT[decision.decision], detail={"hook": (call, decision)})
 
 
 def _build(section: ToolPolicyConfig, config) -> ToolPolicyCheck:

@@ -12,16 +12,22 @@ with status 200, or `{"error": ...}` with status 400 for a malformed body.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
-from .engine import PolicyEngine
+from .engine import Decision, PolicyEngine
 
 _OPTIONAL_STRINGS = ("agent", "session", "cwd", "tool_call_id")
 MAX_ARGUMENT_CHARS = 256_000
 
 
-def decide_http(body: Any, engine: PolicyEngine) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, JSON answer) for one decide request; never raises."""
+def decide_http(
+    body: Any, engine: PolicyEngine, on_decision: Callable[[dict, Decision], None] | None = None
+) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, JSON answer) for one decide request; never raises.
+
+    `on_decision(body, decision)` is told of each decision (the collector records it as rows)."""
     problem = _problem(body)
     if problem:
         return 400, {"error": problem}
@@ -29,6 +35,11 @@ def decide_http(body: Any, engine: PolicyEngine) -> tuple[int, dict[str, Any]]:
         body["tool"], body.get("arguments"), agent=body.get("agent"), session=body.get("session"),
         trust=body.get("trust"), mode=body.get("mode"), cwd=body.get("cwd"), call_id=body.get("tool_call_id"),
     )
+    if on_decision is not None:
+        try:
+            on_decision(body, decision)
+        except Exception:  # recording must not change the answer the hook is waiting for
+            logging.getLogger("claimwatch.policy").exception("could not record a hook's decision")
     answer = decision.to_dict()
     answer.update(agent=decision.agent, session=decision.session, would_block=decision.would_block,
                   enforced=decision.enforced)
