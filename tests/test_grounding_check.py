@@ -10,6 +10,7 @@ import pytest
 
 from claimwatch.checks import CheckContext, Identity
 from claimwatch.checks.grounding import CHECK, FABRICATED_EVENT, MIGRATIONS, GroundingConfig, _build
+from claimwatch.checks.trace import HeldTrace
 from claimwatch.core.config import ClaimwatchConfig
 from claimwatch.otel.extract import extract
 from claimwatch.otel.records import SpanRecord
@@ -20,23 +21,9 @@ RESERVATION = json.dumps({"reservation_id": "ZFA04Y", "total_baggages": 1, "nonf
                           "flights": [{"flight_number": "HAT069", "price": 121}]})  # fmt: skip
 
 
-class Trace:
-    """A small in-memory TraceView."""
-
-    def __init__(self, spans):
-        self.spans = {s.span_id: s for s in spans}
-
-    def get(self, span_id):
-        return self.spans.get(span_id)
-
-    def ancestors(self, span):
-        parent = self.spans.get(span.parent_span_id or "")
-        while parent is not None:
-            yield parent
-            parent = self.spans.get(parent.parent_span_id or "")
-
-    def before(self, span):
-        return sorted((s for s in self.spans.values() if s.end_ns < span.end_ns), key=lambda s: s.end_ns)
+def Trace(spans):
+    """The project's own trace view over these spans."""
+    return HeldTrace({s.span_id: s for s in spans}.get, spans)
 
 
 def tool_span(n, name, arguments, result):

@@ -10,6 +10,7 @@ import pytest
 
 from claimwatch.checks import CheckContext, Identity, registered
 from claimwatch.checks.actions import CHECK, FINDING_EVENT, MIGRATIONS, ActionsCheck
+from claimwatch.checks.trace import HeldTrace
 from claimwatch.otel.extract import extract
 from claimwatch.otel.records import SpanRecord
 from claimwatch.store.queries import load_queries, run_query
@@ -18,23 +19,9 @@ from claimwatch.verify import ActionsConfig
 TRACE = "0" * 31 + "1"
 
 
-class Trace:
-    """A small in-memory TraceView."""
-
-    def __init__(self, spans):
-        self.spans = {s.span_id: s for s in spans}
-
-    def get(self, span_id):
-        return self.spans.get(span_id)
-
-    def ancestors(self, span):
-        parent = self.spans.get(span.parent_span_id or "")
-        while parent is not None:
-            yield parent
-            parent = self.spans.get(parent.parent_span_id or "")
-
-    def before(self, span):
-        return sorted((s for s in self.spans.values() if s.end_ns < span.end_ns), key=lambda s: s.end_ns)
+def Trace(spans):
+    """The project's own trace view over these spans."""
+    return HeldTrace({s.span_id: s for s in spans}.get, spans)
 
 
 def tool_span(n, name, arguments, result, status=None, convention="genai"):
