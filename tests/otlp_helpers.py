@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
@@ -39,6 +40,25 @@ def start_collector(tmp_path, **sections) -> Collector:
     collector = Collector(load_config(config))
     collector.start()
     return collector
+
+
+def rows(collector, sql):
+    """Rows of the collector's audit store, once everything accepted is processed and stored."""
+    collector.engine.flush(10)
+    cursor = collector.store.cursor()
+    try:
+        return cursor.execute(sql).fetchall()
+    finally:
+        cursor.close()
+
+
+def post(address, path, body, content_type="application/x-protobuf", headers=None):
+    """(status, headers, body) of one POST over a fresh HTTP/1.1 connection."""
+    host, port = address.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", path, body=body, headers={"Content-Type": content_type, **(headers or {})})
+    response = conn.getresponse()
+    return response.status, dict(response.getheaders()), response.read()
 
 
 def wait_for(predicate, timeout=10.0):

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from claimwatch.collector.cli import main
-from tests.otlp_helpers import llm_messages, start_collector, trace_request
-from tests.test_collector import post
+from tests.otlp_helpers import llm_messages, post, start_collector, trace_request
 
 pytestmark = pytest.mark.e2e
 

@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from claimwatch.collector.cli import main
 from claimwatch.collector.otlp import KeyValueOf
 from tests.conftest import ROOT
-from tests.otlp_helpers import Sink, llm_messages, start_collector, trace_request, wait_for
+from tests.otlp_helpers import Sink, llm_messages, post, rows, start_collector, trace_request, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -38,23 +38,6 @@ def collector(tmp_path):
     c = start_collector(tmp_path)
     yield c
     c.stop()
-
-
-def rows(collector, sql):
-    collector.engine.flush(10)
-    cursor = collector.store.cursor()
-    try:
-        return cursor.execute(sql).fetchall()
-    finally:
-        cursor.close()
-
-
-def post(address, path, body, content_type="application/x-protobuf", headers=None):
-    host, port = address.split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    conn.request("POST", path, body=body, headers={"Content-Type": content_type, **(headers or {})})
-    response = conn.getresponse()
-    return response.status, dict(response.getheaders()), response.read()
 
 
 def run_agent(exporter):

@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from claimwatch import ClaimwatchSpanProcessor
 from claimwatch.collector.otlp import any_value
-from tests.otlp_helpers import FACTS, Sink, llm_messages, start_collector, wait_for
+from tests.otlp_helpers import FACTS, Sink, llm_messages, rows, start_collector, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -70,14 +70,6 @@ def everything(span) -> str:
     parts = [json.dumps(attrs(span), default=str)]
     parts += [json.dumps({kv.key: any_value(kv.value) for kv in e.attributes}, default=str) for e in span.events]
     return "\n".join(parts)
-
-
-def rows(collector, sql):
-    cursor = collector.store.cursor()
-    try:
-        return cursor.execute(sql).fetchall()
-    finally:
-        cursor.close()
 
 
 def test_same_text_from_an_enforcing_sub_agent_is_judged_and_redacted_when_its_parent_audits(collector, sink):

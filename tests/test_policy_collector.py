@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 
 import pytest
 
-from tests.otlp_helpers import start_collector, trace_request, wait_for
+from tests.otlp_helpers import post, rows, start_collector, trace_request, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -17,23 +16,6 @@ def collector(tmp_path):
     c = start_collector(tmp_path)
     yield c
     c.stop()
-
-
-def rows(collector, sql):
-    collector.engine.flush(10)
-    cursor = collector.store.cursor()
-    try:
-        return cursor.execute(sql).fetchall()
-    finally:
-        cursor.close()
-
-
-def post(address, path, body, content_type="application/x-protobuf", headers=None):
-    host, port = address.split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    conn.request("POST", path, body=body, headers={"Content-Type": content_type, **(headers or {})})
-    response = conn.getresponse()
-    return response.status, response.read()
 
 
 def tool_span(span_id, command, call_id):
@@ -46,7 +28,7 @@ def test_execute_tool_spans_sent_over_otlp_are_audited_with_what_enforcement_wou
     agent = {"trace": 0xABC, "span": 1, "name": "invoke_agent ops",
              "attrs": {"gen_ai.agent.name": "ops-bot", "gen_ai.conversation.id": "conv-9"}}
     spans = [agent, tool_span(2, "pytest -q", "c1"), tool_span(3, "bash -c 'cat /root/.ssh/id_rsa'", "c2")]
-    status, _ = post(collector.addresses.otlp_http, "/v1/traces", trace_request(spans).SerializeToString())
+    status, _, _ = post(collector.addresses.otlp_http, "/v1/traces", trace_request(spans).SerializeToString())
     assert status == 200
     got = wait_for(lambda: rows(collector, "SELECT tool_call_id, decision, step, rule_id, normalisation, would_block, "
                                            "agent_id, session_id FROM tool_policy_decisions ORDER BY tool_call_id"))
@@ -59,7 +41,7 @@ def test_execute_tool_spans_sent_over_otlp_are_audited_with_what_enforcement_wou
 
 def decide(collector, body, token="s3cret"):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    status, payload = post(collector.addresses.api, "/api/policy/decide", json.dumps(body).encode(),
+    status, _, payload = post(collector.addresses.api, "/api/policy/decide", json.dumps(body).encode(),
                            "application/json", headers)
     return status, json.loads(payload)
 

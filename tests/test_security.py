@@ -23,7 +23,7 @@ from claimwatch.collector import api, sql_guard
 from claimwatch.collector.cli import main
 from claimwatch.store.queries import load_queries
 from tests.conftest import ROOT
-from tests.otlp_helpers import start_collector, wait_for
+from tests.otlp_helpers import rows, start_collector, wait_for
 from tests.test_collector import run_agent
 
 pytestmark = pytest.mark.e2e
@@ -33,7 +33,7 @@ TOKEN = "s3cret"  # start_collector's token
 def _fed_collector(path):
     c = start_collector(path)
     run_agent(HttpExporter(endpoint=f"http://{c.addresses.otlp_http}/v1/traces"))
-    wait_for(lambda: _rows(c, "SELECT count(*) FROM violations")[0][0] >= 2)
+    wait_for(lambda: rows(c, "SELECT count(*) FROM violations")[0][0] >= 2)
     return c
 
 
@@ -50,15 +50,6 @@ def shared_collector(tmp_path_factory):
     c = _fed_collector(tmp_path_factory.mktemp("security"))
     yield c
     c.stop()
-
-
-def _rows(collector, sql):
-    collector.engine.flush(10)
-    cursor = collector.store.cursor()
-    try:
-        return cursor.execute(sql).fetchall()
-    finally:
-        cursor.close()
 
 
 def call(collector, method, path, body=None, headers=None, token=TOKEN, content_type="application/json"):
@@ -115,13 +106,13 @@ ATTACKS = {
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_ad_hoc_sql_refuses_writes_files_and_network_and_changes_nothing(shared_collector, attack):
     collector = shared_collector
-    before = _rows(collector, "SELECT (SELECT count(*) FROM violations), (SELECT count(*) FROM schema_migrations), "
+    before = rows(collector, "SELECT (SELECT count(*) FROM violations), (SELECT count(*) FROM schema_migrations), "
                               "(SELECT string_agg(verdict, ',' ORDER BY evaluation_id) FROM evaluations)")
     status, answer = sql(collector, attack)
     assert status == 400
     assert ATTACKS[attack] in answer["error"]
     assert "Traceback" not in answer["error"]
-    after = _rows(collector, "SELECT (SELECT count(*) FROM violations), (SELECT count(*) FROM schema_migrations), "
+    after = rows(collector, "SELECT (SELECT count(*) FROM violations), (SELECT count(*) FROM schema_migrations), "
                              "(SELECT string_agg(verdict, ',' ORDER BY evaluation_id) FROM evaluations)")
     assert after == before
 
@@ -135,7 +126,7 @@ def test_the_store_instance_has_no_file_access_once_ad_hoc_sql_is_on(collector):
         cursor.close()
     # ... while the writer keeps writing.
     run_agent(HttpExporter(endpoint=f"http://{collector.addresses.otlp_http}/v1/traces"))
-    wait_for(lambda: _rows(collector, "SELECT count(*) FROM violations")[0][0] >= 4)
+    wait_for(lambda: rows(collector, "SELECT count(*) FROM violations")[0][0] >= 4)
 
 
 def test_ad_hoc_sql_answers_reads_with_timestamps_and_a_row_cap(collector):
@@ -145,7 +136,7 @@ def test_ad_hoc_sql_answers_reads_with_timestamps_and_a_row_cap(collector):
     assert answer["rows"][0][0].startswith(time.strftime("%Y"))
     status, answer = sql(collector, "SELECT * FROM range(25000)")
     assert (status, len(answer["rows"]), answer["truncated"]) == (200, api.SQL_MAX_ROWS, True)
-    tables = {r[0] for r in _rows(collector, "SELECT table_name FROM duckdb_tables()")}
+    tables = {r[0] for r in rows(collector, "SELECT table_name FROM duckdb_tables()")}
     for query in load_queries().values():  # the shipped queries are what analysts copy from
         try:
             sql_guard.check(collector.store.cursor(), query.sql)
