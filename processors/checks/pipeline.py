@@ -195,12 +195,10 @@ class Pipeline:
             return check.run(ctx)
         except Exception as exc:  # a check must not raise; if one does, it fails open alone
             logger.exception("check %s failed on span %s", check.name, ctx.span.span_id)
-            return CheckResult(check.name, "error_fallback", reason=f"error_fallback: {type(exc).__name__}: {exc}",
-                               error=f"{type(exc).__name__}: {exc}")
+            return _failed(check.name, exc)
 
     def _failure(self, span: SpanRecord, exc: Exception) -> Outcome:
-        result = CheckResult("output", "error_fallback", error=f"{type(exc).__name__}: {exc}",
-                             reason=f"error_fallback: {type(exc).__name__}: {exc}")
+        result = _failed("output", exc)
         identity = Identity("unknown", None, None, None)
         return Outcome(span, identity, "audit", (result,), False, _time(span), (uuid.uuid4().hex,))
 
@@ -350,6 +348,12 @@ class Pipeline:
         if r.verdict in _SCORE:
             out[A.EVALUATION_SCORE_VALUE] = _SCORE[r.verdict]
         return out
+
+
+def _failed(check: str, exc: Exception) -> CheckResult:
+    """The fail-open result of a check that raised."""
+    error = f"{type(exc).__name__}: {exc}"
+    return CheckResult(check, "error_fallback", reason=f"error_fallback: {error}", error=error)
 
 
 def _repeat_key(ctx: CheckContext) -> tuple:
