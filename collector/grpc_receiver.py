@@ -17,6 +17,7 @@ from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from .engine import CollectorEngine, Overloaded
 from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, iter_spans, parse_logs, parse_traces
+from .spool import Spool, SpoolError
 
 logger = logging.getLogger("claimwatch.grpc")
 TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
@@ -25,15 +26,17 @@ _PROTOBUF = "application/x-protobuf"
 
 
 class _Receiver:
-    def __init__(self, engine: CollectorEngine, max_spans: int) -> None:
+    def __init__(self, engine: CollectorEngine, max_spans: int, spool: Spool | None = None) -> None:
         self.engine = engine
         self.max_spans = max_spans
+        self.spool = spool  # accepted requests are written here before the answer (storage.spool)
 
     def export_traces(self, body: bytes, context) -> trace_service_pb2.ExportTraceServiceResponse:
         request = self._decode(parse_traces, body, count_spans, "spans", context)
         try:
             result = self.engine.accept_traces(list(iter_spans(request)))
-        except Overloaded as exc:
+            self._spool(result, "traces", body)
+        except (Overloaded, SpoolError) as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry later")
         response = trace_service_pb2.ExportTraceServiceResponse()
         if result.rejected:
@@ -44,10 +47,14 @@ class _Receiver:
     def export_logs(self, body: bytes, context) -> logs_service_pb2.ExportLogsServiceResponse:
         request = self._decode(parse_logs, body, count_log_records, "log records", context)
         try:
-            self.engine.accept_logs(request)
-        except Overloaded as exc:
+            self._spool(self.engine.accept_logs(request), "logs", body)
+        except (Overloaded, SpoolError) as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry later")
         return logs_service_pb2.ExportLogsServiceResponse()
+
+    def _spool(self, result, signal: str, body: bytes) -> None:
+        if self.spool is not None and result.accepted:
+            self.spool.append(result.seq, signal, _PROTOBUF, body)
 
     def _decode(self, parse, body: bytes, count, what: str, context):
         try:
@@ -83,7 +90,9 @@ def _handlers(receiver: _Receiver) -> list[grpc.GenericRpcHandler]:
     ]
 
 
-def start_grpc(endpoint: str, engine: CollectorEngine, max_bytes: int) -> tuple[grpc.Server, int]:
+def start_grpc(
+    endpoint: str, engine: CollectorEngine, max_bytes: int, spool: Spool | None = None
+) -> tuple[grpc.Server, int]:
     """Start the gRPC server; returns it and the bound port (0 in the endpoint picks a free one)."""
     settings = engine.config.receivers.otlp.protocols.grpc
     options = [
@@ -95,7 +104,7 @@ def start_grpc(endpoint: str, engine: CollectorEngine, max_bytes: int) -> tuple[
     ]
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="claimwatch-grpc"),
-        handlers=_handlers(_Receiver(engine, settings.max_spans_per_request)),
+        handlers=_handlers(_Receiver(engine, settings.max_spans_per_request, spool)),
         options=options,
         # Calls waiting for a worker beyond this are refused RESOURCE_EXHAUSTED instead of queued without end.
         maximum_concurrent_rpcs=256,

@@ -6,8 +6,9 @@ for malformed data (a negative or non-numeric Content-Length or chunk size
 included), 413 over the byte limit (measured while reading, chunked or not,
 and again after decompression, so a gzip bomb is stopped while it inflates)
 or over the span limit per request, 415 for other content types, 503 with
-Retry-After when the processing backlog is full. The answer uses the
-request's content type. Connections are capped and timed out (`httpserver`).
+Retry-After when the processing backlog is full or the spool cannot be written.
+The answer uses the request's content type. Connections are capped and timed
+out (`httpserver`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from .engine import CollectorEngine, Overloaded
 from .httpserver import BadRequest, BoundedHandler, BoundedHTTPServer, TooLarge
 from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, iter_spans, parse_logs, parse_traces
+from .spool import Spool, SpoolError
 
 logger = logging.getLogger("claimwatch.http")
 PROTOBUF, JSON = "application/x-protobuf", "application/json"
@@ -37,6 +39,7 @@ class OtlpHttpServer(BoundedHTTPServer):
         address: tuple[str, int],
         engine: CollectorEngine,
         max_bytes: int,
+        spool: Spool | None = None,
     ) -> None:
         settings = engine.config.receivers.otlp.protocols.http
         super().__init__(
@@ -45,6 +48,7 @@ class OtlpHttpServer(BoundedHTTPServer):
         self.engine = engine
         self.max_bytes = max_bytes
         self.max_spans = settings.max_spans_per_request
+        self.spool = spool  # accepted requests are written here before the 200 (storage.spool)
 
 
 class OtlpHandler(BoundedHandler):
@@ -68,6 +72,7 @@ class OtlpHandler(BoundedHandler):
                 request = parse_traces(body, content_type)
                 _bound(count_spans(request), limit, "spans")
                 result = self.server.engine.accept_traces(list(iter_spans(request)))
+                self._spool(result, "traces", content_type, body)
                 response = ExportTraceServiceResponse()
                 if result.rejected:
                     response.partial_success.rejected_spans = result.rejected
@@ -75,19 +80,23 @@ class OtlpHandler(BoundedHandler):
             else:
                 request = parse_logs(body, content_type)
                 _bound(count_log_records(request), limit, "log records")
-                self.server.engine.accept_logs(request)
+                self._spool(self.server.engine.accept_logs(request), "logs", content_type, body)
                 response = ExportLogsServiceResponse()
             self.send_body(200, _encode(response, content_type), content_type)
         except (TooLarge, TooManyItems) as exc:
             self._status(413, str(exc), content_type)
         except (BadRequest, MalformedRequest) as exc:
             self._status(400, str(exc), content_type)
-        except Overloaded as exc:
+        except (Overloaded, SpoolError) as exc:
             self._status(503, f"{exc}; retry later", content_type, retry_after=1)
         except Exception as exc:
             logger.exception("error handling %s", route)
             self.close_connection = True
             self._status(500, f"internal error: {type(exc).__name__}", content_type)
+
+    def _spool(self, result, signal: str, content_type: str, body: bytes) -> None:
+        if self.server.spool is not None and result.accepted:
+            self.server.spool.append(result.seq, signal, content_type, body)
 
     def do_GET(self) -> None:
         self._discard_body()

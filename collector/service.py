@@ -9,12 +9,14 @@ from dataclasses import dataclass
 
 from claimwatch.core.config import ClaimwatchConfig
 from claimwatch.store import AuditStore
+from claimwatch.store.export import store_exporter
 
 from .api import ApiServer
 from .engine import CollectorEngine
 from .forward import Forwarder
 from .grpc_receiver import start_grpc
 from .http_receiver import OtlpHttpServer
+from .spool import Spool, replay
 
 logger = logging.getLogger("claimwatch.collector")
 
@@ -47,6 +49,12 @@ class Collector:
         exporter = config.exporters.otlp
         self.forwarder = Forwarder(exporter) if exporter is not None else None
         self.engine = CollectorEngine(config, self.store, self.forwarder)
+        # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
+        self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
+        spool = storage.spool
+        self.spool = (
+            Spool(spool.path or f"{storage.path}.spool", spool.segment_bytes, spool.fsync) if spool.enabled else None
+        )
         self._http = self._grpc = self._api = None
         self._threads: list[threading.Thread] = []
         self.addresses: Addresses | None = None
@@ -54,18 +62,25 @@ class Collector:
     def start(self) -> Addresses:
         protocols = self.config.receivers.otlp.protocols
         http_addr = grpc_addr = None
+        if self.spool is not None:  # what a crashed run acknowledged goes in before anything new
+            replay(self.spool, self.engine)
+            self.spool.start(self.engine.durable_seq)
         try:
             if protocols.http.enabled:
                 self._http = OtlpHttpServer(
-                    split_endpoint(protocols.http.endpoint), self.engine, protocols.http.max_request_bytes
+                    split_endpoint(protocols.http.endpoint), self.engine, protocols.http.max_request_bytes, self.spool
                 )
                 http_addr = _address(self._http)
                 self._serve(self._http, "claimwatch-otlp-http")
             if protocols.grpc.enabled:
-                self._grpc, port = start_grpc(protocols.grpc.endpoint, self.engine, protocols.grpc.max_request_bytes)
+                self._grpc, port = start_grpc(
+                    protocols.grpc.endpoint, self.engine, protocols.grpc.max_request_bytes, self.spool
+                )
                 grpc_addr = f"{split_endpoint(protocols.grpc.endpoint)[0]}:{port}"
             self._api = ApiServer(split_endpoint(self.config.service.api.endpoint), self)
             self._serve(self._api, "claimwatch-api")
+            if self.exporter is not None:
+                self.exporter.start(self.config.storage.export.every_ms / 1000)
         except OSError:
             self.stop()
             raise
@@ -86,7 +101,12 @@ class Collector:
             self._grpc.stop(grace=5).wait(10)
         if self._api is not None:
             self._api.cancel_queries()  # a long ad-hoc query must not hold up closing the store
+        if self.exporter is not None:  # the open partition too, once everything accepted is stored
+            self.engine.flush()
+            self.exporter.stop(final=True)
         self.engine.close()
+        if self.spool is not None:  # everything accepted is durable now, so its segments go
+            self.spool.close(self.engine.durable_seq())
         if self._api is not None:
             self._api.shutdown()
             self._api.server_close()
@@ -99,7 +119,7 @@ class Collector:
             "listening": {"otlp_http": a.otlp_http, "otlp_grpc": a.otlp_grpc, "api": a.api} if a else {},
             "database": self.store.path,
             "forwarding_to": self.config.exporters.otlp.endpoint if self.config.exporters.otlp else None,
-            "counters": self.engine.stats(),
+            "counters": self.engine.stats() | (self.spool.stats() if self.spool is not None else {}),
         }
 
 

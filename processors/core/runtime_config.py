@@ -118,6 +118,30 @@ class ServiceConfig(_Model):
     api: ApiConfig = ApiConfig()
 
 
+class SpoolConfig(_Model):
+    """The collector's spool of accepted OTLP requests (collector/spool.py): written before the
+    200/OK, deleted once processed, replayed at start-up, so a kill -9 loses nothing acknowledged."""
+
+    enabled: bool = False
+    path: str | None = None  # a directory; default: the database path + ".spool"
+    segment_bytes: int = Field(default=64 << 20, gt=0)  # a segment file is closed at this size (or after 1 s)
+    # false: a record is in the OS when the 200 goes out (survives kill -9, not a power loss);
+    # true: it is on disk (fsync, grouped across concurrent requests), at a cost per request.
+    fsync: bool = False
+
+
+class ExportConfig(_Model):
+    """Closed time partitions of every table, copied to hive-partitioned Parquet for fleet-wide
+    queries (`claimwatch query --fleet`); claimwatch/store/export.py."""
+
+    path: str | None = None  # a directory or s3:// URL shared by the fleet; unset exports nothing
+    # This worker's name in the layout (worker=<name>). Keep it stable for one database file:
+    # default <host>-<db file stem>-<hash of its path>.
+    worker: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+    every_ms: int = Field(default=60_000, gt=0)
+    partition: Literal["day", "hour"] = "day"
+
+
 class StorageConfig(_Model):
     """The DuckDB audit store."""
 
@@ -128,3 +152,5 @@ class StorageConfig(_Model):
     store_matched_text: bool = True
     # Credential-shaped text (API keys, tokens, passwords, keys in URLs) is masked in stored rows.
     mask_secrets: bool = True
+    spool: SpoolConfig = SpoolConfig()
+    export: ExportConfig = ExportConfig()

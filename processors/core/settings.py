@@ -54,6 +54,16 @@ SETTINGS: tuple[Setting, ...] = (
             "what is written onto spans: silent, info or debug"),
     Setting("storage.flushIntervalMs", "CLAIMWATCH_FLUSH_INTERVAL_MS", None, "MS",
             "the most time a stored row waits before it is written"),
+    Setting("storage.export.path", "CLAIMWATCH_EXPORT", "--export", "DIR",
+            "export closed time partitions to hive-partitioned Parquet here, for query --fleet"),
+    Setting("storage.export.worker", "CLAIMWATCH_WORKER", "--worker", "NAME",
+            "this worker's name in the export (default: host, database file and a hash of its path)"),
+    Setting("storage.export.everyMs", "CLAIMWATCH_EXPORT_EVERY_MS", None, "MS",
+            "how often closed partitions are exported"),
+    Setting("storage.spool.enabled", "CLAIMWATCH_SPOOL", None, "BOOL",
+            "spool accepted OTLP requests to disk before the 200, replayed after a crash"),
+    Setting("storage.spool.path", "CLAIMWATCH_SPOOL_PATH", None, "DIR",
+            "the spool's directory; unset: the database path + .spool"),
 )
 
 SERVER = Setting(None, "CLAIMWATCH_SERVER", "--server", "URL",
