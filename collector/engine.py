@@ -28,6 +28,7 @@ from claimwatch.store.rows import record
 from claimwatch.worker import BackgroundWorker
 
 from .assembly import TraceBuffer
+from .ledger import Ledger
 from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, upsert_attributes
 
 logger = logging.getLogger("claimwatch.collector")
@@ -42,6 +43,7 @@ class LogItem:
     """A GenAI event log record, validated with its trace like a span, but not forwarded."""
 
     record: SpanRecord
+    seq: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ class Accepted:
     accepted: int
     rejected: int
     message: str = ""
+    seq: int = 0  # this call's number in the engine's ledger (see durable_seq)
 
 
 class Overloaded(Exception):
@@ -56,8 +59,13 @@ class Overloaded(Exception):
 
 
 class CollectorEngine:
-    def __init__(self, config: ClaimwatchConfig, store: AuditStore | None = None, forwarder=None) -> None:
+    def __init__(self, config: ClaimwatchConfig, store: AuditStore | None = None, forwarder=None,
+                 on_processed=None) -> None:
         self.config = config
+        self.ledger = Ledger()
+        # Called with {seq: items} after each processed batch; by default the engine settles its
+        # own ledger once the store has written the batch's rows. A worker process passes its own.
+        self._on_processed = on_processed or self._settle_after_write
         self.pipeline = Pipeline(config)
         self.store = store
         self.forwarder = forwarder
@@ -73,19 +81,30 @@ class CollectorEngine:
         self._worker = BackgroundWorker("claimwatch-engine", self._handle, tick_s=_TICK_S)
 
     # --- receiver side ---------------------------------------------------------------------------
-    def accept_traces(self, spans: list[ReceivedSpan]) -> Accepted:
-        """Buffer decoded spans; spans with invalid ids are rejected (partial success)."""
+    def accept_traces(self, spans: list[ReceivedSpan], seq: int | None = None) -> Accepted:
+        """Buffer decoded spans; spans with invalid ids are rejected (partial success).
+
+        `seq` is given by a parent that keeps the ledger (worker processes); otherwise
+        the call gets the next number of this engine's ledger."""
         good, bad = [], 0
         for span in spans:
             if len(span.proto.trace_id) != 16 or len(span.proto.span_id) != 8:
                 bad += 1
             else:
                 good.append(span)
-        self._accept([(s.record.trace_id, s) for s in good], sum(s.size for s in good))
+        seq = self._accept([(s.record.trace_id, s) for s in good], sum(s.size for s in good), seq)
         self.counts["spans_received"] += len(spans)
         self.counts["spans_rejected"] += bad
         message = f"{bad} span(s) rejected: trace_id must be 16 bytes and span_id 8 bytes" if bad else ""
-        return Accepted(len(good), bad, message)
+        return Accepted(len(good), bad, message, seq)
+
+    def durable_seq(self) -> int:
+        """Every accepted call up to this number is checked, stored and handed to the exporters."""
+        return self.ledger.durable_seq()
+
+    def wait_durable(self, seq: int, timeout: float | None = 30.0) -> bool:
+        """Block until call `seq` and all before it are durable; False on timeout."""
+        return self.ledger.wait_durable(seq, timeout)
 
     def accept_logs(self, request) -> Accepted:
         """Buffer GenAI event log records with their trace; other log records are ignored."""
@@ -99,12 +118,16 @@ class CollectorEngine:
                     record_ = _log_record(log, resource)
                     if record_ is not None:
                         items.append((record_.trace_id, LogItem(record_)))
-        self._accept(items)
+        seq = self._accept(items)
         self.counts["logs_received"] += seen
         self.counts["logs_with_output"] += len(items)
-        return Accepted(seen, 0)
+        return Accepted(seen, 0, "", seq)
 
-    def _accept(self, items: list[tuple[str, object]], nbytes: int = 0) -> None:
+    def accept_log_items(self, items: list[LogItem], seq: int) -> None:
+        """Buffer log items a parent already decoded and numbered (worker processes)."""
+        self._accept([(i.record.trace_id, i) for i in items], 0, seq)
+
+    def _accept(self, items: list[tuple[str, object]], nbytes: int = 0, seq: int | None = None) -> int:
         with self._lock:
             if self._work_spans + self.buffer.span_count + len(items) > 2 * self._max_backlog:
                 self.counts["requests_refused_overload"] += 1
@@ -113,12 +136,17 @@ class CollectorEngine:
                 self.counts["requests_refused_memory"] += 1
                 raise Overloaded(f"buffered spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
             self._buffered_bytes += nbytes
+            if seq is None:
+                seq = self.ledger.open(len(items), nbytes)
+            for _, item in items:
+                item.seq = seq
             evicted_before = self.buffer.evicted_traces
             for trace_id, item in items:
                 for released in self.buffer.add(trace_id or f"untraced:{id(item)}", item):
                     self._queue_work(released)
             if self.buffer.evicted_traces > evicted_before:
                 self._log_eviction()
+        return seq
 
     def _log_eviction(self) -> None:
         now = time.monotonic()
@@ -142,12 +170,23 @@ class CollectorEngine:
             ready = self.buffer.ready()
             self._work_spans += sum(len(items) for _, items in ready)  # counted like queued work
             batch = batch + ready
+        settled: Counter = Counter()
         for trace_id, items in batch:
             size = sum(getattr(i, "size", 0) for i in items)  # before annotations grow the spans
             self._process(trace_id, items)
+            settled.update(i.seq for i in items)
             with self._lock:
                 self._work_spans -= len(items)
                 self._buffered_bytes -= size
+        if settled:
+            self._on_processed(dict(settled))
+
+    def _settle_after_write(self, counts: dict[int, int]) -> None:
+        """Settle the ledger once the rows queued so far are on disk (a failed write never settles)."""
+        if self.store is None:
+            self.ledger.settle(counts)
+        else:
+            self.store.after_written(lambda ok: self.ledger.settle(counts) if ok else None)
 
     def _process(self, trace_id: str, items: list) -> None:
         try:
@@ -231,6 +270,8 @@ class CollectorEngine:
         with self._lock:
             out = dict(self.counts)
             out.update(
+                accepted_seq=self.ledger.last_seq,
+                durable_seq=self.ledger.durable_seq(),
                 buffered_traces=self.buffer.trace_count,
                 buffered_spans=self.buffer.span_count,
                 queue_depth=self._work_spans,
@@ -241,7 +282,8 @@ class CollectorEngine:
         if self.forwarder is not None:
             out.update({f"forward_{k}": v for k, v in self.forwarder.counts.items()})
         if self.store is not None:
-            out.update(store_rows_written=self.store.rows_written, store_write_errors=self.store.write_errors)
+            out.update(store_rows_written=self.store.rows_written, store_write_errors=self.store.write_errors,
+                       store_rows_skipped=getattr(self.store, "rows_skipped", 0))
         return out
 
 

@@ -44,6 +44,7 @@ class ReceivedSpan:
     resource_schema_url: str = ""
     scope_schema_url: str = ""
     size: int = 0  # wire bytes, for the collector's memory bound
+    seq: int = 0  # the accepted call it came with (collector.ledger)
 
 
 def parse_traces(body: bytes, content_type: str) -> ExportTraceServiceRequest:

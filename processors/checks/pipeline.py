@@ -8,6 +8,7 @@ collector engine, `guard`) only apply it. Per-span work never raises.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from collections import OrderedDict
@@ -165,7 +166,7 @@ class Pipeline:
                 and any(r.blocked_texts for r in results if r.verdict == "block")
             )
             outcome = Outcome(span, ctx.identity, ctx.mode, results, enforced, _time(span),
-                              tuple(uuid.uuid4().hex for _ in results), self._tiers.trust(ctx.trust))
+                              evaluation_ids(span, results), self._tiers.trust(ctx.trust))
             self._remember(outcome, ctx, seen)
             return outcome
         except Exception as exc:
@@ -200,7 +201,7 @@ class Pipeline:
     def _failure(self, span: SpanRecord, exc: Exception) -> Outcome:
         result = _failed("output", exc)
         identity = Identity("unknown", None, None, None)
-        return Outcome(span, identity, "audit", (result,), False, _time(span), (uuid.uuid4().hex,))
+        return Outcome(span, identity, "audit", (result,), False, _time(span), evaluation_ids(span, (result,)))
 
     def _extractor(self, guarded: Mapping[str, Guarded]):
         text = next((g.text for g in guarded.values() if g.text is not None), None)
@@ -251,7 +252,7 @@ class Pipeline:
         )
         who = self._resolver(trace, {})(span)
         return Outcome(span, who[0], str(attrs.get(A.MODE, who[2])), results, bool(attrs.get(A.ENFORCED, False)),
-                       _time(span), tuple(uuid.uuid4().hex for _ in results), upstream=True)
+                       _time(span), evaluation_ids(span, results), upstream=True)
 
     # --- who spoke ------------------------------------------------------------------------------
     def _resolver(self, trace: HeldTrace, guarded: Mapping[str, Guarded]):
@@ -391,6 +392,21 @@ def _clean(attrs: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, list | tuple):
             attrs[key] = [clean_text(v) if isinstance(v, str) else v for v in value]
     return attrs
+
+
+def evaluation_ids(span: SpanRecord, results) -> tuple[str, ...]:
+    """One id per result, the same every time this span is checked.
+
+    A trace delivered twice (a Kafka redelivery, a replayed spool, an exporter's
+    retry) gives the same ids, so the store can skip what it already holds. The
+    span's name and end time are part of the key because a GenAI event log
+    record shares the span id of the span it belongs to. A span without ids
+    (a guard outside any trace) gets random ones.
+    """
+    if not span.trace_id.strip("0") or not span.span_id.strip("0"):
+        return tuple(uuid.uuid4().hex for _ in results)
+    base = f"{span.trace_id}/{span.span_id}/{span.name}/{span.end_ns or span.start_ns}/"
+    return tuple(hashlib.blake2b((base + r.check).encode(), digest_size=16).hexdigest() for r in results)
 
 
 def _time(span: SpanRecord) -> datetime:

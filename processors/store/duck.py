@@ -7,6 +7,13 @@ when it reaches `batch_rows` or when its oldest row is `flush_interval_s`
 old, whichever comes first: that age is the most a crash can lose of what
 was handed to the store. `flush()` waits until everything queued is on disk.
 
+Writes are idempotent: evaluation ids are deterministic (a hash of trace,
+span and check), and a unit of rows whose evaluation is already stored is
+skipped whole, so a redelivered trace (Kafka, a replayed spool, a client's
+retry) writes nothing new. `after_written(callback)` runs the callback once
+everything queued before it is on disk: how the collector learns what is
+durable.
+
 Tables are not listed here: the Arrow schema of every table is read from the
 database after migrations, so a check's own tables need no store code.
 """
@@ -53,6 +60,7 @@ class AuditStore:
         migrate(self._con)
         self._schemas = _schemas(self._con)
         self.rows_written = 0
+        self.rows_skipped = 0  # rows of evaluations already stored (redelivered traces)
         self.write_errors = 0
         self._worker = BackgroundWorker(
             "claimwatch-store", self._write, batch_size=batch_rows, max_age_s=flush_interval_s
@@ -61,6 +69,12 @@ class AuditStore:
     def add_rows(self, tables: Mapping[str, Sequence[Mapping]]) -> None:
         """Queue rows for several tables as one unit (never blocks)."""
         self._worker.put(tables)
+
+    def after_written(self, callback) -> None:
+        """Call `callback(ok)` on the writer thread once every row queued before it was handled.
+
+        `ok` is False when a write in that batch failed (the rows are not on disk)."""
+        self._worker.put(_AfterWritten(callback))
 
     def add(self, evaluation: dict, violations: list[dict]) -> None:
         """Queue one evaluation row and its violation rows."""
@@ -81,22 +95,75 @@ class AuditStore:
     def columns(self, table: str) -> list[str]:
         return self._schemas[table].names
 
-    def _write(self, units: list[Mapping[str, Sequence[Mapping]]]) -> None:
-        merged: dict[str, list] = {}
-        for unit in units:
-            for table, rows in unit.items():
-                merged.setdefault(table, []).extend(rows)
+    def _write(self, units: list) -> None:
+        callbacks = [u.callback for u in units if isinstance(u, _AfterWritten)]
+        units = [u for u in units if not isinstance(u, _AfterWritten)]
+        ok = True
+        try:
+            ok = self._write_units(units) if units else True
+        finally:
+            for callback in callbacks:
+                try:
+                    callback(ok)
+                except Exception:
+                    logger.exception("after-write callback failed")
+
+    def _write_units(self, units: list[Mapping[str, Sequence[Mapping]]]) -> bool:
+        total = sum(len(rows) for unit in units for rows in unit.values())
         try:
             cursor = self._con.cursor()
             try:
+                # One transaction per batch: a unit is stored whole or not at all.
+                cursor.execute("BEGIN TRANSACTION")
+                units = self._new_only(cursor, units)
+                merged: dict[str, list] = {}
+                for unit in units:
+                    for table, rows in unit.items():
+                        merged.setdefault(table, []).extend(rows)
                 for table, rows in merged.items():
                     self._insert(cursor, table, rows)
+                cursor.execute("COMMIT")
+            except Exception:
+                cursor.execute("ROLLBACK")
+                raise
             finally:
                 cursor.close()
-            self.rows_written += sum(len(rows) for rows in merged.values())
+            written = sum(len(rows) for rows in merged.values())
+            self.rows_written += written
+            self.rows_skipped += total - written
+            return True
         except Exception:
             self.write_errors += 1
-            logger.exception("could not write %d row(s) to %s", sum(map(len, merged.values())), self.path)
+            logger.exception("could not write %d row(s) to %s", total, self.path)
+            return False
+
+    def _new_only(self, cursor, units: list) -> list:
+        """The units whose evaluations are not stored yet (nor earlier in this batch)."""
+        keyed = [(unit, [r["evaluation_id"] for r in unit.get("evaluations", ()) if r.get("evaluation_id")])
+                 for unit in units]
+        ids = [i for _, unit_ids in keyed for i in unit_ids]
+        if not ids:
+            return units
+        times = [r["time"] for unit in units for r in unit.get("evaluations", ()) if r.get("time") is not None]
+        cursor.register("_claimwatch_ids", pa.table({"id": pa.array(ids, pa.string())}))
+        try:
+            # The time range lets DuckDB skip row groups by their min/max: a redelivered trace
+            # has the same span times, so only the row groups around them are read.
+            where = "time BETWEEN ? AND ? AND " if times else ""
+            stored = {row[0] for row in cursor.execute(
+                f"SELECT evaluation_id FROM evaluations WHERE {where}"
+                "evaluation_id IN (SELECT id FROM _claimwatch_ids)",
+                [min(times), max(times)] if times else [],
+            ).fetchall()}
+        finally:
+            cursor.unregister("_claimwatch_ids")
+        kept = []
+        for unit, unit_ids in keyed:
+            if unit_ids and not stored.isdisjoint(unit_ids):
+                continue
+            stored.update(unit_ids)  # a trace delivered twice within one batch
+            kept.append(unit)
+        return kept
 
     def _insert(self, cursor, table: str, rows: list[Mapping]) -> None:
         if not rows:
@@ -118,6 +185,15 @@ class AuditStore:
             cursor.execute(f'INSERT INTO "{table}" ({columns}) SELECT {columns} FROM _claimwatch_batch')
         finally:
             cursor.unregister("_claimwatch_batch")
+
+
+class _AfterWritten:
+    """A marker queued behind rows: its callback runs once they are written."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self, callback) -> None:
+        self.callback = callback
 
 
 def _schemas(con) -> dict[str, pa.Schema]:
