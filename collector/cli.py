@@ -28,6 +28,7 @@ _COMMANDS = (
     "ground_cmd",
     "policy_cmd",
     "replay_cmd",
+    "export_cmd",
 )
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_USAGE = 0, 1, 2

@@ -26,8 +26,13 @@ examples:
   claimwatch query violations --param agent='worker-*' --param since=24h
   claimwatch query violations --param category=entity_name --format json
   claimwatch query verdict_counts --db /var/lib/claimwatch/claimwatch.duckdb --format csv > verdicts.csv
+  claimwatch query verdict_counts --fleet /data/fleet --param since=7d
 
   claimwatch query --sql "SELECT agent_id, count(*) FROM violations GROUP BY 1" --token "$TOKEN"
+
+--fleet PATH runs a named query over the Parquet partitions every worker exported
+(storage.export or claimwatch export): each table is a view over all of them, with
+the extra columns date and worker.
 
 Timestamps take ISO 8601 or an age: 30m, 24h, 7d. Ad-hoc --sql must be a single
 read-only SELECT over the audit tables (no file or network access; at most 10,000
@@ -48,6 +53,11 @@ def add_parser(sub) -> None:
     q.add_argument("--list", action="store_true", help="list the queries and their parameters")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter (repeatable)")
     q.add_argument("--db", metavar="FILE", help="open this DuckDB file instead of asking a running collector")
+    q.add_argument(
+        "--fleet",
+        metavar="PATH",
+        help="run over every worker's exported Parquet partitions under PATH (a directory or s3:// URL)",
+    )
     add_server_flag(q)
     q.add_argument("--sql", metavar="SELECT", help="ad-hoc read-only SQL instead of a named query")
     q.add_argument(
@@ -71,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         if args.name and args.name not in queries:
             raise QueryError(f"no query named {args.name!r} (known: {', '.join(sorted(queries))})")
         params = _params(args.param)
+        if args.fleet and (args.sql or args.db):
+            raise QueryError("--fleet runs named queries over the exported partitions; it takes no --sql or --db")
         if args.name:
             queries[args.name].bind(params)  # report bad parameters before going anywhere
         columns, rows = _answer(args, queries, params)
@@ -83,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _answer(args, queries, params):
     """Through a running collector when one answers (unless --db is given), else from the file."""
+    if args.fleet:
+        return _run_on_fleet(args.fleet, queries[args.name], params)
     if args.db is None:
         try:
             return _via_server(args, params)
@@ -163,6 +177,26 @@ def _run_on_file(db: Path, query, params):
         return run_query(con, query, params)
     except duckdb.Error as exc:
         raise QueryError(f"query {query.name!r} failed: {exc}") from None
+    finally:
+        con.close()
+
+
+def _run_on_fleet(root: str, query, params):
+    """The named query over every worker's exported partitions (claimwatch.store.export)."""
+    import duckdb
+
+    from claimwatch.store.export import FleetError, fleet_connection
+
+    try:
+        con = fleet_connection(root)
+    except FleetError as exc:
+        raise QueryError(str(exc)) from None
+    except duckdb.Error as exc:
+        raise QueryError(f"cannot read the partitions under {root}: {str(exc).splitlines()[0]}") from None
+    try:
+        return run_query(con, query, params)
+    except duckdb.Error as exc:
+        raise QueryError(f"query {query.name!r} failed over {root}: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()
 
