@@ -28,6 +28,7 @@ _COMMANDS = (
     "ground_cmd",
     "policy_cmd",
     "replay_cmd",
+    "consume_cmd",
     "export_cmd",
 )
 

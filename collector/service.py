@@ -47,8 +47,7 @@ class Collector:
             flush_interval_s=storage.flush_interval_ms / 1000,
             mask_secrets=storage.mask_secrets,
         )
-        exporter = config.exporters.otlp
-        self.forwarder = Forwarder(exporter) if exporter is not None else None
+        self.forwarder = build_forwarder(config)
         self.engine = CollectorEngine(config, self.store, self.forwarder)
         # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
         self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
@@ -127,8 +126,30 @@ class Collector:
             "listening": {"otlp_http": a.otlp_http, "otlp_grpc": a.otlp_grpc, "api": a.api} if a else {},
             "database": self.store.path,
             "forwarding_to": self.config.exporters.otlp.endpoint if self.config.exporters.otlp else None,
+            "publishing_to": _kafka_target(self.config),
             "counters": self.engine.stats() | (self.spool.stats() if self.spool is not None else {}),
         }
+
+
+def build_forwarder(config: ClaimwatchConfig):
+    """What the engine hands processed traces to: the OTLP forwarder, the Kafka exporter, both, or None."""
+    forwarders = []
+    if config.exporters.otlp is not None:
+        forwarders.append(Forwarder(config.exporters.otlp))
+    if config.exporters.kafka is not None:
+        from .kafka import KafkaExporter
+
+        forwarders.append(KafkaExporter(config.exporters.kafka))
+    if len(forwarders) > 1:
+        from .kafka import Fanout
+
+        return Fanout(forwarders)
+    return forwarders[0] if forwarders else None
+
+
+def _kafka_target(config: ClaimwatchConfig) -> str | None:
+    kafka = config.exporters.kafka
+    return f"kafka://{kafka.brokers}/{kafka.topic}" if kafka else None
 
 
 def _address(server) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from .config_base import _Model
 
@@ -104,8 +104,36 @@ class OtlpExporter(_Model):
     queue_batches: int = Field(default=256, gt=0)
 
 
+_BROKER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?$")
+
+
+def _brokers(value):
+    """Kafka bootstrap brokers: a list or a comma-separated string of HOST[:PORT] (port 9092 when left out)."""
+    items = [str(v).strip() for v in value] if isinstance(value, (list, tuple)) else str(value).split(",")
+    items = [i.strip() for i in items if i.strip()]
+    bad = [i for i in items if not _BROKER.match(i) or int(i.rpartition(":")[2] if ":" in i else 1) > 65535]
+    if not items or bad:
+        raise ValueError(f"must be HOST[:PORT] brokers, comma-separated or a list; bad: {bad or value!r}")
+    return ",".join(items)
+
+
+class KafkaExporter(_Model):
+    """Checked spans published to a Kafka topic in the OpenTelemetry Collector kafka exporter's
+    format (otlp_proto), one message per trace, for `claimwatch consume` workers (collector/kafka.py)."""
+
+    brokers: Annotated[str, BeforeValidator(_brokers)]
+    topic: str = Field(default="otlp_spans", min_length=1)
+    # trace: keyed by the trace id in 32 lowercase hex characters (the Collector's partition_traces_by_id);
+    # session: by the session id (gen_ai.conversation.id, session.id), so every trace of a session reaches
+    # the same consumer and its tool-policy escalation count is whole; traces without one by trace id.
+    partition_by: Literal["trace", "session"] = "trace"
+    options: dict[str, str] = Field(default_factory=dict)  # librdkafka producer properties
+    timeout_s: float = Field(default=10.0, gt=0)
+
+
 class Exporters(_Model):
     otlp: OtlpExporter | None = None
+    kafka: KafkaExporter | None = None
 
 
 class ApiConfig(_Model):

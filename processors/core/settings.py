@@ -46,6 +46,8 @@ SETTINGS: tuple[Setting, ...] = (
             "where checked spans are forwarded (OTLP); unset forwards nothing"),
     Setting("exporters.otlp.protocol", "CLAIMWATCH_FORWARD_PROTOCOL", None, "PROTOCOL",
             "forwarding protocol: http/protobuf or grpc"),
+    Setting("exporters.kafka.brokers", "CLAIMWATCH_KAFKA_EXPORT", "--kafka-export", "HOST:PORT[,...]",
+            "Kafka brokers checked spans are published to (topic exporters.kafka.topic, otlp_proto); unset publishes nothing"),
     Setting("agents.defaultMode", "CLAIMWATCH_MODE", "--mode", "MODE",
             "audit (record only) or enforce (block) for agents no rule names"),
     Setting("processor.decisionWaitMs", "CLAIMWATCH_DECISION_WAIT_MS", None, "MS",
