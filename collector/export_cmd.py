@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"claimwatch: cannot open {db} (is a collector holding it? it exports by itself): "
               f"{str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
+    exporter = None
     try:
         exporter = PartitionExporter(con.cursor, args.to, args.worker or default_worker(str(db)),
                                      partition=args.partition)
@@ -67,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"claimwatch: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
     finally:
+        if exporter is not None:
+            exporter.close()
         con.close()
     rows = exporter.counts["rows_written"]
     print(f"exported {len(written)} partition(s), {rows} row(s), as worker {exporter.worker} to {exporter.root}")

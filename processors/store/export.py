@@ -39,6 +39,7 @@ logger = logging.getLogger("claimwatch.store.export")
 SKIPPED_TABLES = frozenset({"schema_migrations", "check_migrations", "replay_runs", "replay_agents"})
 GRANULARITIES = {"day": timedelta(days=1), "hour": timedelta(hours=1)}
 FILE_NAME = "part.parquet"
+_BATCH_ROWS = 65_536
 WORKER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _FILE = re.compile(
     r"/(?P<table>[^/]+)/date=(?P<date>\d{4}-\d{2}-\d{2})(?:/hour=(?P<hour>\d{2}))?/worker=(?P<worker>[^/]+)/"
@@ -160,6 +161,7 @@ class PartitionExporter:
         self._connect = connect
         self._clock = clock
         self._exported: dict[Partition, int] | None = None  # read from the files on the first pass
+        self._sink = None  # the exporter's own DuckDB instance (see _write)
         self._pass_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -176,7 +178,7 @@ class PartitionExporter:
             cursor = self._connect()
             try:
                 if self._exported is None:
-                    self._exported = self.already_exported(cursor)
+                    self._exported = self.already_exported()
                 now = datetime.fromtimestamp(self._clock(), UTC).replace(tzinfo=None)
                 todo = due(self.row_counts(cursor), self._exported, now=now, grace=self.grace, final=final)
                 written = []
@@ -218,17 +220,18 @@ class PartitionExporter:
                 counts[Partition(table, start, self.partition)] = n
         return counts
 
-    def already_exported(self, cursor) -> dict[Partition, int]:
+    def already_exported(self) -> dict[Partition, int]:
         """Row counts of this worker's files already under the root (from their Parquet footers)."""
         if not is_remote(self.root) and not Path(self.root).is_dir():
             return {}
         hour = "hour=*/" if self.partition == "hour" else ""
         pattern = f"{self.root}/*/date=*/{hour}worker={self.worker}/{FILE_NAME}"
-        files = [f for (f,) in cursor.execute("SELECT file FROM glob(?)", [pattern]).fetchall()]
+        sink = self._sink_connection()
+        files = [f for (f,) in sink.execute("SELECT file FROM glob(?)", [pattern]).fetchall()]
         if not files:
             return {}
         found = {}
-        for path, rows in cursor.execute(
+        for path, rows in sink.execute(
             "SELECT file_name, num_rows FROM parquet_file_metadata(?)", [files]
         ).fetchall():
             parsed = parse_file(path)
@@ -237,21 +240,42 @@ class PartitionExporter:
         return found
 
     def _write(self, cursor, p: Partition) -> int:
-        """The partition's whole content to its file; the number of rows written."""
+        """The partition's whole content to its file; the number of rows written.
+
+        Rows stream as Arrow batches from the store's cursor into the exporter's own in-memory
+        DuckDB, which writes the Parquet file: the store's instance may have file access turned
+        off for good (the API's ad-hoc SQL hardens it), and a batch at a time bounds memory."""
         directory = p.directory(self.root, self.worker)
         target = f"{directory}/{FILE_NAME}"
         if not is_remote(self.root):
             os.makedirs(directory, exist_ok=True)
             # Readers never see half a file: a hidden name the `*.parquet` globs skip, then a rename.
             target = f"{directory}/.{FILE_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
-        (rows,) = cursor.execute(
-            f"COPY (SELECT * FROM {_ident(p.table)} WHERE time >= $start AND time < $end) "
-            f"TO '{_literal(target)}' (FORMAT parquet, COMPRESSION zstd)",
-            {"start": p.start, "end": p.end},
-        ).fetchone()
+        reader = cursor.sql(
+            f"SELECT * FROM {_ident(p.table)} WHERE time >= $start AND time < $end",
+            params={"start": p.start, "end": p.end},
+        ).to_arrow_reader(_BATCH_ROWS)
+        sink = self._sink_connection()
+        sink.register("_claimwatch_partition", reader)
+        try:
+            (rows,) = sink.execute(
+                f"COPY (SELECT * FROM _claimwatch_partition) TO '{_literal(target)}' (FORMAT parquet, COMPRESSION zstd)"
+            ).fetchone()
+        finally:
+            sink.unregister("_claimwatch_partition")
         if not is_remote(self.root):
             os.replace(target, f"{directory}/{FILE_NAME}")
         return rows
+
+    def _sink_connection(self):
+        """The exporter's own DuckDB instance, for everything that touches files or buckets."""
+        if self._sink is None:
+            import duckdb
+
+            self._sink = duckdb.connect()
+            if is_remote(self.root):
+                _enable_remote(self._sink)
+        return self._sink
 
     # --- periodic ---------------------------------------------------------------------------------
     def start(self, every_s: float) -> None:
@@ -284,6 +308,14 @@ class PartitionExporter:
             except Exception:
                 self.counts["errors"] += 1
                 logger.exception("final export to %s failed", self.root)
+        self.close()
+
+    def close(self) -> None:
+        """Release the exporter's own DuckDB instance (a later pass opens a new one)."""
+        with self._pass_lock:
+            if self._sink is not None:
+                self._sink.close()
+                self._sink = None
 
 
 def store_exporter(store, storage, decision_wait_ms: int) -> PartitionExporter | None:
