@@ -268,3 +268,24 @@ def test_command_errors_are_one_line_with_exit_code_2(tmp_path, capsys, argv, me
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
+
+
+def test_an_evaluation_two_workers_both_stored_counts_once(tmp_path):
+    # A Kafka partition moved to another consumer before the first committed: same ids, two workers.
+    root = tmp_path / "fleet"
+    for worker in ("w1", "w2"):
+        s = AuditStore(tmp_path / f"{worker}.duckdb", flush_interval_s=0.05)
+        for i in (1, 2):
+            s.add(_evaluation(i, NOW - DAY), [_violation(i, NOW - DAY), _violation(i, NOW - DAY)])
+        if worker == "w2":
+            s.add(_evaluation(3, NOW - DAY), [_violation(3, NOW - DAY)])
+        s.flush()
+        PartitionExporter(s.cursor, str(root), worker, clock=_clock(NOW)).export()
+        s.close()
+    con = fleet_connection(str(root))
+    assert con.execute("SELECT evaluation_id, worker FROM evaluations ORDER BY 1").fetchall() == [
+        ("e1", "w1"),
+        ("e2", "w1"),
+        ("e3", "w2"),
+    ]
+    assert con.execute("SELECT count(*) FROM violations").fetchone() == (5,)

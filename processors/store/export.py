@@ -347,6 +347,7 @@ def _literal(text: str) -> str:
 # --- reading the fleet back --------------------------------------------------------------------------
 _HIVE_TYPES = {"date": "DATE", "hour": "INTEGER", "worker": "VARCHAR"}
 _EMPTY_SCHEMA = "claimwatch_empty"
+_OWNERS = "claimwatch_fleet_owners"
 
 
 def fleet_connection(root: str):
@@ -354,7 +355,8 @@ def fleet_connection(root: str):
 
     Each view has the store's columns with the store's types (columns a worker's older schema
     lacks read as NULL), then the hive columns `date` (`hour`) and `worker`. A table no worker
-    has exported yet is an empty view of the same shape. `s3://` and other URLs work where
+    has exported yet is an empty view of the same shape. An evaluation two workers both stored
+    is counted once (see `_find_duplicates`). `s3://` and other URLs work where
     DuckDB's httpfs extension can be loaded.
     """
     import duckdb
@@ -383,10 +385,20 @@ def fleet_connection(root: str):
         migrate(con)
         con.execute(f"USE {catalog}.main")
         schema = _store_columns(con)
-        for table in sorted(set(schema) | set(by_table)):
-            if table in ("schema_migrations", "check_migrations"):
-                continue
-            con.execute(_view_sql(con, root, table, schema.get(table), by_table.get(table, [])))
+        selects = {
+            table: _select_sql(con, root, table, schema.get(table), by_table.get(table, []))
+            for table in sorted(set(schema) | set(by_table))
+            if table not in ("schema_migrations", "check_migrations")
+        }
+        deduplicate = _find_duplicates(con, selects.get("evaluations"), "evaluations" in by_table)
+        for table, select in selects.items():
+            keyed = table in by_table and "evaluation_id" in dict(schema.get(table, ()))
+            if deduplicate and keyed:
+                select = (
+                    f"SELECT * FROM ({select}) AS t WHERE NOT EXISTS (SELECT 1 FROM {_OWNERS} AS o "
+                    "WHERE o.evaluation_id = t.evaluation_id AND o.worker <> t.worker)"
+                )
+            con.execute(f"CREATE VIEW main.{_ident(table)} AS {select}")
         return con
     except BaseException:
         con.close()
@@ -426,13 +438,25 @@ def _store_columns(con) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _view_sql(con, root: str, table: str, columns: list[tuple[str, str]] | None, files: list[str]) -> str:
+def _find_duplicates(con, evaluations: str | None, exported: bool) -> bool:
+    """Note evaluations more than one worker stored, keeping the first worker's; True when any.
+
+    Evaluation ids are a hash of trace, span and check, so the same id on two workers is the
+    same evaluation stored twice: a Kafka partition handed to another consumer before the first
+    committed its offsets. Each worker's store skips its own repeats; this skips the fleet's."""
+    if not exported:
+        return False
+    con.execute(
+        f"CREATE TEMP TABLE {_OWNERS} AS SELECT evaluation_id, min(worker) AS worker FROM ({evaluations}) "
+        "GROUP BY evaluation_id HAVING count(DISTINCT worker) > 1"
+    )
+    return con.execute(f"SELECT count(*) FROM {_OWNERS}").fetchone()[0] > 0
+
+
+def _select_sql(con, root: str, table: str, columns: list[tuple[str, str]] | None, files: list[str]) -> str:
     name = _ident(table)
     if not files:  # nothing exported yet: the store's empty table, with the hive columns
-        return (
-            f"CREATE VIEW main.{name} AS SELECT *, CAST(NULL AS DATE) AS date, CAST(NULL AS VARCHAR) AS worker "
-            f"FROM {_EMPTY_SCHEMA}.{name}"
-        )
+        return f"SELECT *, CAST(NULL AS DATE) AS date, CAST(NULL AS VARCHAR) AS worker FROM {_EMPTY_SCHEMA}.{name}"
     hourly = {parse_file(f)[0].granularity == "hour" for f in files}
     if len(hourly) > 1:
         raise FleetError(
@@ -455,4 +479,4 @@ def _view_sql(con, root: str, table: str, columns: list[tuple[str, str]] | None,
     extra = [c for c in in_files if c not in known and c not in hive]
     select += [_ident(c) for c in extra]
     select += [_ident(h) for h in hive if h not in known]
-    return f"CREATE VIEW main.{name} AS SELECT {', '.join(select)} FROM {source}"
+    return f"SELECT {', '.join(select)} FROM {source}"
