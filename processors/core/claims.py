@@ -227,10 +227,11 @@ def _assertion(template: str, raw: RawMatch, negative: bool) -> str:
         return template
     fields = _template_fields(template)
     groups = raw.groups
+    # "_".join(split()) is `\s+` -> "_" on the stripped text, without a regex.
     if fields is None:
-        values = {name: _SPACES.sub("_", g.text.strip().lower()) for name, g in groups.items()}
+        values = {name: "_".join(g.text.lower().split()) for name, g in groups.items()}
     else:  # only the groups the template names: most matches carry several it never reads
-        values = {name: _SPACES.sub("_", groups[name].text.strip().lower()) for name in fields if name in groups}
+        values = {name: "_".join(groups[name].text.lower().split()) for name in fields if name in groups}
     values["not_"] = "not_" if negative else ""
     try:
         return template.format_map(_Default(values))

@@ -264,8 +264,9 @@ def _line_end(text: str, pos: int) -> int:
 _MULTI_WORD = re.compile(r"\S\s+\S")
 
 
-# A terminator seen from behind: newline, or a space/tab/CR with . ! ? before it.
-_TERMINATOR_BEHIND = re.compile(r"\n|[ \t\r][.!?]")
+# Everything up to the last terminator (a newline, or . ! ? and a space, tab or CR): matched
+# greedily, it backtracks from the end of the window to that terminator, without a copy.
+_UP_TO_TERMINATOR = re.compile(r"(?s:.*)(?:\n|[.!?][ \t\r])")
 _STOPS = (". ", "! ", "? ", ".\t", "!\t", "?\t", ".\r", "\n")
 _STOP = re.compile("|".join(map(re.escape, _STOPS)))
 _LOOK = 400  # how far a sentence is followed either way
@@ -274,13 +275,17 @@ _LOOK = 400  # how far a sentence is followed either way
 def sentence_at(text: str, pos: int) -> Sentence:
     """The sentence around `pos`: from after the previous terminator to the next one.
 
-    Terminators are found with str.rfind/find on the window (a regex over the window
-    costs several times more, and this runs once per candidate claim).
+    Terminators are searched within `_LOOK` characters either way (this runs once per
+    candidate claim).
     """
+    return Sentence(*_bounds(text, pos))
+
+
+def _bounds(text: str, pos: int) -> tuple[int, int, str]:
+    """`sentence_at` as a plain tuple (start, end, terminator)."""
     low = max(0, pos - _LOOK)
-    # The nearest terminator before `pos`: one search over the reversed window stops there.
-    back = _TERMINATOR_BEHIND.search(text[low:pos][::-1])
-    start = pos - back.start() if back else (low if low > 0 else 0)
+    back = _UP_TO_TERMINATOR.match(text, low, pos)  # the nearest terminator before `pos`
+    start = back.end() if back else low
     # The first of `_STOPS` within the window: one search instead of a str.find per stop.
     found = _STOP.search(text, pos, pos + _LOOK + 1)
     if found is not None:
@@ -293,7 +298,7 @@ def sentence_at(text: str, pos: int) -> Sentence:
     if terminator == "\n":
         # A line without punctuation can still end in a question mark before trailing spaces.
         terminator = "?" if text[start:end].rstrip().endswith("?") else "\n"
-    return Sentence(start, end, terminator)
+    return start, end, terminator
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,28 +312,55 @@ class Frame:
 
 def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     """Decide whether the words before a claim make it a question, condition, instruction or intent."""
-    sentence = sentence_at(text, claim_start)
-    if sentence.terminator == "?" or _next_nonspace(text, match_end) == "?":
-        return Frame(False, "question", False)
-    prefix = text[sentence.start : claim_start].lower().translate(_ASCII_APOS)
+    start, _end, terminator = _bounds(text, claim_start)
+    # The next character that is not a space: "Is Docker running?" (str.lstrip runs in C).
+    if terminator == "?" or text[match_end : match_end + 40].lstrip()[:1] == "?":
+        return _QUESTION
+    prefix = _ascii_apostrophes(text[start:claim_start].lower())
     if _QUESTION_LEAD.match(prefix):
-        return Frame(False, "question", False)
-    clause = _last_clause(prefix).replace("once again", "again").replace("once more", "more")
+        return _QUESTION
+    clause = _last_clause(prefix)
+    if "once" in clause:
+        clause = clause.replace("once again", "again").replace("once more", "more")
     if _INSTRUCTION_LEAD.match(clause):
-        return Frame(False, "suggestion", False)
-    hits = set(_FRAME_SET.Match(clause) or ()) if clause else set()
+        return _SUGGESTION
+    hits = _frame_hits(clause) if clause else ()
     if 0 in hits:
         marker = _NOT_ASSERTED.search(clause)
         if marker is not None:
             return Frame(False, marker.lastgroup, False)
     if 1 in hits:
-        return Frame(False, "intent", False)
-    claim_text = text[claim_start:match_end].lower().translate(_ASCII_APOS)
+        return _INTENT_FRAME
+    claim_text = _ascii_apostrophes(text[claim_start:match_end].lower())
     # "returns 404 when the resource is not found" describes behaviour; "when I checked,
     # docker was not running" reports what happened: only present tense is conditional.
     if 2 in hits and not _PAST_SHORT.search(claim_text):
-        return Frame(False, "conditional", False)
-    return Frame(True, None, 3 in hits or _hedged(claim_text))
+        return _CONDITIONAL_FRAME
+    return _HEDGED if 3 in hits or _hedged(claim_text) else _ASSERTED
+
+
+# Frames are frozen: the common outcomes are shared, not built per claim.
+_QUESTION = Frame(False, "question", False)
+_SUGGESTION = Frame(False, "suggestion", False)
+_INTENT_FRAME = Frame(False, "intent", False)
+_CONDITIONAL_FRAME = Frame(False, "conditional", False)
+_ASSERTED = Frame(True, None, False)
+_HEDGED = Frame(True, None, True)
+_FRAME_SET_RE2 = getattr(_FRAME_SET, "_set", None)
+
+
+def _frame_hits(clause: str) -> list[int]:
+    """Indices (in `_FRAME_SET_ORDER`) of the frame expressions found in `clause`."""
+    if _FRAME_SET_RE2 is not None:
+        return _FRAME_SET_RE2.Match(clause.encode("utf-8", "surrogatepass")) or []
+    return _FRAME_SET.Match(clause) or []
+
+
+def _ascii_apostrophes(text: str) -> str:
+    """Typographic single quotes as ASCII ones (translate only when there are any: it is slow)."""
+    if "’" in text or "‘" in text:
+        return text.translate(_ASCII_APOS)
+    return text
 
 
 # Substrings every hedge contains: most claims hold none, and `in` is far cheaper than the search.
@@ -359,10 +391,3 @@ def _last_clause(prefix: str) -> str:
     if prefix.startswith(("but ", "however")):
         cut = max(cut, prefix.find(" ") + 1)
     return prefix[cut:]
-
-
-def _next_nonspace(text: str, pos: int) -> str:
-    for ch in text[pos : pos + 40]:
-        if not ch.isspace():
-            return ch
-    return ""

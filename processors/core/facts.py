@@ -55,6 +55,12 @@ class FactIndex:
                     self._exact.setdefault(key, []).append(indexed)
         for category, entries in self._regex.items():
             self._sets[category] = _build_set(entries)
+        # Backtracking-engine subjects of each category, in config order: the only entries
+        # searched one by one (the set answers for the RE2 ones).
+        self._backtracking: dict[str, list[tuple[IndexedFact, object]]] = {
+            category: [(indexed, pattern) for indexed, pattern, engine in entries if engine == "regex"]
+            for category, entries in self._regex.items()
+        }
 
     def lookup(
         self, category: str, subject: str, registries: frozenset[str], budget: Budget | None = None
@@ -65,19 +71,22 @@ class FactIndex:
         the validation's time budget; once it is spent they are skipped (the
         budget says so, and the result reports a bail-out).
         """
-        found: list[IndexedFact] = [f for f in self._exact.get((category, subject), ()) if f.registry_id in registries]
+        exact = self._exact.get((category, subject))
+        found: list[IndexedFact] = [f for f in exact if f.registry_id in registries] if exact else []
         entries = self._regex.get(category)
         if entries:
             rset = self._sets.get(category)
-            hits = set(set_matches(rset, subject)) if rset is not None else set()
-            for i, (indexed, pattern, engine) in enumerate(entries):
-                if indexed.registry_id not in registries:
-                    continue
-                if engine == "re2" and i in hits:
+            if rset is not None:
+                # Backtracking-engine entries hold a never-matching slot: every hit is an RE2 subject.
+                for i in set_matches(rset, subject):
+                    indexed = entries[i][0]
+                    if indexed.registry_id in registries:
+                        found.append(indexed)
+            for indexed, pattern in self._backtracking[category]:
+                if indexed.registry_id in registries and _regex_search(pattern, subject, budget):
                     found.append(indexed)
-                elif engine == "regex" and _regex_search(pattern, subject, budget):
-                    found.append(indexed)
-        found.sort(key=lambda f: f.order)
+            if len(found) > 1:
+                found.sort(key=lambda f: f.order)
         return found
 
     def check(

@@ -75,11 +75,15 @@ def _fold_char(ch: str) -> str:
 class Folded:
     """A folded text and the map from its offsets back to the original's."""
 
-    __slots__ = ("_folded_starts", "_original_starts", "_runs", "original", "text")
+    __slots__ = ("_folded_starts", "_original_starts", "_runs", "data", "original", "text")
 
-    def __init__(self, original: str, text: str, segments: list[tuple[int, int, bool]] | None) -> None:
+    def __init__(
+        self, original: str, text: str, segments: list[tuple[int, int, bool]] | None, data: bytes | None = None
+    ) -> None:
         self.original = original
         self.text = text
+        # `text` as UTF-8 when folding had it at hand (detection reuses it), else None.
+        self.data = data
         if segments is None:
             self._folded_starts = None
             return
@@ -119,15 +123,20 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def fold(text: str) -> Folded:
     """The detection text of `text`; unchanged (and not copied) when nothing needs folding."""
-    if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
-        # Half an emoji from a JSON escape cannot be encoded for RE2; U+FFFD keeps every offset.
-        text = _LONE_SURROGATE.sub("\ufffd", text)
     if text.isascii():
-        if not _ascii_controls(text):
-            return Folded(text, text, None)
-    elif unicodedata.is_normalized("NFKC", text) and _SUSPECT.search(text) is None:
-        # Typographic quotes, dashes, emoji, CJK: nothing to fold, and no per-character walk.
-        return Folded(text, text, None)
+        data = text.encode("ascii")
+        if not data.translate(None, _PLAIN_BYTES):  # no control characters
+            return Folded(text, text, None, data)
+    else:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Half an emoji from a JSON escape cannot be encoded for RE2; U+FFFD keeps every offset.
+            text = _LONE_SURROGATE.sub("\ufffd", text)
+            data = text.encode("utf-8")
+        if unicodedata.is_normalized("NFKC", text) and not _suspect(data):
+            # Typographic quotes, dashes, emoji, CJK: nothing to fold, and no per-character walk.
+            return Folded(text, text, None, data)
     pieces: list[str] = []
     segments: list[tuple[int, int, bool]] = []  # (folded start, original start, is a 1:1 run)
     folded_len = 0
@@ -172,6 +181,18 @@ _SUSPECT = re2.compile(
     "\u0530-\u058f\u1ab0-\u1aff\u1dc0-\u1dff\u200b-\u200f\u2028-\u202e\u2060-\u206f\u20d0-\u20ff"
     "\ue000-\uf8ff\ufe00-\ufe0f\ufe20-\ufe2f\ufeff\U000e0000-\U000e007f\U000f0000-\U0010ffff]"
 )
+
+
+_SUSPECT_RE2 = getattr(_SUSPECT, "_regexp", None)
+_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+
+
+def _suspect(data: bytes) -> bool:
+    """`_SUSPECT` on UTF-8 bytes, through the binding's RE2 object when it is exposed (the
+    wrapper would convert offsets we do not need)."""
+    if _SUSPECT_RE2 is not None and _UNANCHORED is not None:
+        return _SUSPECT_RE2.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
+    return _SUSPECT.search(data) is not None
 
 
 def fold_key(text: str) -> str:

@@ -18,6 +18,7 @@ import logging
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import re2
 import regex
@@ -39,8 +40,12 @@ _RE2_TRUSTED_OPTIONS.log_errors = False
 _RE2_TRUSTED_OPTIONS.max_mem = 64 << 20
 
 
-def set_matches(rset, text: str) -> list[int]:
+def set_matches(rset, text: str | bytes) -> list[int]:
     """Indices of the patterns of an `re2.Set` that match; the binding returns None for none."""
+    if type(text) is bytes:
+        inner = getattr(rset, "_set", None)  # the wrapper's own Match only re-checks the type
+        if inner is not None:
+            return inner.Match(text) or []
     return rset.Match(text) or []
 
 
@@ -102,15 +107,16 @@ class DetectorSpec:
     examples: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(NamedTuple):
+    """One named group of a match. A tuple: built for every group of every match, and a
+    tuple is several times cheaper to make than a frozen dataclass."""
+
     start: int
     end: int
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class RawMatch:
+class RawMatch(NamedTuple):
     """One regex match, engine-neutral."""
 
     spec: DetectorSpec
@@ -135,6 +141,9 @@ class _Compiled:
     extend: object | None = None
     extend_group: int = 0
     set_source: str = ""
+    # The binding's RE2 objects of `pattern` and `extend`, called directly (see `_run_re2`).
+    regexp: object | None = None
+    step: object | None = None
 
 
 _SET_OPTIONS = re2.Options()
@@ -167,14 +176,23 @@ class _CharOffsets:
 
     __slots__ = ("_byte_ends", "_extra")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, data: bytes | None = None) -> None:
         self._byte_ends: list[int] = []
         self._extra: list[int] = []
+        if data is None:
+            data = text.encode("utf-8", "surrogatepass")
+        # The non-ASCII characters in order: the bytes left once ASCII is deleted (both run in C;
+        # a regex walk over the text costs ten times more). Each is found with str.find from
+        # the one before: nothing non-ASCII lies between them.
+        others = data.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
         extra = 0
-        for m in _NON_ASCII.finditer(text):
-            extra += len(m.group(0).encode("utf-8", "surrogatepass")) - 1
+        at = -1
+        for ch in others:
+            at = text.find(ch, at + 1)
+            code = ord(ch)
+            extra += 1 if code < 0x800 else 2 if code < 0x10000 else 3
             # byte offset just after this character, and the extra bytes up to there
-            self._byte_ends.append(m.end() + extra)
+            self._byte_ends.append(at + 1 + extra)
             self._extra.append(extra)
 
     def __call__(self, offset: int) -> int:
@@ -182,7 +200,7 @@ class _CharOffsets:
         return offset - (self._extra[i - 1] if i else 0)
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_BYTES = bytes(range(0x80))
 
 
 def compile_pattern(
@@ -391,6 +409,29 @@ def _split_after(source: str) -> tuple[str, str] | None:
     return source[: -len(AFTER)] + AFTER_HEAD, AFTER_STEP
 
 
+def _raw_match(c: _Compiled, text: str, spans, to_char: _CharOffsets | None) -> RawMatch:
+    """A match from RE2's byte spans; offsets mapped to characters for non-ASCII text."""
+    groups = {}
+    if to_char is None:  # ASCII text: byte offsets are character offsets
+        for name, idx in c.group_slots:
+            start, end = spans[idx]
+            if start >= 0:
+                groups[name] = _tuple_new(Group, (start, end, text[start:end]))
+        start, end = spans[0]
+    else:
+        for name, idx in c.group_slots:
+            start, end = spans[idx]
+            if start >= 0:
+                start, end = to_char(start), to_char(end)
+                groups[name] = _tuple_new(Group, (start, end, text[start:end]))
+        start, end = to_char(spans[0][0]), to_char(spans[0][1])
+    return _tuple_new(RawMatch, (c.spec, start, end, text[start:end], groups))
+
+
+# `Group(...)` goes through a generated Python `__new__`; this is the C constructor it calls.
+_tuple_new = tuple.__new__
+
+
 class PatternEngine:
     """Runs a fixed list of detector specs over text, at most once per pattern."""
 
@@ -399,31 +440,41 @@ class PatternEngine:
         self._regex_timeout_s = regex_timeout_s
         for spec in specs:
             for i, source in enumerate(spec.patterns):
-                engine, pattern = compile_pattern(
-                    source,
-                    where=f"detector {spec.id!r} pattern {i}",
-                    case_insensitive=spec.case_insensitive,
-                    trusted=spec.builtin,
-                )
-                names = dict(pattern.groupindex)
-                self._check_groups(spec, names, i)
-                slots = dict(names)
-                if "subject" not in slots and spec.subject_group == "subject" and pattern.groups >= 1:
-                    slots["subject"] = 1
-                compiled = _Compiled(spec, source, engine, pattern, names, tuple(slots.items()), set_source=source)
-                split = _split_after(source) if spec.builtin and engine == "re2" else None
-                if split is not None:
-                    where = f"detector {spec.id!r} pattern {i}"
-                    _, head = compile_pattern(split[0], where=where, case_insensitive=spec.case_insensitive, trusted=True)
-                    _, step = compile_pattern(split[1], where=where, case_insensitive=spec.case_insensitive, trusted=True)
-                    if dict(head.groupindex) == names and head.groups == pattern.groups and "subject" in names:
-                        compiled.pattern, compiled.extend = head, step
-                        compiled.extend_group, compiled.set_source = names["subject"], split[0]
-                self._compiled.append(compiled)
+                self._compiled.append(self._compile(spec, i, source))
         self._re2_ids = [i for i, c in enumerate(self._compiled) if c.engine == "re2"]
         self._regex_ids = [i for i, c in enumerate(self._compiled) if c.engine == "regex"]
         self._sets = self._build_set()
         self._warm_up()
+
+    @classmethod
+    def _compile(cls, spec: DetectorSpec, i: int, source: str) -> _Compiled:
+        where = f"detector {spec.id!r} pattern {i}"
+        split = _split_after(source) if spec.builtin else None
+        if split is not None:
+            # Only the head and the step run; the full pattern (five copies of a large class,
+            # three quarters of the compile time of all builtins) is never compiled. `AFTER` and
+            # its head hold the same one group, so head and full pattern number groups alike.
+            _, head = compile_pattern(split[0], where=where, case_insensitive=spec.case_insensitive, trusted=True)
+            _, step = compile_pattern(split[1], where=where, case_insensitive=spec.case_insensitive, trusted=True)
+            names = dict(head.groupindex)
+            if "subject" in names and getattr(head, "_regexp", None) is not None:
+                cls._check_groups(spec, names, i)
+                compiled = _Compiled(spec, source, "re2", head, names, tuple(names.items()), set_source=split[0])
+                compiled.extend, compiled.extend_group = step, names["subject"]
+                compiled.regexp, compiled.step = head._regexp, step._regexp
+                return compiled
+        engine, pattern = compile_pattern(
+            source, where=where, case_insensitive=spec.case_insensitive, trusted=spec.builtin
+        )
+        names = dict(pattern.groupindex)
+        cls._check_groups(spec, names, i)
+        slots = dict(names)
+        if "subject" not in slots and spec.subject_group == "subject" and pattern.groups >= 1:
+            slots["subject"] = 1
+        compiled = _Compiled(spec, source, engine, pattern, names, tuple(slots.items()), set_source=source)
+        if engine == "re2" and _UNANCHORED is not None:
+            compiled.regexp = getattr(pattern, "_regexp", None)
+        return compiled
 
     def _warm_up(self) -> None:
         """Run every pattern at load on text it matches.
@@ -476,7 +527,9 @@ class PatternEngine:
             sources.append(f"(?i){c.set_source}" if c.spec.case_insensitive else c.set_source)
         return _compile_sets(sources, 0)
 
-    def scan(self, text: str, budget: Budget | None = None) -> tuple[list[RawMatch], list[str], bool]:
+    def scan(
+        self, text: str, budget: Budget | None = None, data: bytes | None = None
+    ) -> tuple[list[RawMatch], list[str], bool]:
         """Return (matches, ids of patterns that timed out, whether the time budget cut the scan).
 
         RE2 runs on the UTF-8 bytes, encoded once: the binding's str path
@@ -484,16 +537,20 @@ class PatternEngine:
         the search itself. Offsets are mapped back to characters only for
         non-ASCII text. RE2 work is charged to the budget by its cost model
         (one pass per set and per matching pattern); backtracking-engine
-        patterns by their real time.
+        patterns by their real time. `data`, when given, is `text` already encoded.
         """
         matches: list[RawMatch] = []
         timed_out: list[str] = []
-        data = text.encode("utf-8", "surrogatepass")
+        if data is None:
+            data = text.encode("utf-8", "surrogatepass")
         pass_cost = len(data) * US_PER_BYTE_SCANNED
         if budget is not None and budget.charge(pass_cost * len(self._sets)):
             return matches, timed_out, True
-        hits = [first + i for first, rset in self._sets for i in set_matches(rset, data)]
-        to_char = None if len(data) == len(text) else _CharOffsets(text)
+        if len(self._sets) == 1:
+            hits = set_matches(self._sets[0][1], data)
+        else:
+            hits = [first + i for first, rset in self._sets for i in set_matches(rset, data)]
+        to_char = None if not hits or len(data) == len(text) else _CharOffsets(text, data)
         for set_index in sorted(hits):
             if budget is not None and budget.charge(pass_cost):
                 return matches, timed_out, True
@@ -519,26 +576,33 @@ class PatternEngine:
 
     @staticmethod
     def _run_re2(c: _Compiled, text: str, data: bytes, to_char: _CharOffsets | None) -> list[RawMatch]:
+        """Every match of one pattern, with its groups, in text order (see `_iter_spans`;
+        this is the same loop with the RE2 objects looked up once, at compile time)."""
+        regexp = c.regexp
+        if regexp is None:
+            return [_raw_match(c, text, spans, to_char) for spans in _iter_spans(c.pattern, data)]
         out = []
-        spec = c.spec
-        names = c.group_slots
-        for spans in _iter_spans(c.pattern, data, c.extend, c.extend_group):
-            groups = {}
-            if to_char is None:  # ASCII text: byte offsets are character offsets
-                for name, idx in names:
-                    start, end = spans[idx]
-                    if start >= 0:
-                        groups[name] = Group(start, end, text[start:end])
-                start, end = spans[0]
-            else:
-                for name, idx in names:
-                    start, end = spans[idx]
-                    if start >= 0:
-                        start, end = to_char(start), to_char(end)
-                        groups[name] = Group(start, end, text[start:end])
-                start, end = to_char(spans[0][0]), to_char(spans[0][1])
-            out.append(RawMatch(spec, start, end, text[start:end], groups))
-        return out
+        match = regexp.Match
+        step = c.step
+        pos, end = 0, len(data)
+        while True:
+            spans = match(_UNANCHORED, data, pos, end)
+            start, stop = spans[0]
+            if start < 0:
+                return out
+            if step is not None:
+                for _ in range(_AFTER_MORE):
+                    more = step.Match(_ANCHOR_START, data, stop, end)[0]
+                    if more[0] < 0:
+                        break
+                    stop = more[1]
+                spans = list(spans)
+                spans[0] = (start, stop)
+                spans[c.extend_group] = (spans[c.extend_group][0], stop)
+            out.append(_raw_match(c, text, spans, to_char))
+            if pos == end:
+                return out
+            pos = stop if stop != pos else pos + 1
 
     def _run_regex(self, c: _Compiled, text: str, timeout: float | None = None) -> list[RawMatch]:
         out = []

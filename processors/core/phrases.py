@@ -62,6 +62,7 @@ _EDGE_PUNCT = "\"'`“”‘’«»*_()[]{}<>,;:!?"
 _TRAILING_STOP = re.compile(r"[.,;:!?)\]]$")
 _STOP_CHARS = frozenset(".,;:!?)]")
 _BULLET = re.compile(r"^(?:[-*•+>#]+|\d+[.)]|[a-z][.)])$")
+_BULLET_LAST = frozenset("-*•+>#.)")  # a bullet ends with one of these: most words need no regex
 _SPACES = re.compile(r"\s+")
 
 
@@ -105,7 +106,7 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         if kept and word[-1] in _STOP_CHARS:
             break
         bare = word.strip(_EDGE_PUNCT).lower()
-        if not bare or _BULLET.match(word):
+        if not bare or (word[-1] in _BULLET_LAST and _BULLET.match(word)):
             break
         if bare in _BOUNDARY_WORDS and not (not kept and bare in PRONOUN_SUBJECTS):
             break

@@ -68,11 +68,21 @@ class PolicyResolver:
         self._config = config
         self._enabled_registries = frozenset(r.id for r in config.fact_registries if r.enabled)
         self._cache: dict[tuple[str, str, bool], AgentPolicy] = {}
+        self._trusts: dict[float | int | None, Trust] = {}
 
     def trust(self, score: float | None) -> Trust:
+        # Trust is frozen: one object per score (agents report a handful of scores) is shared.
+        cacheable = score is None or type(score) in (int, float)
+        if cacheable:
+            cached = self._trusts.get(score)
+            if cached is not None:
+                return cached
         value = self._config.default_trust if score is None else float(score)
         value = min(100.0, max(0.0, value))
-        return Trust(value, tier_for(value))  # type: ignore[arg-type]
+        trust = Trust(value, tier_for(value))  # type: ignore[arg-type]
+        if cacheable and len(self._trusts) < 1024 and value == value:  # not NaN
+            self._trusts[score] = trust
+        return trust
 
     def resolve(self, agent_id: str, trust: Trust) -> AgentPolicy:
         exempt_by_trust = trust.score > self._config.trust_exempt_threshold

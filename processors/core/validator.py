@@ -186,18 +186,19 @@ class OutputValidator:
         # letters); claims point back into `text`.
         folded = fold(text)
         seen = folded.text
-        raw, timed_out, bailed = self._engine.scan(seen, budget)
+        raw, timed_out, bailed = self._engine.scan(seen, budget, folded.data)
         if not raw:
             return [], timed_out, bailed
         fences = code_spans(seen)  # only paid for texts that matched something
         found: list[tuple[int, Claim]] = []
         # Most specific first: a match inside a claim of a higher-priority detector would
         # lose to it in `_dedupe` anyway, so it is not built at all.
-        raw.sort(key=lambda m: -m.spec.priority)
+        if len(raw) > 1:
+            raw.sort(key=_minus_priority)
         for match in raw:
             if fences and overlaps(fences, match.start, match.end):
                 continue  # inside code: no claim can come of it, skip the costly part
-            if any(
+            if found and any(
                 p > match.spec.priority and c.offset < match.end and match.start < c.offset + len(c.matched_text)
                 for p, c in found
             ):
@@ -286,6 +287,10 @@ def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) 
         # The unchecked tail could hold anything; the agent's policy says what that is worth.
         verdict = policy.truncated
     return verdict
+
+
+def _minus_priority(match) -> int:
+    return -match.spec.priority
 
 
 def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
