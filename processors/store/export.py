@@ -200,11 +200,11 @@ class PartitionExporter:
 
     def tables(self, cursor) -> list[str]:
         """Tables of the store with a `time` column, bookkeeping and replay tables left out."""
+        # duckdb_tables() lists base tables only; information_schema costs ~100x more here.
         rows = cursor.execute(
-            "SELECT c.table_name FROM information_schema.columns c JOIN information_schema.tables t "
-            "USING (table_catalog, table_schema, table_name) "
-            "WHERE c.table_schema = 'main' AND t.table_type = 'BASE TABLE' AND c.column_name = 'time' "
-            "AND c.data_type = 'TIMESTAMP' AND c.table_catalog = current_database() ORDER BY 1"
+            "SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, "
+            "table_name) WHERE c.schema_name = 'main' AND c.database_name = current_database() "
+            "AND c.column_name = 'time' AND c.data_type = 'TIMESTAMP' AND NOT t.temporary ORDER BY 1"
         ).fetchall()
         return [name for (name,) in rows if name not in SKIPPED_TABLES]
 
@@ -230,10 +230,14 @@ class PartitionExporter:
         files = [f for (f,) in sink.execute("SELECT file FROM glob(?)", [pattern]).fetchall()]
         if not files:
             return {}
+        try:
+            footers = sink.execute("SELECT file_name, num_rows FROM parquet_file_metadata(?)", [files]).fetchall()
+        except Exception:  # an unreadable file: write every partition again, which replaces it
+            logger.warning("cannot read the exported files under %s; exporting every partition again",
+                           self.root, exc_info=True)
+            return {}
         found = {}
-        for path, rows in sink.execute(
-            "SELECT file_name, num_rows FROM parquet_file_metadata(?)", [files]
-        ).fetchall():
+        for path, rows in footers:
             parsed = parse_file(path)
             if parsed is not None and parsed[1] == self.worker:
                 found[parsed[0]] = rows
@@ -448,7 +452,7 @@ def _find_duplicates(con, evaluations: str | None, exported: bool) -> bool:
         return False
     con.execute(
         f"CREATE TEMP TABLE {_OWNERS} AS SELECT evaluation_id, min(worker) AS worker FROM ({evaluations}) "
-        "GROUP BY evaluation_id HAVING count(DISTINCT worker) > 1"
+        "GROUP BY evaluation_id HAVING min(worker) <> max(worker)"
     )
     return con.execute(f"SELECT count(*) FROM {_OWNERS}").fetchone()[0] > 0
 
