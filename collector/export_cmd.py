@@ -15,7 +15,7 @@ partitions by itself. This command is for a database no collector holds: a stopp
 worker's file, or one copied off a machine. Every partition whose rows differ from
 what DIR already holds for this worker is written, the most recent (open) one too.
 
-Give the worker name the collector used (serve --worker / storage.export.worker): the
+Give the worker name the collector used (serve --worker-name, storage.export.worker): the
 default is derived from this host and this database path, like the collector's own
 default, so it only matches on the same host with the same path. Another name would
 export the same rows twice.

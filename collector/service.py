@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from claimwatch.core.config import ClaimwatchConfig
 from claimwatch.store import AuditStore
 from claimwatch.store.export import store_exporter
-from claimwatch.store.export import store_exporter
 
 from .api import ApiServer
 from .engine import CollectorEngine
@@ -51,8 +50,6 @@ class Collector:
         self.engine = CollectorEngine(config, self.store, self.forwarder)
         # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
         self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
-        # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
-        self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
         spool = storage.spool
         self.spool = (
             Spool(spool.path or f"{storage.path}.spool", spool.segment_bytes, spool.fsync) if spool.enabled else None
@@ -83,8 +80,6 @@ class Collector:
             self._serve(self._api, "claimwatch-api")
             if self.exporter is not None:
                 self.exporter.start(self.config.storage.export.every_ms / 1000)
-            if self.exporter is not None:
-                self.exporter.start(self.config.storage.export.every_ms / 1000)
         except OSError:
             self.stop()
             raise
@@ -105,9 +100,6 @@ class Collector:
             self._grpc.stop(grace=5).wait(10)
         if self._api is not None:
             self._api.cancel_queries()  # a long ad-hoc query must not hold up closing the store
-        if self.exporter is not None:  # the open partition too, once everything accepted is stored
-            self.engine.flush()
-            self.exporter.stop(final=True)
         if self.exporter is not None:  # the open partition too, once everything accepted is stored
             self.engine.flush()
             self.exporter.stop(final=True)

@@ -170,18 +170,6 @@ class ExportConfig(_Model):
     partition: Literal["day", "hour"] = "day"
 
 
-class ExportConfig(_Model):
-    """Closed time partitions of every table, copied to hive-partitioned Parquet for fleet-wide
-    queries (`claimwatch query --fleet`); claimwatch/store/export.py."""
-
-    path: str | None = None  # a directory or s3:// URL shared by the fleet; unset exports nothing
-    # This worker's name in the layout (worker=<name>). Keep it stable for one database file:
-    # default <host>-<db file stem>-<hash of its path>.
-    worker: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-    every_ms: int = Field(default=60_000, gt=0)
-    partition: Literal["day", "hour"] = "day"
-
-
 class StorageConfig(_Model):
     """The DuckDB audit store."""
 
@@ -193,5 +181,4 @@ class StorageConfig(_Model):
     # Credential-shaped text (API keys, tokens, passwords, keys in URLs) is masked in stored rows.
     mask_secrets: bool = True
     spool: SpoolConfig = SpoolConfig()
-    export: ExportConfig = ExportConfig()
     export: ExportConfig = ExportConfig()
