@@ -25,6 +25,7 @@ SMOKE = {
     "bench_policy.py": ["--hook-runs", "2"],
     "bench_verify.py": ["--outputs", "10", "--rounds", "1"],
     "bench_replay.py": ["--claims", "20000", "--naive-claims", "2000", "--rounds", "1"],
+    "bench_kafka.py": ["--batches", "2", "--rounds", "1"],
     "bench_fleet.py": ["--evaluations", "3000", "--rounds", "1"],
 }
 

@@ -214,6 +214,20 @@ def wait_all_committed(broker, topic, group, expected: int, timeout=40.0) -> Non
     assert done == expected
 
 
+_started: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_left_behind():
+    """A failed test must not leave `claimwatch consume` processes running."""
+    yield
+    while _started:
+        proc = _started.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
 class Worker:
     """A `claimwatch consume` process; its output is collected on a thread."""
 
@@ -224,6 +238,7 @@ class Worker:
              "--group", group, "--db", str(db), "--config", str(config), "--stats-interval", "1", *options, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
+        _started.append(self.proc)
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
