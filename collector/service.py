@@ -50,10 +50,7 @@ class Collector:
         self.engine = CollectorEngine(config, self.store, self.forwarder)
         # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
         self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
-        spool = storage.spool
-        self.spool = (
-            Spool(spool.path or f"{storage.path}.spool", spool.segment_bytes, spool.fsync) if spool.enabled else None
-        )
+        self.spool: Spool | None = None  # opened by start() when storage.spool is on
         self._http = self._grpc = self._api = None
         self._threads: list[threading.Thread] = []
         self.addresses: Addresses | None = None
@@ -61,10 +58,8 @@ class Collector:
     def start(self) -> Addresses:
         protocols = self.config.receivers.otlp.protocols
         http_addr = grpc_addr = None
-        if self.spool is not None:  # what a crashed run acknowledged goes in before anything new
-            replay(self.spool, self.engine)
-            self.spool.start(self.engine.durable_seq)
         try:
+            self._open_spool()
             if protocols.http.enabled:
                 self._http = OtlpHttpServer(
                     split_endpoint(protocols.http.endpoint), self.engine, protocols.http.max_request_bytes, self.spool
@@ -85,6 +80,16 @@ class Collector:
             raise
         self.addresses = Addresses(http_addr, grpc_addr, _address(self._api))
         return self.addresses
+
+    def _open_spool(self) -> None:
+        """Replay what a killed run acknowledged, before anything new is received; then keep the spool."""
+        storage = self.config.storage
+        if not storage.spool.enabled or self.spool is not None:
+            return
+        spool = storage.spool
+        self.spool = Spool(spool.path or f"{storage.path}.spool", spool.segment_bytes, spool.fsync)
+        replay(self.spool, self.engine)
+        self.spool.start(self.engine.durable_seq)
 
     def _serve(self, server, name: str) -> None:
         thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
