@@ -27,6 +27,8 @@ SMOKE = {
     "bench_replay.py": ["--claims", "20000", "--naive-claims", "2000", "--rounds", "1"],
     "bench_kafka.py": ["--batches", "2", "--rounds", "1"],
     "bench_fleet.py": ["--evaluations", "3000", "--rounds", "1"],
+    "bench_spool.py": ["--batches", "3", "--rounds", "1"],
+    "bench_overload.py": ["--seconds", "2", "--exporters", "2", "--batches", "2", "--limit-mb", "1"],
 }
 
 

@@ -1,0 +1,133 @@
+"""What the spool (storage.spool) costs `claimwatch serve` end to end.
+
+    python benchmarks/bench_spool.py [--batches 200] [--connections 2] [--rounds 3]
+
+The load of bench_collector.py (its batch builder: requests of 512 spans,
+traces of 10, one span in ten with a 2,000-character LLM output, 102 facts)
+sent over keep-alive connections to a fresh `serve` process per run, waiting
+until everything is validated and stored. Three setups, interleaved round by
+round: spool off (the baseline), spool on without fsync (a record is in the
+OS before the 200: survives kill -9), spool on with fsync (on disk before the
+200: survives a power loss; fsyncs grouped across concurrent requests).
+Prints median spans/s, median request latency and the ratio to the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_collector import BATCH, build_batches, free_port, status  # noqa: E402
+from benchmarks.corpus import hundred_facts  # noqa: E402
+
+SETUPS = {
+    "spool off (baseline)": None,
+    "spool on, fsync off": {"enabled": True, "fsync": False},
+    "spool on, fsync on": {"enabled": True, "fsync": True},
+}
+
+
+def run(batches: list[bytes], connections: int, spool: dict | None, tmp: Path) -> tuple[float, list[float], dict]:
+    """One serve process: (spans/s end to end, request latencies in ms, final counters)."""
+    storage = {"path": str(tmp / "bench.duckdb")}
+    if spool is not None:
+        storage["spool"] = spool
+    config = tmp / "bench.json"
+    config.write_text(json.dumps(hundred_facts() | {"processor": {"decisionWaitMs": 200}, "storage": storage}))
+    http_port, grpc_port, api_port = free_port(), free_port(), free_port()
+    api = f"127.0.0.1:{api_port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
+         "--otlp-http", f"127.0.0.1:{http_port}", "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api,
+         "--log-level", "WARNING"],
+        cwd=ROOT, stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                status(api)
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise SystemExit("serve did not start")
+                time.sleep(0.2)
+        latencies: list[float] = []
+
+        def client(mine: list[bytes]) -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=120)
+            for body in mine:
+                while True:
+                    start = time.perf_counter()
+                    conn.request("POST", "/v1/traces", body=body, headers={"Content-Type": "application/x-protobuf"})
+                    response = conn.getresponse()
+                    response.read()
+                    latencies.append((time.perf_counter() - start) * 1000)
+                    if response.status == 200:
+                        break
+                    time.sleep(float(response.getheader("Retry-After", "1")))
+
+        total = len(batches) * BATCH
+        start = time.perf_counter()
+        threads = [threading.Thread(target=client, args=(batches[i::connections],)) for i in range(connections)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        while status(api)["counters"].get("spans_processed", 0) < total:
+            time.sleep(0.05)
+        done = time.perf_counter() - start
+        counters = status(api)["counters"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    return total / done, latencies, counters
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batches", type=int, default=200)
+    parser.add_argument("--connections", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    batches = build_batches(args.batches)
+    rates: dict[str, list[float]] = {name: [] for name in SETUPS}
+    latency: dict[str, list[float]] = {name: [] for name in SETUPS}
+    spooled: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(args.rounds):
+            for name, spool in SETUPS.items():
+                run_dir = Path(tempfile.mkdtemp(dir=tmp))
+                rate, latencies, counters = run(batches, args.connections, spool, run_dir)
+                shutil.rmtree(run_dir)
+                rates[name].append(rate)
+                latency[name].extend(latencies)
+                spooled[name] = {k: v for k, v in counters.items() if k.startswith("spool_")}
+    base = statistics.median(rates["spool off (baseline)"])
+    total = args.batches * BATCH
+    print(f"spans: {total} per run in {args.batches} requests of {BATCH}, {args.connections} connections, "
+          f"{args.rounds} round(s) per setup, interleaved")
+    print(f"{'setup':<24} {'spans/s (median)':>17} {'ratio':>6} {'latency median':>15}  runs")
+    for name in SETUPS:
+        median = statistics.median(rates[name])
+        runs = " / ".join(f"{r:,.0f}" for r in rates[name])
+        print(f"{name:<24} {median:>17,.0f} {median / base:>6.3f} {statistics.median(latency[name]):>12.1f} ms  {runs}")
+    for name, counts in spooled.items():
+        if counts:
+            print(f"{name}: {counts}")
+
+
+if __name__ == "__main__":
+    main()
