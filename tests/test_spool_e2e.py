@@ -194,3 +194,26 @@ def test_kill_9_with_the_spool_off_loses_what_was_acknowledged_but_not_yet_proce
     finally:
         second.ensure_dead()
     assert sent == 30 and stored(db)[0] == 0
+
+
+def test_a_request_the_spool_cannot_write_is_answered_503_not_acknowledged(tmp_path):
+    """A real ENOSPC: the next segment's name points at /dev/full, so the kernel refuses the write."""
+    from tests.otlp_helpers import start_collector
+
+    spool = tmp_path / "spool"
+    collector = start_collector(tmp_path, storage={"spool": {"enabled": True, "path": str(spool)}})
+    try:
+        (spool / "000000000001.spool").symlink_to("/dev/full")
+        status, headers, _ = post(collector.addresses.otlp_http, "/v1/traces", request_body(1))
+        assert (status, headers.get("Retry-After")) == (503, "1")
+        with grpc.insecure_channel(collector.addresses.otlp_grpc) as channel:
+            (spool / "000000000002.spool").symlink_to("/dev/full")
+            with pytest.raises(grpc.RpcError) as refused:
+                channel.unary_unary(TRACE_EXPORT)(request_body(100), timeout=10)
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert collector.status()["counters"]["spool_write_errors"] == 2
+        # The disk has room again: the next request is written and acknowledged.
+        assert post(collector.addresses.otlp_http, "/v1/traces", request_body(200))[0] == 200
+        assert collector.status()["counters"]["spool_records"] == 1
+    finally:
+        collector.stop()
