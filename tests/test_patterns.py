@@ -96,3 +96,44 @@ def test_split_builtin_patterns_match_span_for_span_like_their_full_form():
             expected = [list(map(tuple, s)) for s in _iter_spans(full, data)]
             got = [list(map(tuple, s)) for s in _iter_spans(c.pattern, data, c.extend, c.extend_group)]
             assert got == expected, (c.spec.id, text)
+
+
+def test_widened_set_sources_pick_every_pattern_that_matches_and_only_those_on_ascii():
+    """The pattern set runs builtin patterns with their Unicode classes widened (it compiles
+    faster); a pattern must never be missed, and on ASCII text none may be picked in vain."""
+    import random
+
+    import re2
+
+    from claimwatch import OutputValidator
+    from claimwatch.core.patterns import widened
+
+    engine = OutputValidator()._engine
+    builtin = [c for c in engine._compiled if c.spec.builtin and c.engine == "re2"]
+    examples = [x for c in builtin for x in c.spec.examples]
+    rng = random.Random(11)
+    texts = list(examples)
+    for example in examples:
+        words = example.split(" ")
+        words[rng.randrange(len(words))] = rng.choice(["Ünïcode", "данные", "名前", "①", "naïve", "e\u0301"])
+        texts.append(" ".join(words))
+    for c in builtin:
+        wide = widened(c.set_source)
+        assert wide is not None, c.spec.id
+        flags = "(?i)" if c.spec.case_insensitive else ""
+        exact, loose = re2.compile(flags + c.set_source), re2.compile(flags + wide)
+        for text in texts:
+            found, picked = exact.search(text) is not None, loose.search(text) is not None
+            assert picked or not found, (c.spec.id, text)
+            if text.isascii():
+                assert picked == found, (c.spec.id, text)
+
+
+def test_widened_leaves_alone_what_it_cannot_widen_safely():
+    from claimwatch.core.patterns import widened
+
+    assert widened(r"[^\p{L}]x") is None  # widening inside a negated class would narrow it
+    assert widened(r"\P{L}") is None
+    assert widened(r"\p{Greek}") is None
+    assert widened(r"a\p{L}b") == r"a[a-zA-Z\x{80}-\x{10FFFF}]b"
+    assert widened(r"[\p{N}_]") == r"[0-9\x{80}-\x{10FFFF}_]"
