@@ -8,7 +8,9 @@ Builds synthetic audit databases through the store's migrations: one file with a
 every verdict; and the same rows split by trace across `--workers` files. Then times:
 
 - export: one `PartitionExporter` pass over the single file (every partition, as a stopped
-  worker's `claimwatch export` does), and a second pass that finds nothing changed;
+  worker's `claimwatch export` does), a second pass that finds nothing changed, and the
+  pass again from a store with file access off (the Arrow route a collector with an API
+  token takes);
 - query: `verdict_counts` opened and run on the DuckDB file (the baseline, what
   `query --db` does) vs opened and run over the workers' exported partitions (what
   `query --fleet` does: glob, views, duplicate check, then the query), with the view setup
@@ -77,8 +79,10 @@ def build(path: Path, evaluations: int, worker: int = 0, workers: int = 1) -> No
         con.close()
 
 
-def export_once(db: Path, root: Path, worker: str) -> tuple[float, int]:
+def export_once(db: Path, root: Path, worker: str, hardened: bool = False) -> tuple[float, int]:
     con = duckdb.connect(str(db), read_only=True)
+    if hardened:  # as the API leaves a collector's store with a token set: the Arrow route
+        con.execute("SET enable_external_access = false")
     exporter = PartitionExporter(con.cursor, str(root), worker)
     try:
         t0 = time.perf_counter()
@@ -130,16 +134,20 @@ def main() -> None:
         print(f"built {args.evaluations:,} evaluations and {violations[0]:,} violations "
               f"(one file, and {args.workers} worker files) in {time.perf_counter() - t0:.1f} s")
 
-        exports, again = [], []
+        exports, again, streamed = [], [], []
         for r in range(args.rounds):
             root = tmp / f"export-{r}"
             seconds, partitions = export_once(single, root, "w0")
             exports.append(seconds)
             again.append(export_once(single, root, "w0")[0])
             shutil.rmtree(root)
+            streamed.append(export_once(single, root, "w0", hardened=True)[0])
+            shutil.rmtree(root)
         rate = args.evaluations / statistics.median(exports)
         print(f"export, every partition ({partitions} files): median {statistics.median(exports):.2f} s "
               f"({rate:,.0f} evaluation rows/s, violations included)")
+        print(f"export from a hardened store (Arrow stream to the exporter's DuckDB): median "
+              f"{statistics.median(streamed):.2f} s ({statistics.median(streamed) / statistics.median(exports):.2f}x)")
         print(f"export pass with nothing changed: median {statistics.median(again) * 1000:.1f} ms")
 
         fleet = tmp / "fleet"

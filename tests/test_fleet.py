@@ -289,3 +289,14 @@ def test_an_evaluation_two_workers_both_stored_counts_once(tmp_path):
         ("e3", "w2"),
     ]
     assert con.execute("SELECT count(*) FROM violations").fetchone() == (5,)
+
+
+def test_a_store_whose_file_access_the_api_turned_off_still_exports(store, tmp_path):
+    from claimwatch.collector.sql_guard import harden
+
+    harden(store)  # what the API does when ad-hoc SQL is on: one-way for the store's instance
+    _add(store, (1, NOW - DAY), (2, NOW - DAY))
+    written = _exporter(store, tmp_path / "fleet").export()
+    assert {p.table for p in written} == {"evaluations", "violations"}
+    con = fleet_connection(str(tmp_path / "fleet"))
+    assert con.execute("SELECT count(*) FROM evaluations").fetchone() == (2,)

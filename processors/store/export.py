@@ -39,7 +39,10 @@ logger = logging.getLogger("claimwatch.store.export")
 SKIPPED_TABLES = frozenset({"schema_migrations", "check_migrations", "replay_runs", "replay_agents"})
 GRANULARITIES = {"day": timedelta(days=1), "hour": timedelta(hours=1)}
 FILE_NAME = "part.parquet"
-_BATCH_ROWS = 65_536
+_BATCH_ROWS = 262_144  # Arrow rows per batch when streaming out of a hardened store (~80 MB of evaluations)
+# Snappy, DuckDB's default: zstd made ~45 % smaller files of synthetic rows but took 2.3x as long to
+# write, and the worker's CPU is what the checks need.
+_PARQUET = "FORMAT parquet, COMPRESSION snappy"
 WORKER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _FILE = re.compile(
     r"/(?P<table>[^/]+)/date=(?P<date>\d{4}-\d{2}-\d{2})(?:/hour=(?P<hour>\d{2}))?/worker=(?P<worker>[^/]+)/"
@@ -161,7 +164,8 @@ class PartitionExporter:
         self._connect = connect
         self._clock = clock
         self._exported: dict[Partition, int] | None = None  # read from the files on the first pass
-        self._sink = None  # the exporter's own DuckDB instance (see _write)
+        self._sink = None  # the exporter's own DuckDB instance (see _copy_through_arrow)
+        self._direct = True  # COPY on the store's instance until it refuses file access
         self._pass_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -244,32 +248,47 @@ class PartitionExporter:
         return found
 
     def _write(self, cursor, p: Partition) -> int:
-        """The partition's whole content to its file; the number of rows written.
-
-        Rows stream as Arrow batches from the store's cursor into the exporter's own in-memory
-        DuckDB, which writes the Parquet file: the store's instance may have file access turned
-        off for good (the API's ad-hoc SQL hardens it), and a batch at a time bounds memory."""
+        """The partition's whole content to its file; the number of rows written."""
         directory = p.directory(self.root, self.worker)
         target = f"{directory}/{FILE_NAME}"
         if not is_remote(self.root):
             os.makedirs(directory, exist_ok=True)
             # Readers never see half a file: a hidden name the `*.parquet` globs skip, then a rename.
             target = f"{directory}/.{FILE_NAME}.{os.getpid()}.{threading.get_ident()}.tmp"
-        reader = cursor.sql(
-            f"SELECT * FROM {_ident(p.table)} WHERE time >= $start AND time < $end",
-            params={"start": p.start, "end": p.end},
-        ).to_arrow_reader(_BATCH_ROWS)
-        sink = self._sink_connection()
-        sink.register("_claimwatch_partition", reader)
-        try:
-            (rows,) = sink.execute(
-                f"COPY (SELECT * FROM _claimwatch_partition) TO '{_literal(target)}' (FORMAT parquet, COMPRESSION zstd)"
-            ).fetchone()
-        finally:
-            sink.unregister("_claimwatch_partition")
+        select = f"SELECT * FROM {_ident(p.table)} WHERE time >= $start AND time < $end"
+        bounds = {"start": p.start, "end": p.end}
+        rows = None
+        if self._direct and not is_remote(self.root):
+            rows = self._copy_in_store(cursor, select, bounds, target)
+        if rows is None:
+            rows = self._copy_through_arrow(cursor, select, bounds, target)
         if not is_remote(self.root):
             os.replace(target, f"{directory}/{FILE_NAME}")
         return rows
+
+    def _copy_in_store(self, cursor, select: str, bounds: dict, target: str) -> int | None:
+        """COPY on the store's own instance (the fastest way); None once file access is off there."""
+        import duckdb
+
+        try:
+            return cursor.execute(f"COPY ({select}) TO '{_literal(target)}' ({_PARQUET})", bounds).fetchone()[0]
+        except duckdb.PermissionException:
+            # The API's SQL guard turns file access off for the store's instance for good.
+            self._direct = False
+            return None
+
+    def _copy_through_arrow(self, cursor, select: str, bounds: dict, target: str) -> int:
+        """Rows stream as Arrow batches from the store's cursor into the exporter's own DuckDB,
+        which writes the file: ~1.5x the time of a COPY in the store, a batch at a time in memory."""
+        reader = cursor.sql(select, params=bounds).to_arrow_reader(_BATCH_ROWS)
+        sink = self._sink_connection()
+        sink.register("_claimwatch_partition", reader)
+        try:
+            return sink.execute(
+                f"COPY (SELECT * FROM _claimwatch_partition) TO '{_literal(target)}' ({_PARQUET})"
+            ).fetchone()[0]
+        finally:
+            sink.unregister("_claimwatch_partition")
 
     def _sink_connection(self):
         """The exporter's own DuckDB instance, for everything that touches files or buckets."""
@@ -450,8 +469,18 @@ def _find_duplicates(con, evaluations: str | None, exported: bool) -> bool:
     committed its offsets. Each worker's store skips its own repeats; this skips the fleet's."""
     if not exported:
         return False
+    # First by a 64-bit hash of the id (grouping integers costs a third of grouping strings); a
+    # worker never holds an id twice, so a repeated hash is a duplicate or, rarely, a collision.
+    repeated = con.execute(
+        f"SELECT h FROM (SELECT hash(evaluation_id) AS h FROM ({evaluations})) GROUP BY h HAVING count(*) > 1"
+    ).fetchall()
+    if not repeated:
+        return False
+    con.execute(f"CREATE TEMP TABLE {_OWNERS}_hashes (h UBIGINT)")
+    con.executemany(f"INSERT INTO {_OWNERS}_hashes VALUES (?)", repeated)
     con.execute(
         f"CREATE TEMP TABLE {_OWNERS} AS SELECT evaluation_id, min(worker) AS worker FROM ({evaluations}) "
+        f"WHERE hash(evaluation_id) IN (SELECT h FROM {_OWNERS}_hashes) "
         "GROUP BY evaluation_id HAVING min(worker) <> max(worker)"
     )
     return con.execute(f"SELECT count(*) FROM {_OWNERS}").fetchone()[0] > 0
