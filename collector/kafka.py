@@ -30,7 +30,7 @@ from claimwatch.core.runtime_config import KafkaExporter as KafkaExporterConfig
 from claimwatch.otel import attributes as A
 
 from .engine import Overloaded
-from .otlp import MalformedRequest, iter_spans, parse_traces
+from .otlp import MalformedRequest, count_spans, iter_spans, parse_traces
 
 logger = logging.getLogger("claimwatch.kafka")
 
@@ -168,7 +168,7 @@ class KafkaSource:
         self._log_progress()
 
     def _take(self, messages: list, stop: threading.Event) -> None:
-        spans: list = []
+        batch = ExportTraceServiceRequest()
         read: list[tuple[int, int, bool]] = []  # (partition, offset, carries spans)
         for message in messages:
             error = message.error()
@@ -177,23 +177,33 @@ class KafkaSource:
                 continue
             self.counts["messages"] += 1
             try:
-                got = list(iter_spans(parse_traces(message.value() or b"", self.content_type)))
+                request = parse_traces(message.value() or b"", self.content_type)
             except (MalformedRequest, UnicodeDecodeError) as exc:
                 self._malformed(message, exc)
                 read.append((message.partition(), message.offset(), False))
                 continue
-            spans.extend(got)
+            batch.resource_spans.extend(request.resource_spans)
             read.append((message.partition(), message.offset(), True))
-        seq = self._accept(spans, stop) if spans else 0
+        seq = self._accept(batch, stop) if batch.resource_spans else 0
         for partition, offset, carries in read:
             self.ledger.add(partition, offset, seq if carries else 0)
 
-    def _accept(self, spans: list, stop: threading.Event) -> int:
-        """One engine call for the batch; waits while the engine is over its memory bound."""
+    def _accept(self, batch: ExportTraceServiceRequest, stop: threading.Event) -> int:
+        """One engine call for the batch; waits while the engine is over its memory bound.
+
+        Worker processes (`processor.workers`) take the request itself and route its spans
+        by trace id without building span records here; the in-process engine takes records."""
+        if hasattr(self.engine, "accept_request"):
+            spans = count_spans(batch)
+            call = lambda: self.engine.accept_request(batch)  # noqa: E731
+        else:
+            records = list(iter_spans(batch))
+            spans = len(records)
+            call = lambda: self.engine.accept_traces(records)  # noqa: E731
         waited = False
         while True:
             try:
-                accepted = self.engine.accept_traces(spans)
+                accepted = call()
                 break
             except Overloaded:
                 # Nothing was taken: hold the batch (and stop reading) until the engine catches up.
@@ -206,7 +216,7 @@ class KafkaSource:
                 self._commit()
                 if stop.is_set():
                     self.engine.flush(5)
-        self.counts["spans"] += len(spans)
+        self.counts["spans"] += spans
         self.counts["spans_rejected"] += accepted.rejected
         return accepted.seq
 
