@@ -1,12 +1,15 @@
 """Benchmark the standalone collector end to end over loopback.
 
-    python benchmarks/bench_collector.py [--batches 200] [--connections 2]
+    python benchmarks/bench_collector.py [--batches 200] [--connections 2] [--workers 2] [--runs 3]
 
 Starts `claimwatch serve` as its own process, sends OTLP/HTTP protobuf
 requests of 512 spans (traces of 10 spans; one span in ten carries a
 2,000-character LLM output, the rest are plain) over keep-alive connections,
-and waits until the collector has validated and stored everything. Prints
-spans/s end to end, request latency (median, p99) and the collector's peak RSS.
+and waits until every accepted request is durable (checked, stored, forwarded
+to a blackhole OTLP endpoint in this process). Runs the baseline (one
+process, checks on a thread) and the candidate (`--workers N` processes)
+alternately and prints medians of spans/s end to end, request latency,
+peak RSS of the collector and its workers, and the ratio.
 """
 
 from __future__ import annotations
@@ -85,42 +88,69 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--batches", type=int, default=200)
-    parser.add_argument("--connections", type=int, default=2)
-    args = parser.parse_args()
-    batches = build_batches(args.batches)
+class Blackhole:
+    """An OTLP/HTTP endpoint that reads and drops what is forwarded to it (the forwarding cost only)."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        counter = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                counter.requests += 1
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.requests = 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def family_rss_mb(pid: int) -> float:
+    """Peak RSS of the collector plus its worker processes."""
+    total = peak_rss_mb(pid)
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        for child in children.read_text().split():
+            try:
+                total += peak_rss_mb(int(child))
+            except (OSError, ValueError):
+                pass
+    return total
+
+
+def run(batches: list[bytes], workers: int, connections: int, forward: str | None) -> dict:
+    """One collector process under the load; figures of that run."""
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "bench.json"
-        config.write_text(json.dumps(hundred_facts() | {"processor": {"decisionWaitMs": 200}}))
+        settings = hundred_facts() | {"processor": {"decisionWaitMs": 200, "workers": workers}}
+        if forward:
+            settings["exporters"] = {"otlp": {"endpoint": forward}}
+        config.write_text(json.dumps(settings))
         http_port, grpc_port, api_port = free_port(), free_port(), free_port()
         api = f"127.0.0.1:{api_port}"
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "collector.cli",
-                "serve",
-                "--config",
-                str(config),
-                "--db",
-                f"{tmp}/bench.duckdb",
-                "--otlp-http",
-                f"127.0.0.1:{http_port}",
-                "--otlp-grpc",
-                f"127.0.0.1:{grpc_port}",
-                "--api",
-                api,
-                "--log-level",
-                "WARNING",
-            ],
-            cwd=ROOT,
+            [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
+             "--db", f"{tmp}/bench.duckdb", "--otlp-http", f"127.0.0.1:{http_port}",
+             "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api, "--log-level", "WARNING"],
             stdout=subprocess.DEVNULL,
             env={**os.environ},
         )
         try:
-            deadline = time.time() + 30
+            deadline = time.time() + 60
             while True:
                 try:
                     status(api)
@@ -150,31 +180,70 @@ def main() -> None:
 
             total = len(batches) * BATCH
             start = time.perf_counter()
-            threads = [
-                threading.Thread(target=client, args=(batches[i :: args.connections],)) for i in range(args.connections)
-            ]
+            threads = [threading.Thread(target=client, args=(batches[i::connections],)) for i in range(connections)]
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
             sent = time.perf_counter() - start
-            while status(api)["counters"].get("spans_processed", 0) < total:
-                time.sleep(0.05)
+            while True:  # done = every accepted call durable: checked, stored, handed to the forwarder
+                counters = status(api)["counters"]
+                if counters.get("spans_processed", 0) >= total and counters.get("durable_seq") == counters.get(
+                    "accepted_seq"
+                ):
+                    break
+                time.sleep(0.02)
             done = time.perf_counter() - start
-            counters = status(api)["counters"]
-            rss = peak_rss_mb(proc.pid)
+            rss = family_rss_mb(proc.pid)
         finally:
             proc.terminate()
             proc.wait(timeout=60)
     ordered = sorted(latencies)
-    print(f"spans: {total} in {args.batches} requests of {BATCH} ({total // 10} with a 2,000-char LLM output)")
-    print(
-        f"end to end (received, validated, stored): {total / done:,.0f} spans/s  ({done:.2f} s; all sent after {sent:.2f} s)"
-    )
-    print(
-        f"request latency: median {statistics.median(ordered):.1f} ms, p99 {ordered[int(len(ordered) * 0.99) - 1]:.1f} ms"
-    )
-    print(f"evaluations: {counters.get('evaluations')}, refused for overload: {refused[0]}, peak RSS {rss:.0f} MB")
+    return {
+        "spans_per_s": total / done,
+        "seconds": done,
+        "acked_s": sent,
+        "latency_p50_ms": statistics.median(ordered),
+        "latency_p99_ms": ordered[int(len(ordered) * 0.99) - 1],
+        "evaluations": counters.get("evaluations"),
+        "refused": refused[0],
+        "peak_rss_mb": rss,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batches", type=int, default=200)
+    parser.add_argument("--connections", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes of the candidate run")
+    parser.add_argument("--baseline-workers", type=int, default=1, help="worker processes of the baseline run")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each, alternating; medians are printed")
+    parser.add_argument("--no-forward", action="store_true", help="store only (no OTLP forwarding)")
+    args = parser.parse_args()
+    batches = build_batches(args.batches)
+    sink = None if args.no_forward else Blackhole()
+    total = len(batches) * BATCH
+    print(f"spans: {total} in {args.batches} requests of {BATCH} ({total // 10} with a 2,000-char LLM output); "
+          f"{os.cpu_count()} CPUs, affinity {len(os.sched_getaffinity(0))}; forwarding {'off' if sink is None else 'on'}")
+    figures: dict[int, list[dict]] = {args.baseline_workers: [], args.workers: []}
+    try:
+        for _ in range(args.runs):
+            for workers in figures:
+                figures[workers].append(run(batches, workers, args.connections, sink and sink.endpoint))
+    finally:
+        if sink is not None:
+            sink.close()
+    medians = {}
+    for workers, runs in figures.items():
+        m = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        medians[workers] = m
+        print(f"workers={workers}: end to end {m['spans_per_s']:,.0f} spans/s ({m['seconds']:.2f} s; "
+              f"acknowledged after {m['acked_s']:.2f} s); request latency median {m['latency_p50_ms']:.1f} ms, "
+              f"p99 {m['latency_p99_ms']:.1f} ms; evaluations {m['evaluations']:.0f}, refused {m['refused']:.0f}, "
+              f"peak RSS {m['peak_rss_mb']:.0f} MB (collector + workers)")
+    if len(medians) == 2:
+        ratio = medians[args.workers]["spans_per_s"] / medians[args.baseline_workers]["spans_per_s"]
+        print(f"ratio workers={args.workers} / workers={args.baseline_workers}: {ratio:.2f}x")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from claimwatch.worker import BackgroundWorker
 
 from .assembly import TraceBuffer
 from .ledger import Ledger
-from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, upsert_attributes
+from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, iter_spans, upsert_attributes
 
 logger = logging.getLogger("claimwatch.collector")
 # gen_ai.choice is a response; gen_ai.assistant.message is chat history sent with a request
@@ -97,6 +97,10 @@ class CollectorEngine:
         self.counts["spans_rejected"] += bad
         message = f"{bad} span(s) rejected: trace_id must be 16 bytes and span_id 8 bytes" if bad else ""
         return Accepted(len(good), bad, message, seq)
+
+    def accept_request(self, request, seq: int | None = None) -> Accepted:
+        """Buffer the spans of a decoded ExportTraceServiceRequest (what the receivers call)."""
+        return self.accept_traces(list(iter_spans(request)), seq)
 
     def durable_seq(self) -> int:
         """Every accepted call up to this number is checked, stored and handed to the exporters."""
@@ -171,13 +175,16 @@ class CollectorEngine:
             self._work_spans += sum(len(items) for _, items in ready)  # counted like queued work
             batch = batch + ready
         settled: Counter = Counter()
+        forward: list[ReceivedSpan] = []
         for trace_id, items in batch:
             size = sum(getattr(i, "size", 0) for i in items)  # before annotations grow the spans
-            self._process(trace_id, items)
+            forward.extend(self._process(trace_id, items))
             settled.update(i.seq for i in items)
             with self._lock:
                 self._work_spans -= len(items)
                 self._buffered_bytes -= size
+        if self.forwarder is not None and forward:
+            self.forwarder.submit(build_request(forward))  # one request for the batch, not one per trace
         if settled:
             self._on_processed(dict(settled))
 
@@ -188,7 +195,8 @@ class CollectorEngine:
         else:
             self.store.after_written(lambda ok: self.ledger.settle(counts) if ok else None)
 
-    def _process(self, trace_id: str, items: list) -> None:
+    def _process(self, trace_id: str, items: list) -> list[ReceivedSpan]:
+        """Check one trace; returns its spans, annotated, to forward."""
         try:
             spans = [i for i in items if isinstance(i, ReceivedSpan)]
             with self._lock:
@@ -202,11 +210,11 @@ class CollectorEngine:
             with self._lock:
                 self.buffer.remember(trace_id, {s.record.span_id: _identity_view(s.record) for s in spans})
             self.counts["spans_processed"] += len(spans)
-            if self.forwarder is not None and spans:
-                self.forwarder.submit(build_request(spans))
+            return spans
         except Exception:
             self.counts["errors"] += 1
             logger.exception("could not process trace %s", trace_id)
+            return []  # not forwarded: a failed redaction must not let blocked text travel
 
     def _check(self, item, view: HeldTrace, seen: dict) -> None:
         """One span's checks; a failure stays with this span."""

@@ -2,15 +2,17 @@
 
 A bounded queue of requests and a few retries with backoff, like a
 collector's sending queue: a slow or absent downstream must not stall
-validation. What cannot be delivered is counted and logged.
+validation. What cannot be delivered is counted and logged. Requests queued
+together are merged into one (up to `_MAX_SPANS` spans) and sent over a
+kept-alive connection: one POST per trace would cost more than the checks.
 """
 
 from __future__ import annotations
 
+import http.client
 import logging
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections import Counter
 
 from claimwatch.core.runtime_config import OtlpExporter
@@ -18,6 +20,7 @@ from claimwatch.worker import BackgroundWorker
 
 logger = logging.getLogger("claimwatch.forward")
 _RETRIES = 3
+_MAX_SPANS = 8192  # per forwarded request
 
 
 class Forwarder:
@@ -39,8 +42,19 @@ class Forwarder:
         self._worker.close(10)
 
     def _deliver_all(self, requests: list) -> None:
+        merged, spans = None, 0
         for request in requests:
-            self._deliver(request)
+            n = sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+            if merged is not None and spans + n > _MAX_SPANS:
+                self._deliver(merged)
+                merged, spans = None, 0
+            if merged is None:
+                merged = request
+            else:
+                merged.resource_spans.extend(request.resource_spans)
+            spans += n
+        if merged is not None:
+            self._deliver(merged)
 
     def _deliver(self, request) -> None:
         payload = request.SerializeToString()
@@ -63,12 +77,25 @@ class Forwarder:
             url = f"http://{url}"
         if not url.endswith("/v1/traces"):
             url += "/v1/traces"
+        parts = urllib.parse.urlsplit(url)
+        make = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         headers = {"Content-Type": "application/x-protobuf", **self.config.headers}
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        conn: list = [None]  # kept alive between requests; reopened after an error
 
         def send(payload: bytes, _request) -> None:
-            req = urllib.request.Request(url, data=payload, headers=headers, method="POST")
-            with urllib.request.urlopen(req, timeout=self.config.timeout_s) as response:
+            if conn[0] is None:
+                conn[0] = make(parts.hostname, parts.port, timeout=self.config.timeout_s)
+            try:
+                conn[0].request("POST", path, body=payload, headers=headers)
+                response = conn[0].getresponse()
                 response.read()
+            except (OSError, http.client.HTTPException):
+                conn[0].close()
+                conn[0] = None
+                raise
+            if response.status >= 300:
+                raise OSError(f"HTTP {response.status} {response.reason}")
 
         return send
 

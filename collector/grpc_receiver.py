@@ -16,7 +16,7 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from .engine import CollectorEngine, Overloaded
-from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, iter_spans, parse_logs, parse_traces
+from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, parse_logs, parse_traces
 from .spool import Spool, SpoolError
 
 logger = logging.getLogger("claimwatch.grpc")
@@ -34,7 +34,7 @@ class _Receiver:
     def export_traces(self, body: bytes, context) -> trace_service_pb2.ExportTraceServiceResponse:
         request = self._decode(parse_traces, body, count_spans, "spans", context)
         try:
-            result = self.engine.accept_traces(list(iter_spans(request)))
+            result = self.engine.accept_request(request)
             self._spool(result, "traces", body)
         except (Overloaded, SpoolError) as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry later")

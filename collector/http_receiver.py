@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from .engine import CollectorEngine, Overloaded
 from .httpserver import BadRequest, BoundedHandler, BoundedHTTPServer, TooLarge
-from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, iter_spans, parse_logs, parse_traces
+from .otlp import MalformedRequest, TooManyItems, count_log_records, count_spans, parse_logs, parse_traces
 from .spool import Spool, SpoolError
 
 logger = logging.getLogger("claimwatch.http")
@@ -71,7 +71,7 @@ class OtlpHandler(BoundedHandler):
             if route == "/v1/traces":
                 request = parse_traces(body, content_type)
                 _bound(count_spans(request), limit, "spans")
-                result = self.server.engine.accept_traces(list(iter_spans(request)))
+                result = self.server.engine.accept_request(request)
                 self._spool(result, "traces", content_type, body)
                 response = ExportTraceServiceResponse()
                 if result.rejected:

@@ -17,6 +17,7 @@ from .forward import Forwarder
 from .grpc_receiver import start_grpc
 from .http_receiver import OtlpHttpServer
 from .spool import Spool, replay
+from .workers import WorkerPool, worker_count
 
 logger = logging.getLogger("claimwatch.collector")
 
@@ -46,8 +47,12 @@ class Collector:
             flush_interval_s=storage.flush_interval_ms / 1000,
             mask_secrets=storage.mask_secrets,
         )
-        self.forwarder = build_forwarder(config)
-        self.engine = CollectorEngine(config, self.store, self.forwarder)
+        if worker_count(config) > 1:  # checks in worker processes; each forwards what it processed
+            self.forwarder = None
+            self.engine = WorkerPool(config, self.store)
+        else:
+            self.forwarder = build_forwarder(config)
+            self.engine = CollectorEngine(config, self.store, self.forwarder)
         # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
         self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
         self.spool: Spool | None = None  # opened by start() when storage.spool is on

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.e2e
 SMOKE = {
     "bench_validate.py": ["--count", "5", "--rounds", "1"],
     "bench_processor.py": ["--spans", "3000"],
-    "bench_collector.py": ["--batches", "3"],
+    "bench_collector.py": ["--batches", "3", "--runs", "1"],
     "bench_dashboard.py": ["--evaluations", "3000", "--violations", "600"],
     "bench_detection.py": ["--part", "check"],
     "bench_flood.py": ["--exporters", "5", "--idle", "10", "--flood-clients", "1", "--flood-mb", "1",

@@ -48,7 +48,8 @@ def test_every_command_that_asks_a_collector_spells_server_the_same():
 def test_each_environment_variable_sets_its_key():
     for s in SETTINGS:
         value = {"storage.path": "x.duckdb", "agents.defaultMode": "enforce", "annotations.verbosity": "debug",
-                 "exporters.otlp.protocol": "grpc", "storage.spool.enabled": "True"}.get(s.key)
+                 "exporters.otlp.protocol": "grpc", "storage.spool.enabled": "True",
+                 "processor.workers": "3"}.get(s.key)
         if value is None:
             value = "7" if s.key.endswith("Ms") else "127.0.0.1:9" if "endpoint" in s.key else "t0ken"
         env = {s.env: value}

@@ -47,6 +47,9 @@ class ProcessorConfig(_Model):
     # UNAVAILABLE with Retry-After (like the Collector's memory_limiter). Python objects take
     # a few times their wire size, so RSS stays near a small multiple of this.
     max_buffered_bytes: int = Field(default=256 << 20, gt=0)
+    # Worker processes that run the checks, each owning whole traces (routed by trace id).
+    # 1 runs them on a thread of the collector process; 0 starts one per CPU core.
+    workers: int = Field(default=1, ge=0, le=64)
 
 
 _ENDPOINT = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})$")

@@ -52,6 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
             "audit (record only) or enforce (block) for agents no rule names"),
     Setting("processor.decisionWaitMs", "CLAIMWATCH_DECISION_WAIT_MS", None, "MS",
             "how long the collector holds a trace's spans for their ancestors"),
+    Setting("processor.workers", "CLAIMWATCH_WORKERS", "--workers", "N",
+            "processes that run the checks, whole traces each (0: one per CPU core)"),
     Setting("annotations.verbosity", "CLAIMWATCH_VERBOSITY", None, "LEVEL",
             "what is written onto spans: silent, info or debug"),
     Setting("storage.flushIntervalMs", "CLAIMWATCH_FLUSH_INTERVAL_MS", None, "MS",

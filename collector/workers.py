@@ -1,0 +1,403 @@
+"""`WorkerPool`: the checks on every core, whole traces per worker process.
+
+The GIL keeps a second thread from running the checks side by side (RE2 and
+the detectors hold it), so with `processor.workers` above 1 the collector
+starts that many processes. The receivers still decode requests (they must
+answer partial success and need the trace ids to route); the pool sends each
+worker the spans of its traces as protobuf bytes (a trace id's CRC picks the
+worker, so trace assembly, redaction and trace-level checks see the whole
+trace), and each worker runs an ordinary `CollectorEngine`: decision wait,
+checks, annotations, forwarding. Rows come back to this process, which owns
+the one DuckDB file (DuckDB allows a single writer), and the ledger here
+settles a call once every worker's rows for it are written.
+
+Protobuf bytes cross the boundary rather than Python objects: a span pickles
+to several times its wire size and unpickles slower than upb parses it.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+import zlib
+from collections import Counter
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from claimwatch.checks.pipeline import Pipeline
+from claimwatch.core.config import ClaimwatchConfig
+
+from .engine import Accepted, LogItem, Overloaded, _log_record
+from .ledger import Ledger
+from .otlp import ReceivedSpan, attributes, build_request
+
+logger = logging.getLogger("claimwatch.collector")
+_STOP_TIMEOUT_S = 60.0
+
+
+def worker_count(config: ClaimwatchConfig) -> int:
+    """How many processes `processor.workers` asks for (0: one per CPU core available)."""
+    n = config.processor.workers
+    if n == 0:
+        n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, n)
+
+
+class WorkerPool:
+    """The engine's interface (accept, flush, close, stats, durable_seq) over worker processes."""
+
+    def __init__(self, config: ClaimwatchConfig, store=None, processes: int | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.forwarder = None  # each worker forwards what it processed
+        self.ledger = Ledger()
+        self.counts: Counter = Counter()
+        self._pipeline: Pipeline | None = None
+        self._max_bytes = config.processor.max_buffered_bytes
+        self._max_items = 2 * config.processor.max_spans
+        self._worker_counts: list[dict] = []
+        self._flushes: dict[int, threading.Event] = {}
+        self._flush_lock = threading.Lock()
+        self._next_token = 0
+        self._workers: list[_Worker] = []
+        mask = getattr(store, "mask_secrets", True)
+        for index in range(processes or worker_count(config)):
+            worker = _Worker(index, (config, index, None, mask))
+            self._workers.append(worker)
+            self._worker_counts.append({})
+            self._start(worker)
+
+    def _start(self, worker: _Worker) -> None:
+        worker.start()
+        reader = threading.Thread(target=self._read, args=(worker, worker.conn), daemon=True,
+                                  name=f"claimwatch-pool-{worker.index}")
+        reader.start()
+
+    @property
+    def pipeline(self) -> Pipeline:
+        """A pipeline in this process, for decisions asked over the API (hooks)."""
+        if self._pipeline is None:
+            self._pipeline = Pipeline(self.config)
+        return self._pipeline
+
+    # --- receiver side ---------------------------------------------------------------------------
+    def accept_request(self, request) -> Accepted:
+        """Route a decoded ExportTraceServiceRequest's spans to the workers by trace id.
+
+        Only ids are read here (no span records are built): the spans are copied into
+        one request per worker and sent as bytes."""
+        n = len(self._workers)
+        outs: dict[int, ExportTraceServiceRequest] = {}
+        counts: Counter = Counter()
+        total = bad = 0
+        for rs in request.resource_spans:
+            for ss in rs.scope_spans:
+                groups: dict[int, list] = {}
+                for span in ss.spans:
+                    total += 1
+                    if len(span.trace_id) != 16 or len(span.span_id) != 8:
+                        bad += 1
+                        continue
+                    groups.setdefault(zlib.crc32(span.trace_id) % n, []).append(span)
+                for i, spans in groups.items():
+                    out = outs.get(i)
+                    if out is None:
+                        out = outs[i] = ExportTraceServiceRequest()
+                    o_rs = out.resource_spans.add(resource=rs.resource, schema_url=rs.schema_url)
+                    o_ss = o_rs.scope_spans.add(scope=ss.scope, schema_url=ss.schema_url)
+                    o_ss.spans.extend(spans)
+                    counts[i] += len(spans)
+        payloads = {i: out.SerializeToString() for i, out in outs.items()}
+        seq = self._open(total - bad, sum(len(p) for p in payloads.values()))
+        for i, payload in payloads.items():
+            self._workers[i].send(("traces", seq, payload, counts[i]))
+        self.counts["spans_received"] += total
+        self.counts["spans_rejected"] += bad
+        message = f"{bad} span(s) rejected: trace_id must be 16 bytes and span_id 8 bytes" if bad else ""
+        return Accepted(total - bad, bad, message, seq)
+
+    def accept_traces(self, spans: list[ReceivedSpan]) -> Accepted:
+        """Decoded spans (as the single-process engine takes them)."""
+        return self.accept_request(build_request(spans))
+
+    def accept_logs(self, request) -> Accepted:
+        parts: dict[int, list[LogItem]] = {}
+        seen = 0
+        n = len(self._workers)
+        for rl in request.resource_logs:
+            resource = attributes(rl.resource.attributes)
+            for sl in rl.scope_logs:
+                for log in sl.log_records:
+                    seen += 1
+                    record_ = _log_record(log, resource)
+                    if record_ is not None:
+                        parts.setdefault(zlib.crc32(log.trace_id) % n, []).append(LogItem(record_))  # as its spans
+        seq = self._open(sum(map(len, parts.values())), 0)
+        for i, items in parts.items():
+            self._workers[i].send(("logs", seq, items, len(items)))
+        self.counts["logs_received"] += seen
+        self.counts["logs_with_output"] += sum(map(len, parts.values()))
+        return Accepted(seen, 0, "", seq)
+
+    def _open(self, items: int, nbytes: int) -> int:
+        if self.ledger.open_items + items > self._max_items:
+            self.counts["requests_refused_overload"] += 1
+            raise Overloaded("processing backlog is full")
+        if nbytes and self.ledger.open_bytes + nbytes > self._max_bytes:
+            self.counts["requests_refused_memory"] += 1
+            raise Overloaded(f"buffered spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+        return self.ledger.open(items, nbytes)
+
+    def durable_seq(self) -> int:
+        return self.ledger.durable_seq()
+
+    def wait_durable(self, seq: int, timeout: float | None = 30.0) -> bool:
+        return self.ledger.wait_durable(seq, timeout)
+
+    # --- what the workers send back --------------------------------------------------------------
+    def _read(self, worker: _Worker, conn) -> None:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break
+            try:
+                self._receive(worker, message)
+            except Exception:
+                logger.exception("could not handle a message from worker %d", worker.index)
+        if worker.stopping:
+            return
+        # A worker died (killed, out of memory, a crash in native code). What it held is
+        # still outstanding here: a new worker gets it again; rows it had already sent are
+        # skipped by the store (evaluation ids are deterministic).
+        worker.process.join(5)
+        self.counts["worker_restarts"] += 1
+        logger.error("worker %d exited (exit code %s); starting a new one and resending %d call(s)",
+                     worker.index, worker.process.exitcode, len(worker.outstanding))
+        self._start(worker)
+        worker.resend()
+
+    def _receive(self, worker: _Worker, message: tuple) -> None:
+        kind = message[0]
+        if kind == "rows":
+            _, units, settled, counts = message
+            self._worker_counts[worker.index] = counts
+            settled = worker.settled(settled)
+            if self.store is None:
+                self.ledger.settle(settled)
+                return
+            for unit in units:
+                self.store.add_rows(unit)
+            self.store.after_written(lambda ok: self.ledger.settle(settled) if ok else None)
+        elif kind == "flushed":
+            _, token, counts = message
+            self._worker_counts[worker.index] = counts
+            event = self._flushes.get(token)
+            if event is not None:
+                event.countdown()
+
+    # --- lifecycle -------------------------------------------------------------------------------
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Every worker processes what it holds now; then the store writes it."""
+        deadline = time.monotonic() + timeout
+        with self._flush_lock:
+            self._next_token += 1
+            token = self._next_token
+        event = _Countdown(len(self._workers))
+        self._flushes[token] = event
+        try:
+            for worker in self._workers:
+                worker.send(("flush", token))
+            ok = event.wait(timeout)
+        finally:
+            self._flushes.pop(token, None)
+        if self.store is not None:
+            ok = self.store.flush(max(0.1, deadline - time.monotonic())) and ok
+        return ok
+
+    def close(self) -> None:
+        self.flush(_STOP_TIMEOUT_S)
+        for worker in self._workers:
+            worker.stopping = True
+            worker.send(("stop",))
+        for worker in self._workers:
+            worker.process.join(_STOP_TIMEOUT_S)
+            if worker.process.is_alive():
+                worker.process.kill()
+        if self.store is not None:
+            self.store.close()
+
+    def stats(self) -> dict:
+        out: Counter = Counter(self.counts)
+        for counts in self._worker_counts:
+            out.update({k: v for k, v in counts.items() if isinstance(v, int | float) and k not in _OWN_KEYS})
+        out = dict(out)
+        out.update(workers=len(self._workers), accepted_seq=self.ledger.last_seq,
+                   durable_seq=self.ledger.durable_seq(), buffered_bytes=self.ledger.open_bytes,
+                   queue_depth=self.ledger.open_items)
+        if self.store is not None:
+            out.update(store_rows_written=self.store.rows_written, store_write_errors=self.store.write_errors,
+                       store_rows_skipped=getattr(self.store, "rows_skipped", 0))
+        return out
+
+
+# Counters the pool keeps itself (the workers' own are for their part of the work only).
+_OWN_KEYS = frozenset({"spans_received", "spans_rejected", "logs_received", "logs_with_output",
+                       "accepted_seq", "durable_seq", "buffered_bytes", "queue_depth",
+                       "store_rows_written", "store_write_errors", "store_rows_skipped"})
+
+
+class _Worker:
+    """One worker process, its pipe, and the parts of calls it has not settled yet."""
+
+    def __init__(self, index: int, args: tuple) -> None:
+        self.index = index
+        self._args = args
+        self.process = None
+        self.conn = None
+        self.stopping = False
+        self.outstanding: dict[int, list] = {}  # seq -> [message, items not settled]
+        self._lock = threading.Lock()  # receiver threads share the pipe
+
+    def start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")  # a fork would copy gRPC and DuckDB threads' locks
+        parent, child = ctx.Pipe()
+        config, index, _, mask = self._args
+        self.process = ctx.Process(target=_worker_main, args=(config, index, child, mask),
+                                   name=f"claimwatch-worker-{index}", daemon=True)
+        self.process.start()
+        child.close()
+        with self._lock:
+            self.conn = parent
+
+    def send(self, message: tuple) -> None:
+        """Send a message; a call's part stays outstanding until the worker settles it."""
+        with self._lock:
+            if message[0] in ("traces", "logs"):
+                self.outstanding[message[1]] = [message, message[3]]
+            try:
+                self.conn.send(message)
+            except OSError:
+                pass  # the worker died: its reader restarts it and resends what is outstanding
+
+    def settled(self, counts: dict[int, int]) -> dict[int, int]:
+        """What of `counts` this worker still owed (a resent part is not settled twice)."""
+        out = {}
+        with self._lock:
+            for seq, n in counts.items():
+                entry = self.outstanding.get(seq)
+                if entry is None:
+                    continue
+                n = min(n, entry[1])
+                entry[1] -= n
+                if entry[1] <= 0:
+                    del self.outstanding[seq]
+                out[seq] = n
+        return out
+
+    def resend(self) -> None:
+        with self._lock:
+            messages = [entry[0] for _, entry in sorted(self.outstanding.items())]
+            conn = self.conn
+        for message in messages:
+            try:
+                conn.send(message)
+            except OSError:
+                return
+
+
+class _Countdown:
+    def __init__(self, n: int) -> None:
+        self._n = n
+        self._cond = threading.Condition()
+
+    def countdown(self) -> None:
+        with self._cond:
+            self._n -= 1
+            self._cond.notify_all()
+
+    def wait(self, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self._n <= 0, timeout)
+
+
+# --- the worker process ------------------------------------------------------------------------
+class _RowPipe:
+    """The store a worker's engine writes to: rows go back to the parent with what they settle."""
+
+    rows_written = 0
+    write_errors = 0
+
+    def __init__(self, send, engine_counts, mask_secrets: bool) -> None:
+        self._send = send
+        self._units: list = []
+        self._counts = engine_counts
+        self.mask_secrets = mask_secrets
+
+    def add_rows(self, tables) -> None:
+        self._units.append(tables)
+
+    def processed(self, settled: dict[int, int]) -> None:
+        units, self._units = self._units, []
+        self._send(("rows", units, settled, self._counts()))
+
+    def flush(self, timeout=None) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool) -> None:
+    """A worker process: an ordinary engine fed with the spans of its traces."""
+    from .engine import CollectorEngine
+    from .service import build_forwarder
+
+    logging.basicConfig(level=logging.WARNING, format=f"%(asctime)s worker-{index} %(levelname)s %(message)s")
+    lock = threading.Lock()
+
+    def send(message: Any) -> None:
+        with lock:
+            conn.send(message)
+
+    engine: CollectorEngine | None = None
+    pipe = _RowPipe(send, lambda: engine.stats() if engine else {}, mask_secrets)
+    engine = CollectorEngine(config, pipe, build_forwarder(config), on_processed=pipe.processed)
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break  # the collector went away
+            kind = message[0]
+            if kind in ("traces", "logs"):
+                _accept(engine, pipe, message)
+            elif kind == "flush":
+                engine.flush()
+                send(("flushed", message[1], engine.stats()))
+            elif kind == "stop":
+                break
+    finally:
+        engine.close()
+        conn.close()
+
+
+def _accept(engine, pipe: _RowPipe, message: tuple) -> None:
+    """Hand a part of a call to the engine; if it cannot take it, settle it so the ledger moves on."""
+    from .otlp import iter_spans, parse_traces
+
+    kind, seq, payload, items = message
+    try:
+        if kind == "traces":
+            engine.accept_traces(list(iter_spans(parse_traces(payload, "application/x-protobuf"))), seq=seq)
+        else:
+            engine.accept_log_items(payload, seq)
+    except Exception:
+        # The parent bounds what it sends by the same limits, so this is a defect, not load.
+        logger.exception("worker could not take %d item(s) of call %d; they are dropped", items, seq)
+        engine.counts["worker_dropped"] += items
+        pipe.processed({seq: items})
