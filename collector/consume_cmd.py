@@ -9,8 +9,6 @@ import signal
 import sys
 import threading
 
-from claimwatch import ConfigError
-
 from .kafka import DEFAULT_GROUP, DEFAULT_TOPIC, ENCODINGS
 from .settings import resolve
 
@@ -75,6 +73,9 @@ def run_consume(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     gc.set_threshold(50_000, 20, 20)  # as in serve: per-span garbage is freed by reference counting
     options = _options(args.options)
+    if isinstance(options, str):
+        print(f"claimwatch: {options}", file=sys.stderr)
+        return 2
     config = resolve(args.config, {
         "storage.path": args.db,
         "service.api.endpoint": args.api,
@@ -86,7 +87,9 @@ def run_consume(args: argparse.Namespace) -> int:
     if kafka_out is not None and kafka_out.topic == args.topic and set(kafka_out.brokers.split(",")) & set(
         args.brokers.split(",")
     ):
-        raise ConfigError(f"exporters.kafka publishes to the topic this worker reads ({args.topic}): a loop")
+        print(f"claimwatch: exporters.kafka publishes to the topic this worker reads ({args.topic}): a loop",
+              file=sys.stderr)
+        return 2
     from confluent_kafka import Consumer, KafkaException
 
     try:
@@ -129,11 +132,12 @@ def run_consume(args: argparse.Namespace) -> int:
     return code
 
 
-def _options(pairs: list[str]) -> dict[str, str]:
+def _options(pairs: list[str]) -> dict[str, str] | str:
+    """{property: value} of the -X options, or what is wrong with one."""
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise ConfigError(f"-X takes KEY=VALUE, got {pair!r}")
+            return f"-X takes KEY=VALUE, got {pair!r}"
         out[key.strip()] = value.strip()
     return out

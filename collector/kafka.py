@@ -33,6 +33,7 @@ from .engine import Overloaded
 from .otlp import MalformedRequest, count_spans, iter_spans, parse_traces
 
 logger = logging.getLogger("claimwatch.kafka")
+_RDKAFKA_LOG = logging.getLogger("claimwatch.kafka.librdkafka")
 
 # The Collector kafka exporter's encodings, as the content types the OTLP decoder takes.
 ENCODINGS = {"otlp_proto": "application/x-protobuf", "otlp_json": "application/json"}
@@ -54,6 +55,7 @@ def consumer_settings(brokers: str, group: str, options: dict[str, str] | None =
         # A new group starts from the oldest message kept: nothing on the topic goes unchecked.
         "auto.offset.reset": "earliest",
         "client.id": "claimwatch",
+        "logger": _RDKAFKA_LOG,  # librdkafka's own log lines, through logging instead of raw stderr
     }
     settings.update(options or {})
     return settings
@@ -436,6 +438,7 @@ def _producer(config: KafkaExporterConfig):
         # Idempotent producer: librdkafka's retries never write a message twice.
         "enable.idempotence": True,
         "message.timeout.ms": int(config.timeout_s * 1000) * 3,
+        "logger": _RDKAFKA_LOG,
     }
     settings.update(config.options)
     return Producer(settings)

@@ -88,6 +88,22 @@ def test_kafka_brokers_take_a_list_or_a_comma_separated_string_and_refuse_a_bad_
         Exporters.model_validate({"kafka": {"brokers": "k1", "partitionBy": "agent"}})
 
 
+def test_consume_refuses_a_kafka_option_without_a_value(capsys):
+    from claimwatch.collector.cli import main
+
+    assert main(["consume", "--brokers", "127.0.0.1:9", "-X", "session.timeout.ms"]) == 2
+    assert "-X takes KEY=VALUE" in capsys.readouterr().err
+
+
+def test_consume_refuses_to_publish_to_the_topic_it_reads(tmp_path, capsys):
+    from claimwatch.collector.cli import main
+
+    config = tmp_path / "loop.json"
+    config.write_text(json.dumps({"exporters": {"kafka": {"brokers": "127.0.0.1:9", "topic": "otlp_spans"}}}))
+    assert main(["consume", "--brokers", "127.0.0.1:9", "--config", str(config), "--db", str(tmp_path / "x.duckdb")]) == 2
+    assert "a loop" in capsys.readouterr().err
+
+
 def _request(spans) -> ExportTraceServiceRequest:
     from claimwatch.collector.otlp import KeyValueOf
 
@@ -423,6 +439,19 @@ def test_serve_publishes_checked_traces_keyed_by_trace_id_that_a_consumer_stores
     wait_all_committed(broker, topic, "g-front", len(trace_ids))
     worker.stop()
     assert scalar_set(db, "SELECT DISTINCT trace_id FROM evaluations") == trace_ids
+
+
+@pytest.mark.e2e
+def test_exporter_keyed_by_session_sends_every_trace_of_a_session_under_the_session_id(broker, topic):
+    from claimwatch.collector.kafka import KafkaExporter
+    from claimwatch.core.runtime_config import KafkaExporter as KafkaExporterConfig
+
+    exporter = KafkaExporter(KafkaExporterConfig(brokers=broker, topic=topic, partition_by="session"))
+    exporter.submit(_request([(1, 1, "s-1"), (2, 2, "s-1"), (3, 3, None)]))
+    assert exporter.flush(10)
+    exporter.close()
+    assert sorted(_read_keys(broker, topic, 3)) == [trace_key((3).to_bytes(16, "big")).decode(), "s-1", "s-1"]
+    assert exporter.counts["kafka_messages"] == 3
 
 
 def _read_keys(broker: str, topic: str, count: int) -> list[str]:
