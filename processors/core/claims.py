@@ -49,7 +49,7 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
             return None
     if spec.reject_after and _compiled(spec.reject_after).match(text, raw.end):
         return None
-    if spec.reject_before and _compiled(spec.reject_before + r"\s*$").search(text[max(0, raw.start - 40) : raw.start]):
+    if spec.reject_before and _compiled_before(spec.reject_before).search(text[max(0, raw.start - 40) : raw.start]):
         return None
     located = _subject(text, raw)
     if located is None:
@@ -180,6 +180,17 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     last = subject.split()[-1]
     at = text.find(last, group.start, raw.end)
     return at + len(last) if at >= 0 else raw.end
+
+
+_before: dict[str, re.Pattern] = {}
+
+
+def _compiled_before(source: str) -> re.Pattern:
+    """`reject_before` compiled to match at the end of the window before a match."""
+    pattern = _before.get(source)
+    if pattern is None:
+        pattern = _before[source] = re.compile(source + r"\s*$", re.IGNORECASE)
+    return pattern
 
 
 def _compiled(source: str) -> re.Pattern:

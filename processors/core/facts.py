@@ -20,6 +20,7 @@ from .model import Claim, FactCheck
 from .patterns import compile_pattern, set_matches
 from .phrases import normalize_subject, subject_candidates
 
+_MAX_REMEMBERED = 4096  # subjects whose RE2 set hits are kept (the whole memo is dropped when full)
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
 
@@ -40,6 +41,7 @@ class FactIndex:
         self._exact: dict[tuple[str, str], list[IndexedFact]] = {}
         self._regex: dict[str, list[tuple[IndexedFact, object, str]]] = {}
         self._sets: dict[str, object] = {}
+        self._hits: dict[tuple[str, str], list[int]] = {}
         self.categories_by_registry: dict[str, frozenset[str]] = {}
         order = 0
         for registry in registries:
@@ -78,7 +80,7 @@ class FactIndex:
             rset = self._sets.get(category)
             if rset is not None:
                 # Backtracking-engine entries hold a never-matching slot: every hit is an RE2 subject.
-                for i in set_matches(rset, subject):
+                for i in self._set_hits(category, rset, subject):
                     indexed = entries[i][0]
                     if indexed.registry_id in registries:
                         found.append(indexed)
@@ -88,6 +90,18 @@ class FactIndex:
             if len(found) > 1:
                 found.sort(key=lambda f: f.order)
         return found
+
+    def _set_hits(self, category: str, rset, subject: str) -> list[int]:
+        """The category's RE2 subjects that match `subject` (remembered: agents name the same
+        few services, files and people over and over, and one set call costs microseconds)."""
+        key = (category, subject)
+        hits = self._hits.get(key)
+        if hits is None:
+            hits = set_matches(rset, subject.encode("utf-8", "surrogatepass"))
+            if len(self._hits) >= _MAX_REMEMBERED:
+                self._hits.clear()
+            self._hits[key] = hits
+        return hits
 
     def check(
         self, claim: Claim, registries: frozenset[str], now: float | None = None, budget: Budget | None = None

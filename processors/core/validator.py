@@ -295,6 +295,8 @@ def _minus_priority(match) -> int:
 
 def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
     """Drop claims that overlap a more specific (or earlier) claim; keep text order."""
+    if len(found) < 2:
+        return [claim for _, claim in found][:limit]
     found.sort(key=lambda pc: (-pc[0], pc[1].offset, -len(pc[1].matched_text)))
     kept: list[Claim] = []
     for _, claim in found:
