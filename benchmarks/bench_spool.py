@@ -96,6 +96,22 @@ def run(batches: list[bytes], connections: int, spool: dict | None, tmp: Path) -
     return total / done, latencies, counters
 
 
+def append_cost(batches: list[bytes], fsync: bool, tmp: Path) -> tuple[float, float]:
+    """The receiver's added work alone: (median µs per request appended, MB/s), one thread."""
+    from claimwatch.collector.spool import Spool
+
+    spool = Spool(tmp / ("fsync" if fsync else "nofsync"), fsync=fsync)
+    times = []
+    start = time.perf_counter()
+    for seq, body in enumerate(batches, 1):
+        t0 = time.perf_counter()
+        spool.append(seq, "traces", "application/x-protobuf", body)
+        times.append((time.perf_counter() - t0) * 1e6)
+    elapsed = time.perf_counter() - start
+    spool.close(durable_seq=len(batches))
+    return statistics.median(times), sum(map(len, batches)) / elapsed / 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batches", type=int, default=200)
@@ -124,6 +140,11 @@ def main() -> None:
         median = statistics.median(rates[name])
         runs = " / ".join(f"{r:,.0f}" for r in rates[name])
         print(f"{name:<24} {median:>17,.0f} {median / base:>6.3f} {statistics.median(latency[name]):>12.1f} ms  {runs}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for fsync in (False, True):
+            us, mbs = append_cost(batches, fsync, Path(tmp))
+            print(f"append alone, fsync {'on ' if fsync else 'off'}: median {us:,.0f} µs per request of {BATCH} spans "
+                  f"({us / BATCH:.2f} µs a span), {mbs:,.0f} MB/s")
     for name, counts in spooled.items():
         if counts:
             print(f"{name}: {counts}")

@@ -63,8 +63,15 @@ class Record:
 
 
 def encode(record: Record) -> bytes:
-    payload = _META.pack(record.seq, SIGNALS[record.signal], CONTENT_TYPES[record.content_type]) + record.body
-    return _HEADER.pack(MAGIC, len(payload), zlib.crc32(payload)) + payload
+    head, body = _encode_parts(record)
+    return head + body
+
+
+def _encode_parts(record: Record) -> tuple[bytes, bytes]:
+    """(header + meta, body): the body is written as it is, not copied into one buffer."""
+    meta = _META.pack(record.seq, SIGNALS[record.signal], CONTENT_TYPES[record.content_type])
+    crc = zlib.crc32(record.body, zlib.crc32(meta))
+    return _HEADER.pack(MAGIC, len(meta) + len(record.body), crc) + meta, record.body
 
 
 def read_segment(path: Path) -> Iterator[Record]:
@@ -132,21 +139,22 @@ class Spool:
     # --- writing -----------------------------------------------------------------------------------
     def append(self, seq: int, signal: str, content_type: str, body: bytes) -> None:
         """Write one accepted request; when this returns it survives a kill -9 (and, with fsync, a power loss)."""
-        data = encode(Record(seq, signal, content_type, body))
+        head, body = _encode_parts(Record(seq, signal, content_type, body))
+        size = len(head) + len(body)
         with self._lock:
             if self._active is None:
                 self._open_segment()
             segment = self._active
             try:
-                _write_all(self._fd, data)
+                _write_all(self._fd, head, body)
             except OSError as exc:
                 self.counts["write_errors"] += 1
                 self._undo_torn_write(segment, exc)
                 raise SpoolError(f"cannot write the spool ({exc.strerror or exc}); not acknowledged") from exc
-            segment.size += len(data)
+            segment.size += size
             segment.max_seq = max(segment.max_seq, seq)
             self.counts["records"] += 1
-            self.counts["bytes"] += len(data)
+            self.counts["bytes"] += size
             self._written += 1
             mine = self._written
             if segment.size >= self.segment_bytes:
@@ -342,11 +350,18 @@ def _retry_overloaded(call, overloaded: type[Exception], path: Path):
             time.sleep(0.05)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+def _write_all(fd: int, head: bytes, body: bytes) -> None:
+    """One writev for the record; a short write (rare: a signal, a nearly full disk) is finished with write."""
+    n = os.writev(fd, (head, body))
+    if n < len(head):
+        _write_rest(fd, memoryview(head)[n:])
+        n = len(head)
+    _write_rest(fd, memoryview(body)[n - len(head):])
+
+
+def _write_rest(fd: int, view: memoryview) -> None:
     while view:
-        n = os.write(fd, view)
-        view = view[n:]
+        view = view[os.write(fd, view):]
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -215,20 +215,33 @@ def test_replay_of_a_torn_segment_hands_over_the_whole_records_and_deletes_it_on
 def test_a_failed_write_raises_spool_error_and_leaves_no_partial_record(tmp_path, monkeypatch):
     spool = Spool(tmp_path)
     spool.append(1, "traces", PB, body(1))
-    real_write = os.write
+    real_writev = os.writev
 
-    def disk_full(fd, data):
-        real_write(fd, bytes(data[:10]))  # part of the record reached the file, then the disk filled
+    def disk_full(fd, buffers):
+        os.write(fd, bytes(buffers[0][:10]))  # part of the record reached the file, then the disk filled
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(spool_module.os, "write", disk_full)
+    monkeypatch.setattr(spool_module.os, "writev", disk_full)
     with pytest.raises(SpoolError, match="No space left"):
         spool.append(2, "traces", PB, body(2))
-    monkeypatch.setattr(spool_module.os, "write", real_write)
+    monkeypatch.setattr(spool_module.os, "writev", real_writev)
     spool.append(3, "traces", PB, body(3))
     spool.close()
     assert [r.seq for f in segments(tmp_path) for r in read_segment(f)] == [1, 3]
     assert spool.counts["write_errors"] == 1
+
+
+@pytest.mark.parametrize("first", [3, 30, 300])
+def test_a_short_write_is_finished_so_the_record_is_whole(tmp_path, monkeypatch, first):
+    def short_writev(fd, buffers):  # what a signal or a nearly full disk can do
+        return os.write(fd, b"".join(buffers)[:first])
+
+    monkeypatch.setattr(spool_module.os, "writev", short_writev)
+    spool = Spool(tmp_path)
+    spool.append(1, "traces", PB, body(1))
+    spool.append(2, "logs", JSON, b"{}")
+    spool.close()
+    assert [(r.seq, r.body) for f in segments(tmp_path) for r in read_segment(f)] == [(1, body(1)), (2, b"{}")]
 
 
 def test_with_fsync_concurrent_appends_all_land_and_share_fsyncs(tmp_path):
