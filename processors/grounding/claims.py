@@ -24,7 +24,7 @@ from .lexicon import (
     REASONING_HINTS,
     STOPWORDS,
 )
-from .text import WORD, Specific, specifics
+from .text import WORD, Folded, Specific, lower_words, specifics
 
 FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
 
@@ -41,6 +41,9 @@ _CUT_MARK = re.compile(
 _PLAIN = re.compile(r"[a-z]+")
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
+_CLAUSE_FOLDED = Folded(_CLAUSE).fast
+_INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
+_NOT_CONTENT = STOPWORDS | LOOSE
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +72,9 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         base = unit.start()
         mark = _LIST_MARK.match(line)
         offset = mark.end() if mark else 0
+        lower = line.lower()
         for s_start, s_end in _sentences(line, offset):
-            for c_start, c_end in _clauses(line, s_start, s_end):
+            for c_start, c_end in _clauses(line, s_start, s_end, lower):
                 claim = _claim(text, base + c_start, base + c_end, found, starts)
                 if claim is not None:
                     claims.append(claim)
@@ -92,23 +96,26 @@ def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e in spans if line[s:e].strip()]
 
 
-def _clauses(line: str, start: int, end: int) -> list[tuple[int, int]]:
+def _clauses(line: str, start: int, end: int, lower: str) -> list[tuple[int, int]]:
+    """`lower` is `line.lower()`: clause breaks are found there when the line is ASCII (same offsets)."""
     pieces: list[tuple[int, int]] = []
     cursor = start
-    for m in _CLAUSE.finditer(line, start, end):
-        left, right = line[cursor : m.start()], line[m.end() : end]
-        if _checkable(left) and _checkable(right):
+    breaks = _CLAUSE_FOLDED.finditer(lower, start, end) if line.isascii() else _CLAUSE.finditer(line, start, end)
+    for m in breaks:
+        if _checkable(line, lower, cursor, m.start()) and _checkable(line, lower, m.end(), end):
             pieces.append((cursor, m.start()))
             cursor = m.end()
     pieces.append((cursor, end))
     return pieces
 
 
-def _checkable(piece: str) -> bool:
-    if _DIGITISH.search(piece):
+def _checkable(line: str, lower: str, start: int, end: int) -> bool:
+    """Whether line[start:end] carries something checkable: a digit or currency, or three content words."""
+    if _DIGITISH.search(line, start, end):
         return True
-    words = [w for w in WORD.findall(piece) if w.lower() not in STOPWORDS]
-    return len(words) >= 3
+    if not line.isascii():  # lowercasing may change lengths there: words of the piece itself
+        return sum(1 for w in WORD.findall(line[start:end]) if w.lower() not in STOPWORDS) >= 3
+    return sum(1 for w in lower_words(lower[start:end]) if w not in STOPWORDS) >= 3
 
 
 def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[int]) -> Claim | None:
@@ -128,19 +135,22 @@ def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[
         if f.end <= end:  # offsets relative to the claim's text
             mine.append(Specific(f.kind, f.text, f.value, f.start - start, f.end - start, f.unit))
     found = tuple(mine)
-    words = WORD.findall(stripped.lower())
-    content = tuple(w for w in words if w not in STOPWORDS and w not in LOOSE)
+    lower = stripped.lower()
+    words = lower_words(lower)
+    content = tuple(w for w in words if w not in _NOT_CONTENT)
     if not found and len(content) < 2:
         return None
     bag = set(words)
-    for w in words:
-        if "-" in w or "'" in w:
-            bag.update(_PLAIN.findall(w))
-    if INTENT.search(stripped) or GUESS.search(stripped):
+    if "-" in lower or "'" in lower:
+        for w in words:
+            if "-" in w or "'" in w:
+                bag.update(_PLAIN.findall(w))
+    if _INTENT.search(stripped, lower) or _GUESS.search(stripped, lower):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
-    elif not bag.isdisjoint(REASONING_HINTS) and REASONING.search(stripped):
+    elif not bag.isdisjoint(REASONING_HINTS) and _REASONING.search(stripped, lower):
         kind = REASONING_KIND
-    elif not bag.isdisjoint(OPINION_HINTS) and not any(s.kind != "name" for s in found) and OPINION.search(stripped):
+    elif (not bag.isdisjoint(OPINION_HINTS) and not any(s.kind != "name" for s in found)
+          and _OPINION.search(stripped, lower)):  # fmt: skip
         kind = OPINION_KIND
     else:
         kind = FACTUAL

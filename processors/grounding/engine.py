@@ -8,8 +8,10 @@ raises for odd input (the check wraps it anyway).
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from threading import Lock
 from typing import Protocol
 
 from .claims import OPINION_KIND, Claim, split_claims
@@ -94,21 +96,39 @@ class Report:
 
 
 _WEIGHTS = {GROUNDED: 1.0, FABRICATED: 0.0}
+_KEPT_POOLS = 8  # each holds at most max_evidence_chars of text twice, and its lookups
 
 
 class Grounder:
-    """Grades outputs against evidence. Build once; `ground` is safe to call from any thread."""
+    """Grades outputs against evidence. Build once; `ground` is safe to call from any thread.
+
+    The evidence pools of the last few calls are kept: the LLM calls of one trace (and the spans of one
+    output) are mostly graded against the same tool results, so the second one finds the evidence
+    indexed and every lookup the first one made remembered. A pool is a pure function of its
+    passages, so a kept one grades exactly as a new one would."""
 
     def __init__(self, settings: Settings | None = None, scorer: Scorer | None = None) -> None:
         self.settings = settings or Settings()
         self.scorer = scorer
+        self._pools: OrderedDict[tuple[Passage, ...], EvidencePool] = OrderedDict()
+        self._lock = Lock()
 
     def pool(self, passages: Iterable[Passage | str]) -> EvidencePool:
-        items = [
+        items = tuple(
             p if isinstance(p, Passage) else Passage(str(p), key=str(i), truncated=looks_truncated(str(p)))
             for i, p in enumerate(passages)
-        ]
-        return EvidencePool(items, max_chars=self.settings.max_evidence_chars)
+        )
+        with self._lock:
+            found = self._pools.get(items)
+            if found is not None:
+                self._pools.move_to_end(items)
+                return found
+        pool = EvidencePool(items, max_chars=self.settings.max_evidence_chars)
+        with self._lock:
+            self._pools[items] = pool
+            while len(self._pools) > _KEPT_POOLS:
+                self._pools.popitem(last=False)
+        return pool
 
     def ground(
         self,

@@ -16,9 +16,10 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import filterfalse
 from threading import Lock
 
-from .text import EVIDENCE_WORDS, stem
+from .text import evidence_words, stem
 
 TRUNCATION_MARK = re.compile(
     r"(?:\.\.\.|…|\[(?:truncated|cut)[^\]]*\]|<truncated>|\[\d[\d,]* more (?:characters|chars|bytes|lines)\])\s*$",
@@ -93,9 +94,10 @@ class EvidencePool:
             offset += len(text) + len(_SEPARATOR)
         self._blob = _SEPARATOR.join(texts)
         self._live = sum(1 for t in texts if t.strip())
-        self._stems: list[frozenset[str] | None] = [None] * len(texts)
+        self._index: list[_Indexed | None] = [None] * len(texts)
         self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
-        self.cache: dict = {}  # per-pool memo for the grader (numbers per passage, ...)
+        self._has: dict[str, bool] = {}
+        self.cache: dict = {}  # per-pool memo for the grader (acronyms, ...)
 
     def __len__(self) -> int:
         return len(self._texts)
@@ -117,24 +119,43 @@ class EvidencePool:
     def any_truncated(self) -> bool:
         return any(p.truncated for p in self.passages)
 
+    def _indexed(self, index: int) -> _Indexed:
+        found = self._index[index]
+        if found is None:
+            found = self._index[index] = _indexed(self._texts[index])
+        return found
+
     @cached_property
     def words(self) -> frozenset[str]:
         """Every word of every passage (lowercase)."""
-        return frozenset().union(*(_indexed(t)[0] for t in self._texts if t))
+        return frozenset().union(*(self._indexed(i).words for i, t in enumerate(self._texts) if t))
 
     @cached_property
     def stems(self) -> frozenset[str]:
-        return frozenset().union(*(_indexed(t)[1] for t in self._texts if t))
+        return frozenset().union(*(self._indexed(i).stems for i, t in enumerate(self._texts) if t))
 
     def lower(self, index: int) -> str:
         return self._texts[index]
 
+    def memo(self, index: int) -> dict:
+        """A memo for what the grader derives from one passage's text alone (its numbers, dates, ...).
+
+        It belongs to the text, not to this pool: every pool holding the same passage shares it."""
+        return self._indexed(index).memo
+
     def has_word(self, word: str) -> bool:
-        w = word.lower()
-        return w in self.words or stem(w) in self.stems
+        known = self._has.get(word)
+        if known is None:
+            w = word.lower()
+            known = self._has[word] = w in self.words or stem(w) in self.stems
+        return known
 
     def find(self, needle: str, *, word: bool = True, limit: int = 8) -> list[Hit]:
         """Occurrences of `needle` (case-insensitive), at word boundaries unless `word` is False."""
+        memo = self._found.get((needle, word, limit))
+        if memo is not None:
+            return list(memo)
+        raw = needle
         needle = needle.lower()
         key = (needle, word, limit)
         memo = self._found.get(key)
@@ -143,6 +164,8 @@ class EvidencePool:
         hits: list[Hit] = []
         if not needle:
             return hits
+        if len(self._found) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
+            self._found.clear()
         blob, starts = self._blob, self._starts
         at = blob.find(needle)
         while at != -1 and len(hits) < limit:
@@ -153,7 +176,7 @@ class EvidencePool:
                 if end - base <= len(self._texts[index]):
                     hits.append(Hit(index, at - base, end - base))
             at = blob.find(needle, at + 1)
-        self._found[key] = tuple(hits)
+        self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return hits
 
     def find_any(self, needles: Sequence[str], *, limit: int = 8) -> list[Hit]:
@@ -173,20 +196,33 @@ class EvidencePool:
 _SEPARATOR = "\n\x00\n"
 
 
-_INDEX_CACHE: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = OrderedDict()
+_MAX_FOUND = 8192
+
+
+class _Indexed:
+    """What is known of one lowercased passage text: its words, their stems, and the grader's memo."""
+
+    __slots__ = ("memo", "stems", "words")
+
+    def __init__(self, lower: str) -> None:
+        self.words = frozenset(evidence_words(lower))
+        self.stems = frozenset(map(stem, filterfalse(str.isdigit, self.words)))
+        self.memo: dict = {}
+
+
+_INDEX_CACHE: OrderedDict[str, _Indexed] = OrderedDict()
 _INDEX_CACHE_SIZE = 512  # keys are passage texts: bounded in count, and long passages are not kept
 _INDEX_LOCK = Lock()
 _INDEX_CACHE_MAX_CHARS = 20_000
 
 
-def _indexed(lower: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(words, stems) of one lowercased passage, memoised: a trace's tool results are the evidence of
+def _indexed(lower: str) -> _Indexed:
+    """The index of one lowercased passage, memoised: a trace's tool results are the evidence of
     every later LLM call in it, so the collector sees the same passages again and again."""
     found = _INDEX_CACHE.get(lower)
     if found is not None:
         return found
-    words = frozenset(EVIDENCE_WORDS.findall(lower))
-    found = (words, frozenset(map(stem, (w for w in words if not w.isdigit()))))
+    found = _Indexed(lower)
     if len(lower) > _INDEX_CACHE_MAX_CHARS:
         return found
     with _INDEX_LOCK:

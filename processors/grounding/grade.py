@@ -221,8 +221,8 @@ def _missing(kind: str, claimed: str, pool: EvidencePool, region: Hit | None, co
 
 
 def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
-    cache = pool.cache.setdefault("numbers", {})
-    found = cache.get(index)
+    memo = pool.memo(index)
+    found = memo.get("numbers")
     if found is None:
         text = pool.lower(index)
         found = []
@@ -230,7 +230,7 @@ def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
             value = parse_number(m.group())
             if value is not None:
                 found.append((value, m.start(), m.end()))
-        cache[index] = found
+        memo["numbers"] = found
     return found
 
 
@@ -408,12 +408,21 @@ def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) 
     return None
 
 
+def _parsed(pool: EvidencePool, index: int, pattern: re.Pattern, parse) -> list[tuple[object, int, int]]:
+    """Every match of `pattern` in one passage with its parsed value, memoised per passage text."""
+    memo = pool.memo(index)
+    key = (pattern.pattern, parse)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = [(parse(m.group()), m.start(), m.end()) for m in pattern.finditer(pool.lower(index))]
+    return found
+
+
 def _check_parsed(spec, pool, pattern, parse, kind, support, problems, region, claim=None) -> None:
     for index in range(len(pool)):
-        text = pool.lower(index)
-        for m in pattern.finditer(text):
-            if parse(m.group()) == spec.value:
-                support.append(Hit(index, m.start(), m.end()))
+        for value, start, end in _parsed(pool, index, pattern, parse):
+            if value == spec.value:
+                support.append(Hit(index, start, end))
                 return
     if kind == "time" and isinstance(spec.value, int) and spec.value % 60 == 0:
         hour = spec.value // 60
@@ -432,24 +441,25 @@ def _check_parsed(spec, pool, pattern, parse, kind, support, problems, region, c
 def _check_date(spec, pool, support, problems, region, claim=None) -> None:
     month, day, year = spec.value
     for index in range(len(pool)):
-        text = pool.lower(index)
-        for m in _EV_DATE.finditer(text):
-            raw = m.group()
-            kind = "iso_date" if raw[:4].isdigit() and raw[4:5] == "-" else "slash_date" if "/" in raw else "month_date"
-            value = parse_date(kind, raw)
+        for value, start, end in _parsed(pool, index, _EV_DATE, _evidence_date):
             if (
                 value is not None
                 and value[0] == month
                 and value[1] == day
                 and (year is None or value[2] in (None, year))
             ):
-                support.append(Hit(index, m.start(), m.end()))
+                support.append(Hit(index, start, end))
                 return
     contrast = _contrast(spec, claim, pool, region, _EV_DATE) if claim is not None else None
     if contrast is not None:
         problems.append(_missing("date", spec.text, pool, region, contrast[0], contrast[1], 0.85))
     else:
         problems.append(_missing("date", spec.text, pool, region, confidence=0.85))
+
+
+def _evidence_date(raw: str) -> tuple[int, int, int | None] | None:
+    kind = "iso_date" if raw[:4].isdigit() and raw[4:5] == "-" else "slash_date" if "/" in raw else "month_date"
+    return parse_date(kind, raw)
 
 
 _GLOSS = re.compile(r"\s*\(([^()]{1,40})\)")

@@ -16,6 +16,14 @@ from .lexicon import CLOSED_CLASS, LOOSE, STATUS_PATTERN, STATUS_STATE, STOPWORD
 
 WORD = re.compile(r"[a-z][a-z'’]*(?:-[a-z][a-z'’]*)*[a-z]|[a-z]", re.IGNORECASE)  # "off-policy" is one word
 EVIDENCE_WORDS = re.compile(r"[a-z0-9]+")  # on lowercased text
+# EVIDENCE_WORDS.findall in one C pass: every byte but a-z and 0-9 becomes a space (a non-ASCII character
+# is one "?" after encoding, so it separates words just as it does for the pattern), then split.
+_EVIDENCE_BYTES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+
+
+def evidence_words(lower: str) -> list[str]:
+    """`EVIDENCE_WORDS.findall(lower)`, about twice as fast on a long passage."""
+    return lower.encode("ascii", "replace").translate(_EVIDENCE_BYTES).decode("ascii").split()
 
 
 @lru_cache(maxsize=131_072)
@@ -43,6 +51,14 @@ def stem(word: str) -> str:
     return w
 
 
+_WORD_CASED = re.compile(WORD.pattern)
+
+
+def lower_words(lower: str) -> list[str]:
+    """`WORD.findall(lower)` for text already lowercased (ASCII text skips case folding: same words)."""
+    return _WORD_CASED.findall(lower) if lower.isascii() else WORD.findall(lower)
+
+
 def content_words(text: str) -> list[re.Match]:
     """Word matches that are not function words."""
     return [m for m in WORD.finditer(text) if m.group().lower() not in STOPWORDS]
@@ -59,7 +75,13 @@ _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _CURRENCY_WORDS = r"(?:usd|dollars?|bucks|eur|euros?|gbp|pounds?|£|€|\$)"
 
+# Every alternative of SPECIFIC starts at a currency sign or backtick, or at a word boundary before a token
+# holding a digit, "@", "_" or a backtick, a word and a digit ("May 20", "usd 5"), "www." or "http:". This
+# lookahead states that necessary condition once, so `re` rejects most positions with one cheap test
+# instead of trying every alternative there (about 6x faster on prose); it removes no match.
+_SPECIFIC_START = r"(?=[$€£`]|\b(?:[\w.+-]*[\d@_`]|[a-z]+\.?\s+\d|www\.|https?:))"
 SPECIFIC = re.compile(
+    _SPECIFIC_START + r"(?:"
     r"(?P<url>\bhttps?://[^\s<>()\"'\]]+|\bwww\.[^\s<>()\"'\]]+)"
     r"|(?P<email>\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b)"
     r"|(?P<iso_date>\b\d{4}-\d{2}-\d{2}\b)"
@@ -72,13 +94,48 @@ SPECIFIC = re.compile(
     r"|(?P<code>`[\w./:@#-]{1,80}`)"  # an identifier, path or flag; an expression the agent wrote is not a specific
     r"|(?P<id>\b(?=[\w-]*\d)(?=[\w-]*[a-z_])[a-z][\w-]*\d[\w-]*\b|\b[a-z]+_[\w]+\b|\b\d{5,}\b"
     r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
-    rf"|(?P<number>(?<![\w.])(?:{_NUM})(?![\w]))",
+    rf"|(?P<number>(?<![\w.])(?:{_NUM})(?![\w])))",
     re.IGNORECASE,
 )
 _MAYBE_SPECIFIC = re.compile(r"[\d$€£@`]|www\.|_|\b(?:usd|eur|gbp)\b", re.IGNORECASE)
 _LOWER_WORDS = re.compile(r"[a-z]+")
 STATUS_FIRST_WORDS = frozenset(w.split()[0].split("-")[0] for w in STATUS_STATE)
 NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b|\b[A-Z]{2,}[a-z]?s?\b")
+
+
+class Folded:
+    """A case-insensitive pattern, run on lowercased ASCII text by a case-sensitive compile of it.
+
+    With IGNORECASE, `re` compares every literal of an alternation case-folded and skips its quick
+    first-character test, which makes long word alternations several times slower. On ASCII text the
+    lowercased text against the case-sensitive compile gives the same matches at the same offsets
+    (the source holds no upper-case letter outside an escape; checked here); other text takes the
+    exact pattern. Matches are (start, end) pairs: read the surface text from the original string.
+    """
+
+    __slots__ = ("exact", "fast")
+
+    def __init__(self, pattern: re.Pattern) -> None:
+        if not pattern.flags & re.IGNORECASE or _UPPER.search(_ESCAPE.sub("", pattern.pattern)):
+            raise ValueError(f"Folded needs an IGNORECASE pattern with lower-case literals: {pattern.pattern[:60]!r}")
+        self.exact = pattern
+        self.fast = re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+    def search(self, text: str, lower: str | None = None) -> bool:
+        """Whether the pattern occurs in `text`; `lower` is `text.lower()` when the caller has it."""
+        if text.isascii():
+            return self.fast.search(text.lower() if lower is None else lower) is not None
+        return self.exact.search(text) is not None
+
+    def spans(self, text: str, lower: str | None = None) -> list[tuple[int, int]]:
+        if text.isascii():
+            return [m.span() for m in self.fast.finditer(text.lower() if lower is None else lower)]
+        return [m.span() for m in self.exact.finditer(text)]
+
+
+_UPPER = re.compile(r"[A-Z]")
+_ESCAPE = re.compile(r"\\.")
+_STATUS = Folded(STATUS_PATTERN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,12 +248,13 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             value = raw.lower().rstrip(".,;:")
         found.append(Specific(kind, raw, value, m.start(), m.end(), unit))
         taken.append((m.start(), m.end()))
-    lowered = set(_LOWER_WORDS.findall(text.lower()))
-    statuses = STATUS_PATTERN.finditer(text) if not lowered.isdisjoint(STATUS_FIRST_WORDS) else ()
-    for m in statuses:
-        if not _overlaps(taken, m.start(), m.end()):
-            word = m.group().lower()
-            found.append(Specific("status", m.group(), STATUS_STATE[word], m.start(), m.end()))
+    lower = text.lower()
+    lowered = set(_LOWER_WORDS.findall(lower))
+    statuses = _STATUS.spans(text, lower) if not lowered.isdisjoint(STATUS_FIRST_WORDS) else ()
+    for start, end in statuses:
+        if not _overlaps(taken, start, end):
+            said = text[start:end]
+            found.append(Specific("status", said, STATUS_STATE[said.lower()], start, end))
     whole = context if context is not None else text
     verdicts: dict[str, bool] = {}
 
