@@ -46,6 +46,7 @@ _CONTENT_TYPE_NAMES = {v: k for k, v in CONTENT_TYPES.items()}
 ROTATE_S = 1.0  # a quiet collector closes its segment after this, so it can be deleted
 _SUFFIX = ".spool"
 _REPLAY_GIVE_UP_S = 120.0
+STUCK_S = 60.0  # a closed segment older than this means processing stopped settling
 
 __all__ = ["Record", "Spool", "SpoolError", "read_segment", "replay"]
 
@@ -134,6 +135,7 @@ class Spool:
         self._syncing = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._last_stuck_warning = -STUCK_S
         self.counts = {"records": 0, "bytes": 0, "segments_deleted": 0, "write_errors": 0, "fsyncs": 0}
 
     # --- writing -----------------------------------------------------------------------------------
@@ -271,12 +273,28 @@ class Spool:
         def loop() -> None:
             while not self._stop.wait(interval_s):
                 try:
-                    self.release(durable_seq())
+                    durable = durable_seq()
+                    self.release(durable)
+                    self._warn_if_stuck(durable)
                 except Exception:  # the spool must not stop freeing itself over one bad turn
                     logger.exception("spool: could not release segments")
 
         self._thread = threading.Thread(target=loop, name="claimwatch-spool", daemon=True)
         self._thread.start()
+
+    def _warn_if_stuck(self, durable: int, after_s: float = STUCK_S) -> None:
+        """Processing that stops settling keeps every later segment: say so, once a minute at most."""
+        now = time.monotonic()
+        with self._lock:
+            oldest = min((s.opened for s in self._closed), default=now)
+            held = sum(s.size for s in self._closed)
+        if now - oldest > after_s and now - self._last_stuck_warning > after_s:
+            self._last_stuck_warning = now
+            logger.warning(
+                "spool: %d bytes in segments kept for over %.0f s: processing is durable only up to call %d "
+                "(a failing store write?); the spool grows until it is",
+                held, now - oldest, durable,
+            )
 
     def close(self, durable_seq: int | None = None) -> None:
         """Stop the thread, close the active segment, and delete what `durable_seq` covers."""

@@ -271,3 +271,13 @@ def _wait(predicate, timeout=5.0):
     while not predicate():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.01)
+
+
+def test_segments_kept_long_past_their_rotation_are_reported_when_processing_stops_settling(tmp_path, caplog):
+    spool = Spool(tmp_path, segment_bytes=1)
+    spool.append(1, "traces", PB, b"a")
+    with caplog.at_level(logging.WARNING, "claimwatch.spool"):
+        spool._warn_if_stuck(0, after_s=60)
+        assert caplog.text == ""  # young: nothing to say
+        spool._warn_if_stuck(0, after_s=0)
+    assert "durable only up to call 0" in caplog.text
