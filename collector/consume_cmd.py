@@ -107,6 +107,7 @@ def run_consume(args: argparse.Namespace) -> int:
         return 2
     source = KafkaSource(collector.engine, consumer, args.topic, args.encoding,
                          commit_interval_s=args.commit_interval, stats_interval_s=args.stats_interval)
+    collector.sources.append(source)  # its counters in /api/status, /metrics and `claimwatch status`
     print(f"claimwatch {collector.status()['version']} consuming", flush=True)
     print(f"  kafka      {args.brokers} topic {args.topic} group {args.group} ({args.encoding})", flush=True)
     print(f"  API        http://{addresses.api}", flush=True)

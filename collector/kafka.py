@@ -140,6 +140,7 @@ class KafkaSource:
         self._last_commit = self._last_stats = time.monotonic()
         self._last_malformed_log = float("-inf")
         self._malformed_unlogged = 0
+        self._last_lag: int | None = None
 
     # --- the loop --------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -304,6 +305,8 @@ class KafkaSource:
         out = {f"kafka_{k}": v for k, v in self.counts.items()}
         out["kafka_pending_messages"] = self.ledger.pending()
         out["kafka_partitions"] = list(self.assignment)
+        if self._last_lag is not None:
+            out["kafka_lag"] = self._last_lag  # as of the last progress line
         return out
 
     def lag(self) -> int | None:
@@ -323,7 +326,7 @@ class KafkaSource:
     def _log_progress(self) -> None:
         self._last_stats = time.monotonic()
         engine = self.engine.stats()
-        lag = self.lag() if self.assignment else 0
+        lag = self._last_lag = self.lag() if self.assignment else 0
         logger.info(
             "consumed %d messages (%d spans, %d malformed); processed %d spans; durable seq %d of %d; "
             "partitions %s; lag %s",

@@ -56,6 +56,8 @@ class Collector:
         # Closed time partitions to Parquet for fleet-wide queries (storage.export; off by default).
         self.exporter = store_exporter(self.store, storage, config.processor.decision_wait_ms)
         self.spool: Spool | None = None  # opened by start() when storage.spool is on
+        # Inputs besides the receivers (a KafkaSource of `claimwatch consume`): their stats() join the counters.
+        self.sources: list = []
         self._http = self._grpc = self._api = None
         self._threads: list[threading.Thread] = []
         self.addresses: Addresses | None = None
@@ -129,7 +131,8 @@ class Collector:
             "database": self.store.path,
             "forwarding_to": self.config.exporters.otlp.endpoint if self.config.exporters.otlp else None,
             "publishing_to": _kafka_target(self.config),
-            "counters": self.engine.stats() | (self.spool.stats() if self.spool is not None else {}),
+            "counters": self.engine.stats() | (self.spool.stats() if self.spool is not None else {})
+            | {k: v for source in self.sources for k, v in source.stats().items()},
         }
 
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import duckdb
@@ -328,6 +329,11 @@ def test_consume_stores_every_trace_of_the_collector_format_and_skips_a_malforme
     db = tmp_path / "worker.duckdb"
     worker = Worker(broker, topic, "g-one", db, config)
     wait_all_committed(broker, topic, "g-one", 31)
+    api = next(line.split()[1] for line in worker.lines if line.strip().startswith("API"))
+    with urllib.request.urlopen(f"{api}/api/status", timeout=10) as response:
+        counters = json.loads(response.read())["counters"]
+    assert (counters["kafka_messages"], counters["kafka_malformed"]) == (31, 1)
+    assert counters["kafka_partitions"] == list(range(PARTITIONS))
     out = worker.stop()
     assert "skipping malformed message" in out and "@" in out
     assert "stopped after 31 messages" in out
