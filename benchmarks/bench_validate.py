@@ -1,15 +1,23 @@
 """Benchmark: whole `validate()` vs a naive per-pattern `re.finditer` baseline, in one run.
 
-    python benchmarks/bench_validate.py [--count 200] [--rounds 5]
+    python benchmarks/bench_validate.py [--count 200] [--rounds 5] [--against CHECKOUT]
 
 Prints medians and p99 in microseconds per output and the ratio to the
 baseline. Figures are for orientation: these machines are shared and noisy,
 so compare ratios measured in the same run, not absolute times across runs.
+
+`--against` also loads the validation core of another checkout (for example a
+`git worktree` of an older commit) and times it in the same run, each output
+validated by both in turn, so a before/after comparison sees the same load:
+it prints both, the ratio, validator construction times, and how many outputs
+get different claims or verdicts.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib.util
 import re
 import statistics
 import sys
@@ -67,11 +75,73 @@ def summary(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(len(ordered) * 0.99) - 1]
 
 
+def other_validator_class(checkout: Path):
+    """`OutputValidator` of another checkout's core, imported under its own package name."""
+    root = checkout / "processors"
+    if not (root / "core" / "validator.py").is_file():
+        raise SystemExit(f"--against: no processors/core/validator.py under {checkout}")
+    name = "claimwatch_against"
+    spec = importlib.util.spec_from_file_location(name, root / "__init__.py", submodule_search_locations=[str(root)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(f"{name}.core.validator").OutputValidator
+
+
+def _claims_key(result) -> tuple:
+    claims = tuple(
+        (c.detector_id, c.offset, c.matched_text, c.subject, c.assertion, c.confidence) for c in result.claims
+    )
+    return result.verdict, result.bailed_out, claims
+
+
+def compare(other_cls, count: int, rounds: int) -> None:
+    """Both validators on the same outputs, interleaved: medians, p99, ratio, construction."""
+    started = time.perf_counter()
+    other = other_cls(hundred_facts())
+    other_s = time.perf_counter() - started
+    started = time.perf_counter()
+    ours = OutputValidator(hundred_facts())
+    ours_s = time.perf_counter() - started
+    print(f"validator construction: --against {other_s:.2f} s, this checkout {ours_s:.2f} s")
+    print(f"{'size':>6} {'what':<26} {'median us':>10} {'p99 us':>10} {'ratio':>7}")
+    for size in (2000, 10000):
+        texts = corpus(size, count)
+        differ = sum(
+            _claims_key(other.validate(t, agent_id="bench", trust=30))
+            != _claims_key(ours.validate(t, agent_id="bench", trust=30))
+            for t in texts
+        )
+        a, b = [], []
+        gc.disable()  # a collection would land in one side's sample only
+        try:
+            for _ in range(rounds):
+                for text in texts:
+                    for validator, samples in ((other, a), (ours, b)):
+                        start = time.perf_counter_ns()
+                        validator.validate(text, agent_id="bench", trust=30)
+                        samples.append((time.perf_counter_ns() - start) / 1000)
+        finally:
+            gc.enable()
+        before, after = summary(a), summary(b)
+        print(f"{size:>6} {'--against validate()':<26} {before[0]:>10.1f} {before[1]:>10.1f} {1.0:>7.2f}")
+        print(
+            f"{size:>6} {'this checkout validate()':<26} {after[0]:>10.1f} {after[1]:>10.1f} {after[0] / before[0]:>7.3f}"
+        )
+        print(
+            f"{'':>6} (p99 ratio {after[1] / before[1]:.3f}; {differ} of {len(texts)} outputs differ in claims or verdict)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--count", type=int, default=200, help="outputs per size")
     parser.add_argument("--rounds", type=int, default=5, help="passes over the outputs")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT", help="also time this checkout's core, interleaved")
     args = parser.parse_args()
+    if args.against:
+        compare(other_validator_class(args.against.resolve()), args.count, args.rounds)
+        return
 
     validator = OutputValidator(hundred_facts())
     patterns = naive_patterns()

@@ -382,12 +382,14 @@ def _hedged(claim_text: str) -> bool:
 _CLAUSE_BREAKS = (";", "—", "–", " - ", " but ", " but,", " however", " whereas ", " except ")
 
 
+# Everything up to the last break: matched greedily, it backtracks from the end to the break
+# that ends last (breaks never contain one another, so the last to start is the last to end).
+_UP_TO_BREAK = re.compile("(?s:.*)(?:" + "|".join(map(re.escape, _CLAUSE_BREAKS)) + ")")
+
+
 def _last_clause(prefix: str) -> str:
-    cut = 0
-    for b in _CLAUSE_BREAKS:
-        at = prefix.rfind(b)
-        if at >= 0 and at + len(b) > cut:
-            cut = at + len(b)
+    last = _UP_TO_BREAK.match(prefix)
+    cut = last.end() if last else 0
     if prefix.startswith(("but ", "however")):
         cut = max(cut, prefix.find(" ") + 1)
     return prefix[cut:]
