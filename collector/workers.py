@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import queue
 import threading
 import time
 import zlib
@@ -222,8 +223,7 @@ class WorkerPool:
     def close(self) -> None:
         self.flush(_STOP_TIMEOUT_S)
         for worker in self._workers:
-            worker.stopping = True
-            worker.send(("stop",))
+            worker.stop()
         for worker in self._workers:
             worker.process.join(_STOP_TIMEOUT_S)
             if worker.process.is_alive():
@@ -252,7 +252,11 @@ _OWN_KEYS = frozenset({"spans_received", "spans_rejected", "logs_received", "log
 
 
 class _Worker:
-    """One worker process, its pipe, and the parts of calls it has not settled yet."""
+    """One worker process, its pipe, and the parts of calls it has not settled yet.
+
+    Messages go through a queue and a sender thread, so a receiver thread never waits
+    for a busy worker to read: the memory bound (the ledger's open bytes) is what
+    pushes back on clients, with a 503, not a stalled request."""
 
     def __init__(self, index: int, args: tuple) -> None:
         self.index = index
@@ -261,7 +265,9 @@ class _Worker:
         self.conn = None
         self.stopping = False
         self.outstanding: dict[int, list] = {}  # seq -> [message, items not settled]
-        self._lock = threading.Lock()  # receiver threads share the pipe
+        self._lock = threading.Lock()  # guards outstanding
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._send_loop, name=f"claimwatch-send-{index}", daemon=True).start()
 
     def start(self) -> None:
         ctx = multiprocessing.get_context("spawn")  # a fork would copy gRPC and DuckDB threads' locks
@@ -271,17 +277,23 @@ class _Worker:
                                    name=f"claimwatch-worker-{index}", daemon=True)
         self.process.start()
         child.close()
-        with self._lock:
-            self.conn = parent
+        self.conn = parent
 
     def send(self, message: tuple) -> None:
-        """Send a message; a call's part stays outstanding until the worker settles it."""
-        with self._lock:
-            if message[0] in ("traces", "logs"):
+        """Queue a message; a call's part stays outstanding until the worker settles it."""
+        if message[0] in ("traces", "logs"):
+            with self._lock:
                 self.outstanding[message[1]] = [message, message[3]]
+        self._queue.put(message)
+
+    def _send_loop(self) -> None:
+        while True:
+            message = self._queue.get()
+            if message is None:
+                return
             try:
                 self.conn.send(message)
-            except OSError:
+            except (OSError, AttributeError):
                 pass  # the worker died: its reader restarts it and resends what is outstanding
 
     def settled(self, counts: dict[int, int]) -> dict[int, int]:
@@ -302,12 +314,13 @@ class _Worker:
     def resend(self) -> None:
         with self._lock:
             messages = [entry[0] for _, entry in sorted(self.outstanding.items())]
-            conn = self.conn
         for message in messages:
-            try:
-                conn.send(message)
-            except OSError:
-                return
+            self._queue.put(message)
+
+    def stop(self) -> None:
+        self.stopping = True
+        self._queue.put(("stop",))
+        self._queue.put(None)
 
 
 class _Countdown:
