@@ -132,6 +132,7 @@ class Collector:
             "forwarding_to": self.config.exporters.otlp.endpoint if self.config.exporters.otlp else None,
             "publishing_to": _kafka_target(self.config),
             "counters": self.engine.stats() | (self.spool.stats() if self.spool is not None else {})
+            | (self.exporter.stats() if self.exporter is not None else {})
             | {k: v for source in self.sources for k, v in source.stats().items()},
         }
 

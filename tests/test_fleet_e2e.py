@@ -138,7 +138,7 @@ def test_two_workers_exported_answer_like_one_collector_that_saw_everything(tmp_
             wait_for(lambda w=w, n=n: w.engine.stats().get("spans_received", 0) >= sent[n], timeout=30)
         wait_for(lambda: single.engine.stats().get("spans_received", 0) >= sent[0] + sent[1], timeout=30)
         # The periodic pass exports the closed days while the workers run.
-        wait_for(lambda: all(w.exporter.counts["partitions_written"] for w in workers), timeout=30)
+        wait_for(lambda: all(w.status()["counters"]["export_partitions_written"] for w in workers), timeout=30)
     finally:
         for c in (*workers, single):
             c.stop()  # a worker's stop exports its open partition too

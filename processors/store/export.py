@@ -171,6 +171,10 @@ class PartitionExporter:
         self._thread: threading.Thread | None = None
         self.counts = {"passes": 0, "partitions_written": 0, "rows_written": 0, "errors": 0}
 
+    def stats(self) -> dict[str, int]:
+        """Counters for the collector's status and metrics: export_passes, export_partitions_written, ..."""
+        return {f"export_{name}": value for name, value in self.counts.items()}
+
     # --- one pass ---------------------------------------------------------------------------------
     def export(self, *, final: bool = False) -> list[Partition]:
         """Write every due partition (with `final`, every changed one, open ones too); the ones written.
