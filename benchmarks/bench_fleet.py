@@ -65,7 +65,7 @@ def build(path: Path, evaluations: int, worker: int = 0, workers: int = 1) -> No
             """
         )
         con.execute(
-            f"""
+            """
             INSERT INTO violations (evaluation_id, time, trace_id, span_id, agent_id, session_id, mode, verdict,
                 trust_tier, action, category, detector_id, matched_text, subject, reason, severity, check_name)
             SELECT evaluation_id, time, trace_id, span_id, agent_id, session_id, mode, verdict, trust_tier,

@@ -195,7 +195,7 @@ def test_fleet_views_union_every_workers_rows_with_date_and_worker(tmp_path):
 def test_a_table_no_worker_exported_is_an_empty_view_with_the_store_columns(tmp_path, store):
     con = fleet_connection(_two_workers(tmp_path))
     columns = [r[0] for r in con.execute("DESCRIBE claims").fetchall()]
-    assert columns == store.columns("claims") + ["date", "worker"]
+    assert columns == [*store.columns("claims"), "date", "worker"]
     assert con.execute("SELECT count(*) FROM claims").fetchone() == (0,)
 
 
