@@ -120,7 +120,8 @@ DETECTORS = (
         negative=True,
         subject_before=True,
         confidence=0.8,
-        reject_after=r"\s+(?:to|the|a|an|it|its|this|that|well|with)\b",
+        # "does not pass the flag", "did not run `make`": the verb takes an object, no outcome.
+        reject_after=r"\s+(?:to|the|a|an|it|its|this|that|well|with)\b|\s+[`'\"“‘]",
         examples=("`Literal[1]` did NOT fail.", "The job didn't crash."),
     ),
     DetectorSpec(

@@ -131,6 +131,13 @@ DETECTORS = (
         ),
         assertion="found",
         confidence=0.8,
+        # Not a thing found: "I found out", "we found earlier that ...", "I found that the handler
+        # swallows errors" (a clause: what was learnt, not a discovery of the object).
+        reject_subject=(
+            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also)\b"
+            r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
+            r"|some|each|every|when|if|both|nothing|none)\b"
+        ),
         examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
     ),
     DetectorSpec(
