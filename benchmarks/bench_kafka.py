@@ -15,7 +15,8 @@ pinned to a core of its own unless --no-pin), waits until the group has
 assigned every partition, produces everything and times from the first message
 produced until the group has committed every offset (committed = checked,
 stored, and the offset behind it durable). Prints the medians of spans/s for
-one and two consumers, the ratio, and the cores used.
+one and two consumers, the ratio, the cores used, and the same figures per CPU
+second of the busiest consumer (what a core each would give on an idle machine).
 """
 
 from __future__ import annotations
@@ -119,13 +120,19 @@ class ConsumerProcess:
                 held = json.loads(line[line.index("[", line.index(" partitions ")):].strip())
                 self.partitions = held if "assigned" in line else []
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) this consumer has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(120)
 
 
-def one_round(broker: Broker, msgs, spans: int, consumers: int, cores: list[int] | None, tmp: Path, n: int) -> float:
-    """Spans/s of `consumers` consumers of one group draining `msgs`."""
+def one_round(broker: Broker, msgs, spans: int, consumers: int, cores: list[int] | None, tmp: Path,
+              n: int) -> tuple[float, float]:
+    """(spans/s, CPU seconds of the busiest consumer) of `consumers` consumers of one group draining `msgs`."""
     topic, group = f"bench_{n}_{consumers}", f"bench_{n}_{consumers}"
     broker.topic(topic)
     config = tmp / "bench.json"
@@ -144,6 +151,7 @@ def one_round(broker: Broker, msgs, spans: int, consumers: int, cores: list[int]
                 raise RuntimeError("the consumers did not split the partitions")
             time.sleep(0.05)
         producer = Producer({"bootstrap.servers": broker.address, "linger.ms": 20, "batch.size": 1 << 20})
+        cpu_before = [c.cpu_s() for c in procs]  # start-up (imports, pipeline build) is not counted
         start = time.perf_counter()
         for key, value in msgs:
             while True:
@@ -160,11 +168,12 @@ def one_round(broker: Broker, msgs, spans: int, consumers: int, cores: list[int]
                 raise RuntimeError("the consumers did not commit everything in 10 minutes")
             time.sleep(0.05)
         elapsed = time.perf_counter() - start
+        busiest = max(c.cpu_s() - before for c, before in zip(procs, cpu_before, strict=True))
         probe.close()
     finally:
         for c in procs:
             c.stop()
-    return spans / elapsed
+    return spans / elapsed, busiest
 
 
 def main() -> None:
@@ -182,20 +191,30 @@ def main() -> None:
     print(f"cores: os.cpu_count()={os.cpu_count()}, sched_getaffinity={available}; consumers pinned: "
           f"{'consumer i on core ' + str(cores) + '[i]' if cores else 'no'} (broker and producer unpinned)")
     rates: dict[int, list[float]] = {1: [], 2: []}
+    cpu: dict[int, list[float]] = {1: [], 2: []}
     broker = Broker()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for n in range(args.rounds):
                 for consumers in (1, 2):  # alternate, so drift in machine load hits both alike
-                    rate = one_round(broker, msgs, args.batches * BATCH, consumers, cores, Path(tmp), n)
+                    rate, busiest = one_round(broker, msgs, args.batches * BATCH, consumers, cores, Path(tmp), n)
                     rates[consumers].append(rate)
-                    print(f"  round {n + 1}: {consumers} consumer(s) {rate:,.0f} spans/s", flush=True)
+                    cpu[consumers].append(busiest)
+                    print(f"  round {n + 1}: {consumers} consumer(s) {rate:,.0f} spans/s; busiest consumer used "
+                          f"{busiest:.1f} CPU s; load average {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         broker.close()
     one, two = statistics.median(rates[1]), statistics.median(rates[2])
     print(f"one consumer:  {one:,.0f} spans/s (median of {args.rounds})")
     print(f"two consumers: {two:,.0f} spans/s (median of {args.rounds})")
     print(f"ratio two/one: {two / one:.2f}x")
+    # What the consumers could do if nothing else wanted their cores: spans over the busiest
+    # consumer's CPU time (the broker's and the producer's CPU not counted). On a shared
+    # machine this says whether a second consumer adds capacity when it has a core to run on.
+    spans = args.batches * BATCH
+    one_cpu, two_cpu = (spans / max(0.01, statistics.median(cpu[n])) for n in (1, 2))
+    print(f"per busiest-consumer CPU second: one {one_cpu:,.0f} spans/s, two {two_cpu:,.0f} spans/s, "
+          f"ratio {two_cpu / one_cpu:.2f}x (a core each, nothing else running)")
 
 
 if __name__ == "__main__":
