@@ -183,3 +183,11 @@ def test_config_hash_is_stable_and_changes_with_content():
     a = load_config({"validation": {"minTextLength": 5}})
     assert a.config_hash == load_config({"validation": {"min_text_length": 5}}).config_hash
     assert a.config_hash != load_config({"validation": {"minTextLength": 6}}).config_hash
+
+
+def test_config_hash_ignores_where_a_worker_runs_and_stores():
+    rules = {"validation": {"minTextLength": 5}, "agents": {"defaultMode": "enforce"}}
+    here = load_config(rules | {"storage": {"path": "a.duckdb"}, "processor": {"workers": 2}})
+    there = load_config(rules | {"storage": {"path": "b.duckdb"}, "service": {"api": {"endpoint": "127.0.0.1:9"}}})
+    assert here.config_hash == there.config_hash
+    assert here.config_hash != load_config({"validation": {"minTextLength": 5}}).config_hash

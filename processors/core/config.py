@@ -245,8 +245,13 @@ class ClaimwatchConfig(BaseModel):
 
     @property
     def config_hash(self) -> str:
-        """A short, stable hash of the effective config, recorded beside every evaluation."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """A short, stable hash of what decides verdicts, recorded beside every evaluation.
+
+        Only the rules count (validation, agent rules, check sections): workers of one
+        fleet that differ in database path, listen addresses or export settings judge
+        alike and record the same hash."""
+        rules = self.model_dump(mode="json", include={"validation", "agents", "checks"})
+        canonical = json.dumps(rules, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
