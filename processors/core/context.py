@@ -197,12 +197,14 @@ def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def _fence_spans(text: str) -> list[tuple[int, int]]:
     """Fenced code blocks; an unclosed fence stops at the first line of prose (see `_unclosed_end`)."""
-    markers = sorted(_find_all(text, "```") + _find_all(text, "~~~"))
+    markers = _find_all(text, "```")  # in order already
+    if "~~~" in text:
+        markers = sorted(markers + _find_all(text, "~~~"))
     spans: list[tuple[int, int]] = []
     opened: tuple[int, str] | None = None
     for at in markers:
         line_start = text.rfind("\n", 0, at) + 1
-        if text[line_start:at].strip(" \t"):
+        if line_start != at and text[line_start:at].strip(" \t"):
             continue  # not at the start of a line
         marker = text[at : at + 3]
         if opened is None:

@@ -150,13 +150,10 @@ class OutputValidator:
         if not isinstance(text, str):
             text = "" if text is None else str(text)
 
-        def skipped(reason: str) -> ValidationResult:
-            return ValidationResult("pass", (), (), (), _elapsed_us(started), trust, agent, skipped=reason)
-
         if policy.skipped:
-            return skipped(policy.skipped)
-        if len(text.strip()) < self.config.min_text_length:
-            return skipped("too_short")
+            return _skipped(policy.skipped, started, trust, agent)
+        if _too_short(text, self.config.min_text_length):
+            return _skipped("too_short", started, trust, agent)
         perf = self.config.performance
         truncated = len(text) > perf.max_text_length
         if truncated:
@@ -279,6 +276,19 @@ class OutputValidator:
             expected=check.expected if check else None,
             fact_status=check.status if check else None,
         )
+
+
+def _skipped(reason: str, started: float, trust, agent: str) -> ValidationResult:
+    return ValidationResult("pass", (), (), (), _elapsed_us(started), trust, agent, skipped=reason)
+
+
+def _too_short(text: str, minimum: int) -> bool:
+    """len(text.strip()) < minimum, without copying a text that has no space at either end."""
+    if len(text) < minimum:
+        return True
+    if text[:1].isspace() or text[-1:].isspace():
+        return len(text.strip()) < minimum
+    return False
 
 
 def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) -> str:
