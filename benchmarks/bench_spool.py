@@ -1,6 +1,6 @@
 """What the spool (storage.spool) costs `claimwatch serve` end to end.
 
-    python benchmarks/bench_spool.py [--batches 200] [--connections 2] [--rounds 3]
+    python benchmarks/bench_spool.py [--batches 200] [--connections 2] [--rounds 3] [--workers 1]
 
 The load of bench_collector.py (its batch builder: requests of 512 spans,
 traces of 10, one span in ten with a 2,000-character LLM output, 102 facts)
@@ -39,13 +39,15 @@ SETUPS = {
 }
 
 
-def run(batches: list[bytes], connections: int, spool: dict | None, tmp: Path) -> tuple[float, list[float], dict]:
+def run(
+    batches: list[bytes], connections: int, spool: dict | None, tmp: Path, workers: int = 1
+) -> tuple[float, list[float], dict]:
     """One serve process: (spans/s end to end, request latencies in ms, final counters)."""
     storage = {"path": str(tmp / "bench.duckdb")}
     if spool is not None:
         storage["spool"] = spool
     config = tmp / "bench.json"
-    config.write_text(json.dumps(hundred_facts() | {"processor": {"decisionWaitMs": 200}, "storage": storage}))
+    config.write_text(json.dumps(hundred_facts() | {"processor": {"decisionWaitMs": 200, "workers": workers}, "storage": storage}))
     http_port, grpc_port, api_port = free_port(), free_port(), free_port()
     api = f"127.0.0.1:{api_port}"
     proc = subprocess.Popen(
@@ -117,6 +119,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=200)
     parser.add_argument("--connections", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=1, help="processor.workers of serve")
     args = parser.parse_args()
     batches = build_batches(args.batches)
     rates: dict[str, list[float]] = {name: [] for name in SETUPS}
@@ -126,7 +129,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for name, spool in SETUPS.items():
                 run_dir = Path(tempfile.mkdtemp(dir=tmp))
-                rate, latencies, counters = run(batches, args.connections, spool, run_dir)
+                rate, latencies, counters = run(batches, args.connections, spool, run_dir, args.workers)
                 shutil.rmtree(run_dir)
                 rates[name].append(rate)
                 latency[name].extend(latencies)
@@ -134,7 +137,7 @@ def main() -> None:
     base = statistics.median(rates["spool off (baseline)"])
     total = args.batches * BATCH
     print(f"spans: {total} per run in {args.batches} requests of {BATCH}, {args.connections} connections, "
-          f"{args.rounds} round(s) per setup, interleaved")
+          f"{args.rounds} round(s) per setup, interleaved, processor.workers {args.workers}")
     print(f"{'setup':<24} {'spans/s (median)':>17} {'ratio':>6} {'latency median':>15}  runs")
     for name in SETUPS:
         median = statistics.median(rates[name])
