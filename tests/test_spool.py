@@ -190,6 +190,19 @@ def test_replay_hands_leftovers_to_the_engine_oldest_segment_first_in_file_order
     assert [[r.seq for r in read_segment(f)] for f in segments(tmp_path)] == [[7]]
 
 
+def test_replay_decodes_otlp_json_bodies_like_the_http_receiver(tmp_path):
+    import json
+
+    otlp_json = {"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": f"{7:032x}", "spanId": f"{3:016x}", "name": "chat", "startTimeUnixNano": "1", "endTimeUnixNano": "2"}
+    ]}]}]}  # OTLP/JSON: hex ids, int64 as strings
+    crashed = Spool(tmp_path)
+    crashed.append(1, "traces", JSON, json.dumps(otlp_json).encode())
+    engine = StandInEngine()
+    assert replay(Spool(tmp_path), engine) == 1
+    assert engine.calls == [("traces", [f"{7:032x}"])]
+
+
 def test_replay_waits_for_an_overloaded_engine_instead_of_dropping_a_record(tmp_path):
     crashed = Spool(tmp_path)
     crashed.append(1, "traces", PB, body(1))
