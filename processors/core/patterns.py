@@ -340,14 +340,6 @@ _WARM_UP_TEXT = (
 )
 
 
-def _warm_texts(examples: tuple[str, ...]) -> list[str]:
-    """Each example as written, and after a non-ASCII character (the offset-mapping path)."""
-    out = []
-    for example in examples or (_WARM_UP_TEXT,):
-        out += [example, "é " + example]
-    return out
-
-
 _UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 
 
@@ -515,7 +507,7 @@ def widened(source: str) -> str | None:
 class PatternEngine:
     """Runs a fixed list of detector specs over text, at most once per pattern."""
 
-    def __init__(self, specs: list[DetectorSpec], *, regex_timeout_s: float = 0.005) -> None:
+    def __init__(self, specs: list[DetectorSpec], *, regex_timeout_s: float = 0.005, warm_up: bool = True) -> None:
         self._compiled: list[_Compiled] = []
         self._regex_timeout_s = regex_timeout_s
         for spec in specs:
@@ -524,7 +516,8 @@ class PatternEngine:
         self._re2_ids = [i for i, c in enumerate(self._compiled) if c.engine == "re2"]
         self._regex_ids = [i for i, c in enumerate(self._compiled) if c.engine == "regex"]
         self._sets = self._build_set()
-        self._warm_up()
+        if warm_up:
+            self._warm_up()
 
     @classmethod
     def _compile(cls, spec: DetectorSpec, i: int, source: str) -> _Compiled:
@@ -559,25 +552,31 @@ class PatternEngine:
     def _warm_up(self) -> None:
         """Run every pattern at load on text it matches.
 
-        RE2 builds its automata lazily: the first search that reaches a
-        pattern's submatch engine costs milliseconds, and in a validation it
-        would spend the whole time budget. Each pattern runs on its spec's
-        examples, and the sets on all of them.
+        RE2 builds its automata lazily: the first search that finds a match
+        compiles the pattern's reverse program and submatch engine, which
+        costs milliseconds. The time budget is charged by a cost model, so a
+        cold pattern never cuts a validation short, but it would make the
+        first output that uses it slow. Each pattern runs on its examples
+        until one matches (that builds everything a match needs); the sets
+        run on all of them, plain and after a non-ASCII character.
         """
         everything: list[str] = []
         for c in self._compiled:
-            texts = _warm_texts(c.spec.examples)
-            everything += texts[:1]
+            texts = c.spec.examples or (_WARM_UP_TEXT,)
+            everything.append(texts[0])
             for sample in texts:
                 try:
                     if c.engine == "re2":
                         data = sample.encode("utf-8")
-                        to_char = None if len(data) == len(sample) else _CharOffsets(sample)
-                        self._run_re2(c, sample, data, to_char)
+                        to_char = None if len(data) == len(sample) else _CharOffsets(sample, data)
+                        found = self._run_re2(c, sample, data, to_char)
                     else:
-                        self._run_regex(c, sample)
+                        found = self._run_regex(c, sample)
                 except Exception:
                     logger.debug("warm-up of detector %r failed", c.spec.id, exc_info=True)
+                    break
+                if found:
+                    break
         joined = " ".join(everything)
         for sample in (joined, "é " + joined):
             try:

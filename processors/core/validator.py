@@ -50,9 +50,19 @@ class OutputValidator:
 
     Build one per config (patterns and facts are compiled here, once) and
     call `validate` from any thread: it holds no per-call state.
+
+    `warm_up=False` skips running every pattern once at construction (about a
+    third of the build time): for a process that validates a few outputs and
+    exits. Results are the same either way (the time budget is a cost model,
+    not the clock); only the first output that needs a cold pattern is slower.
     """
 
-    def __init__(self, config: ClaimwatchConfig | ValidationConfig | str | os.PathLike | dict | None = None) -> None:
+    def __init__(
+        self,
+        config: ClaimwatchConfig | ValidationConfig | str | os.PathLike | dict | None = None,
+        *,
+        warm_up: bool = True,
+    ) -> None:
         if isinstance(config, ValidationConfig):
             config = ClaimwatchConfig(validation=config)
         loaded = load_config(config)
@@ -61,7 +71,9 @@ class OutputValidator:
         families = self.config.builtin_detectors.model_dump(by_alias=True)
         specs = builtin_detectors(families) + [custom_spec(d) for d in self.config.custom_detectors]
         self.detectors: tuple[DetectorSpec, ...] = tuple(specs)
-        self._engine = PatternEngine(specs, regex_timeout_s=self.config.performance.regex_timeout_ms / 1000)
+        self._engine = PatternEngine(
+            specs, regex_timeout_s=self.config.performance.regex_timeout_ms / 1000, warm_up=warm_up
+        )
         self._facts = FactIndex(self.config.fact_registries)
         self._policies = PolicyResolver(self.config)
         self._checkable: dict[frozenset[str], frozenset[str]] = {}
