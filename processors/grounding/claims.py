@@ -145,7 +145,8 @@ def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[
         for w in words:
             if "-" in w or "'" in w:
                 bag.update(_PLAIN.findall(w))
-    if _INTENT.search(stripped, lower) or _GUESS.search(stripped, lower):
+    # Every alternative of INTENT is anchored at ^ (and it is no MULTILINE pattern): match = search.
+    if _INTENT.match(stripped, lower) or _GUESS.search(stripped, lower):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
     elif not bag.isdisjoint(REASONING_HINTS) and _REASONING.search(stripped, lower):
         kind = REASONING_KIND

@@ -152,18 +152,22 @@ class EvidencePool:
 
     def find(self, needle: str, *, word: bool = True, limit: int = 8) -> list[Hit]:
         """Occurrences of `needle` (case-insensitive), at word boundaries unless `word` is False."""
+        return list(self.lookup(needle, word, limit))
+
+    def lookup(self, needle: str, word: bool = True, limit: int = 8) -> tuple[Hit, ...]:
+        """`find`, as the remembered tuple itself (no copy): for callers that only read it."""
         memo = self._found.get((needle, word, limit))
         if memo is not None:
-            return list(memo)
+            return memo
         raw = needle
         needle = needle.lower()
         key = (needle, word, limit)
         memo = self._found.get(key)
         if memo is not None:
-            return list(memo)
+            return memo
         hits: list[Hit] = []
         if not needle:
-            return hits
+            return ()
         if len(self._found) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
             self._found.clear()
         blob, starts = self._blob, self._starts
@@ -176,8 +180,8 @@ class EvidencePool:
                 if end - base <= len(self._texts[index]):
                     hits.append(Hit(index, at - base, end - base))
             at = blob.find(needle, at + 1)
-        self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
-        return hits
+        memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
+        return memo
 
     def find_any(self, needles: Sequence[str], *, limit: int = 8) -> list[Hit]:
         hits: list[Hit] = []

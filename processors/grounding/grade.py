@@ -11,7 +11,9 @@ or that no evidence states it.
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -125,34 +127,55 @@ def _align(claim: Claim, pool: EvidencePool) -> Hit | None:
     """The evidence region most of the claim's words and specifics point to."""
     anchors: list[str] = []
     for spec in claim.specifics:
-        if spec.kind in ("id", "email", "url", "code"):
-            anchors.append(str(spec.value))
-        elif spec.kind == "name":
+        if spec.kind == "name":
             anchors.extend(spec.value)  # type: ignore[arg-type]
-    words = pool.words
-    anchors = [a for a in anchors if a in words]
+        elif spec.kind in _ANCHOR_KINDS:
+            anchors.append(str(spec.value))
+    if anchors:
+        words = pool.words
+        anchors = [a for a in anchors if a in words]
     stems = pool.stems
-    anchors.extend(sorted((stem(w) for w in claim.content if len(w) > 3 and stem(w) in stems), key=len, reverse=True))
+    found = [s for s in map(stem, [w for w in claim.content if len(w) > 3]) if s in stems]
+    if found:
+        found.sort(key=len, reverse=True)
+        anchors.extend(found)
+    if not anchors:
+        return None
+    key = tuple(dict.fromkeys(anchors))[:4]
+    regions = pool.cache.setdefault("regions", {})  # a pure function of the pool and the anchors
+    region = regions.get(key, False)
+    if region is False:
+        if len(regions) >= 8192:  # a pool reused by many outputs: keep the memo bounded
+            regions.clear()
+        region = regions[key] = _region(key, pool)
+    return region
+
+
+_ANCHOR_KINDS = frozenset(("id", "email", "url", "code"))
+
+
+def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
+    """The sentence around the densest cluster of anchors: most distinct anchors within 320 characters."""
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
-    for i, anchor in enumerate(list(dict.fromkeys(anchors))[:4]):
-        for hit in pool.find(anchor, word=False, limit=6):
-            positions.append((hit.passage, hit.start, i))
+    for i, anchor in enumerate(anchors):
+        positions.extend([(h.passage, h.start, i) for h in pool.lookup(anchor, False, 6)])
     if not positions:
         return None
     positions.sort()
     best, best_score = (positions[0][0], positions[0][1]), 0
-    lo = 0
-    counts: dict[int, int] = {}  # anchor -> occurrences inside the sliding window
-    for passage, pos, anchor in positions:
-        counts[anchor] = counts.get(anchor, 0) + 1
-        while positions[lo][0] != passage or pos - positions[lo][1] > 320:
-            gone = positions[lo][2]
-            counts[gone] -= 1
-            if not counts[gone]:
-                del counts[gone]
-            lo += 1
-        if len(counts) > best_score:
-            best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), len(counts)
+    if len(anchors) > 1:
+        lo = 0
+        counts: dict[int, int] = {}  # anchor -> occurrences inside the sliding window
+        for passage, pos, anchor in positions:
+            counts[anchor] = counts.get(anchor, 0) + 1
+            while positions[lo][0] != passage or pos - positions[lo][1] > 320:
+                gone = positions[lo][2]
+                counts[gone] -= 1
+                if not counts[gone]:
+                    del counts[gone]
+                lo += 1
+            if len(counts) > best_score:
+                best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), len(counts)
     passage, pos = best
     text = pool.lower(passage)
     cut = text.rfind("\n", max(0, pos - 200), pos)
@@ -234,19 +257,57 @@ def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
     return found
 
 
+def _all_numbers(pool: EvidencePool) -> list[tuple[float, int, int, int]]:
+    """Every number of the pool as (value, start, end, passage), in passage and text order."""
+    found = pool.cache.get("numbers")
+    if found is None:
+        found = pool.cache["numbers"] = [(v, s, e, i) for i in range(len(pool)) for v, s, e in _numbers(pool, i)]
+    return found
+
+
+def _by_value(pool: EvidencePool) -> tuple[list[float], list[int]]:
+    """The pool's numbers sorted by value (values, and their places in `_all_numbers`)."""
+    found = pool.cache.get("by_value")
+    if found is None:
+        every = _all_numbers(pool)
+        order = sorted(range(len(every)), key=lambda i: every[i][0])
+        found = pool.cache["by_value"] = ([every[i][0] for i in order], order)
+    return found
+
+
+def _first_equal(value: float, percent: bool, pool: EvidencePool) -> int | None:
+    """The first number of the pool (in text order) `_close` to `value` (or to it as a percent of 1).
+
+    Looked up by value: every number `_close` to `value` lies within 2e-6 * max(1, |value|) of it
+    (and of value / 100 for a percent), so only those few are tested, not every number of the pool."""
+    every = _all_numbers(pool)
+    if not math.isfinite(value):
+        return next((i for i, n in enumerate(every) if _close(n[0], value) or (percent and _close(n[0] * 100, value))),
+                    None)  # fmt: skip
+    keys, order = _by_value(pool)
+    tol = 2e-6 * max(1.0, abs(value))
+    best = None
+    for target in (value, value / 100) if percent else (value,):
+        for j in range(bisect_left(keys, target - tol), bisect_right(keys, target + tol)):
+            i = order[j]
+            v = every[i][0]
+            if (_close(v, value) or (percent and _close(v * 100, value))) and (best is None or i < best):
+                best = i
+    return best
+
+
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
 def _check_number(spec: Specific, claim, pool, region, support, problems, derived) -> None:
     value = float(spec.value)  # type: ignore[arg-type]
-    everywhere: list[tuple[float, int, int, int]] = []
-    for index in range(len(pool)):
-        for v, s, e in _numbers(pool, index):
-            everywhere.append((v, s, e, index))
-            if _close(v, value) or (spec.kind == "percent" and _close(v * 100, value)):
-                support.append(Hit(index, s, e))
-                return
+    everywhere = _all_numbers(pool)
+    first = _first_equal(value, spec.kind == "percent", pool)
+    if first is not None:
+        _, s, e, index = everywhere[first]
+        support.append(Hit(index, s, e))
+        return
     # A rounded figure ("about 3.5" for 3.47) is the evidence's figure.
     decimals = len(spec.text.split(".")[1].rstrip("%")) if "." in spec.text else 0
     for v, s, e, index in everywhere:
@@ -474,7 +535,7 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
         if pool.has_word(word):
             continue
         if len(word) >= 5 and any(
-            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in pool.words if w[:1] == word[:1]
+            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
         ):
             continue  # a typo or spelling variant of a name the evidence has
         if len(word) <= 6 and _acronym(word, pool):
@@ -491,6 +552,17 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
         reason += " (some evidence was cut short)"
         confidence *= 0.7
     problems.append(_Problem("name", reason, confidence, region))
+
+
+def _by_initial(pool: EvidencePool) -> dict[str, list[str]]:
+    """The pool's words by first character, so a near-spelling is looked for among a few words, not all."""
+    found = pool.cache.get("by_initial")
+    if found is None:
+        found = {}
+        for w in pool.words:
+            found.setdefault(w[:1], []).append(w)
+        pool.cache["by_initial"] = found
+    return found
 
 
 def _acronym(word: str, pool: EvidencePool) -> bool:
@@ -592,17 +664,18 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
     if region is None:
         return
+    words = [w for w in claim.content if len(w) > 2]
+    unknown = [w for w in words if not (pool.has_word(w) or ("-" in w and pool.lookup(w, True, 1)))]
+    if not unknown:
+        return  # the evidence has every word: nothing was swapped
     # The opposite must sit in the passage the claim rests on: about a paragraph of a document, a few lines
     # of a tool's output.
     radius = 800 if pool.passages[region.passage].source in ("evidence", "retrieval") else 200
     window = pool.lower(region.passage)[max(0, region.start - radius) : region.end + radius]
     lowered = claim.text.lower()
-    words = [w for w in claim.content if len(w) > 2]
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []
-    for word in words:
-        if pool.has_word(word) or ("-" in word and pool.find(word, limit=1)):
-            continue
+    for word in unknown:
         opposite = _opposite(word, pool)
         if (
             opposite is not None
@@ -676,16 +749,16 @@ def _opposite(word: str, pool: EvidencePool) -> str | None:
 
 def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[_Problem]) -> None:
     """A negated claim aligned to a passage that states the same thing without negation (and back)."""
-    text = pool.lower(region.passage)
-    lo = max(0, region.start - 160)
-    window = text[lo : region.end + 160]
     words = [w for w in claim.content if len(w) > 2]
     if len(words) < 2:
         return
-    near = sum(1 for w in words if stem(w) in window)
     source = pool.passages[region.passage].source
     if source == "user_message":
         return  # what the user said is no evidence of what is or is not so
+    text = pool.lower(region.passage)
+    lo = max(0, region.start - 160)
+    window = text[lo : region.end + 160]
+    near = sum(1 for w in words if stem(w) in window)
     # Word polarity reads prose (documents) well and tool output (JSON, code, logs) poorly: ask more there.
     prose = source in ("evidence", "retrieval")
     if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):

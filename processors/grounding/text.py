@@ -98,7 +98,6 @@ SPECIFIC = re.compile(
     re.IGNORECASE,
 )
 _MAYBE_SPECIFIC = re.compile(r"[\d$€£@`]|www\.|_|\b(?:usd|eur|gbp)\b", re.IGNORECASE)
-_LOWER_WORDS = re.compile(r"[a-z]+")
 STATUS_FIRST_WORDS = frozenset(w.split()[0].split("-")[0] for w in STATUS_STATE)
 NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b|\b[A-Z]{2,}[a-z]?s?\b")
 
@@ -127,6 +126,12 @@ class Folded:
             return self.fast.search(text.lower() if lower is None else lower) is not None
         return self.exact.search(text) is not None
 
+    def match(self, text: str, lower: str | None = None) -> bool:
+        """Whether the pattern matches at the start of `text`."""
+        if text.isascii():
+            return self.fast.match(text.lower() if lower is None else lower) is not None
+        return self.exact.match(text) is not None
+
     def spans(self, text: str, lower: str | None = None) -> list[tuple[int, int]]:
         if text.isascii():
             return [m.span() for m in self.fast.finditer(text.lower() if lower is None else lower)]
@@ -136,6 +141,13 @@ class Folded:
 _UPPER = re.compile(r"[A-Z]")
 _ESCAPE = re.compile(r"\\.")
 _STATUS = Folded(STATUS_PATTERN)
+_MAYBE = Folded(_MAYBE_SPECIFIC)
+_LETTER_BYTES = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+
+
+def _letter_words(lower: str) -> list[str]:
+    """The [a-z]+ runs of `lower` (what `re.findall(r"[a-z]+", lower)` gives) in one C pass."""
+    return lower.encode("ascii", "replace").translate(_LETTER_BYTES).decode("ascii").split()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +166,6 @@ _CLOCK = re.compile(r"(\d{1,2})(?::(\d{2}))?(?::\d{2})?(am|pm)?")
 _LETTERS = re.compile(r"[a-z]+")
 _DIGITS = re.compile(r"\d+")
 _NUM_RE = re.compile(_NUM)
-_NAME_SPLIT = re.compile(r"[ -]")
 
 
 def parse_number(text: str) -> float | None:
@@ -213,7 +224,8 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
     `unit="initial"` so the grader can weigh them less."""
     found: list[Specific] = []
     taken: list[tuple[int, int]] = []
-    scan = SPECIFIC.finditer(text) if _MAYBE_SPECIFIC.search(text) else ()
+    lower = text.lower()
+    scan = SPECIFIC.finditer(text) if _MAYBE.search(text, lower) else ()
     for m in scan:
         kind = m.lastgroup or ""
         raw = m.group()
@@ -248,8 +260,7 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             value = raw.lower().rstrip(".,;:")
         found.append(Specific(kind, raw, value, m.start(), m.end(), unit))
         taken.append((m.start(), m.end()))
-    lower = text.lower()
-    lowered = set(_LOWER_WORDS.findall(lower))
+    lowered = set(_letter_words(lower))
     statuses = _STATUS.spans(text, lower) if not lowered.isdisjoint(STATUS_FIRST_WORDS) else ()
     for start, end in statuses:
         if not _overlaps(taken, start, end):
@@ -265,11 +276,13 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
         return known
 
     for m in NAME.finditer(text):
-        if _overlaps(taken, m.start(), m.end()) or _LABEL_AFTER.match(text, m.end()):
+        start, end = m.span()
+        if (taken and _overlaps(taken, start, end)) or _LABEL_AFTER.match(text, end):
             continue  # "Total Cost:", "**New Cabin**:" are labels, not names
-        words = [w for w in _NAME_SPLIT.split(m.group()) if w]
+        said = m.group()
+        words = said.replace("-", " ").split(" ")  # NAME joins its words by one space or hyphen
         initial = None
-        if (m.start() == 0 and opens_sentence) or (m.start() > 0 and _at_start(text, m.start())):
+        if (start == 0 and opens_sentence) or (start > 0 and _at_start(text, start)):
             initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
         words = [w for w in words if like(w)]
         unit = None
@@ -277,7 +290,7 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             words.insert(0, initial)
             unit = "initial" if len(words) == 1 else None
         if words:
-            found.append(Specific("name", m.group(), tuple(w.lower() for w in words), m.start(), m.end(), unit))
+            found.append(Specific("name", said, tuple(w.lower() for w in words), start, end, unit))
     found.sort(key=lambda s: s.start)
     return found
 
