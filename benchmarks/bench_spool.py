@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -37,6 +38,12 @@ SETUPS = {
     "spool on, fsync off": {"enabled": True, "fsync": False},
     "spool on, fsync on": {"enabled": True, "fsync": True},
 }
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (on a shared machine this, unlike wall time, is its own)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run(
@@ -66,6 +73,7 @@ def run(
                 if time.time() > deadline or proc.poll() is not None:
                     raise SystemExit("serve did not start")
                 time.sleep(0.2)
+        cpu_ready = cpu_seconds(proc.pid)
         latencies: list[float] = []
 
         def client(mine: list[bytes]) -> None:
@@ -92,6 +100,7 @@ def run(
             time.sleep(0.05)
         done = time.perf_counter() - start
         counters = status(api)["counters"]
+        counters["cpu_s"] = cpu_seconds(proc.pid) - cpu_ready
     finally:
         proc.terminate()
         proc.wait(timeout=120)
@@ -123,6 +132,7 @@ def main() -> None:
     args = parser.parse_args()
     batches = build_batches(args.batches)
     rates: dict[str, list[float]] = {name: [] for name in SETUPS}
+    per_cpu: dict[str, list[float]] = {name: [] for name in SETUPS}
     latency: dict[str, list[float]] = {name: [] for name in SETUPS}
     spooled: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -132,6 +142,7 @@ def main() -> None:
                 rate, latencies, counters = run(batches, args.connections, spool, run_dir, args.workers)
                 shutil.rmtree(run_dir)
                 rates[name].append(rate)
+                per_cpu[name].append(args.batches * BATCH / max(counters.pop("cpu_s"), 1e-6))
                 latency[name].extend(latencies)
                 spooled[name] = {k: v for k, v in counters.items() if k.startswith("spool_")}
     base = statistics.median(rates["spool off (baseline)"])
@@ -148,6 +159,10 @@ def main() -> None:
             us, mbs = append_cost(batches, fsync, Path(tmp))
             print(f"append alone, fsync {'on ' if fsync else 'off'}: median {us:,.0f} µs per request of {BATCH} spans "
                   f"({us / BATCH:.2f} µs a span), {mbs:,.0f} MB/s")
+    cpu_base = statistics.median(per_cpu["spool off (baseline)"])
+    for name in SETUPS:
+        median = statistics.median(per_cpu[name])
+        print(f"{name:<24} {median:>10,.0f} spans per CPU second of serve (median), ratio {median / cpu_base:.3f}")
     for name, counts in spooled.items():
         if counts:
             print(f"{name}: {counts}")
