@@ -129,6 +129,7 @@ class KafkaSource:
         self.consumer = consumer
         self.topic = topic
         self.content_type = ENCODINGS[encoding]
+        self._json = encoding == "otlp_json"
         self.batch_messages = batch_messages
         self.commit_interval_s = commit_interval_s
         self.revoke_timeout_s = revoke_timeout_s
@@ -179,8 +180,12 @@ class KafkaSource:
                 self._broker_error(error)
                 continue
             self.counts["messages"] += 1
+            value = message.value() or b""
+            if self._json and value.lstrip()[:1] == b"[":
+                # rotel's kafka exporter (format json) writes the request's resourceSpans array alone.
+                value = b'{"resourceSpans":' + value + b"}"
             try:
-                request = parse_traces(message.value() or b"", self.content_type)
+                request = parse_traces(value, self.content_type)
             except (MalformedRequest, UnicodeDecodeError) as exc:
                 self._malformed(message, exc)
                 read.append((message.partition(), message.offset(), False))

