@@ -131,6 +131,7 @@ class Spool:
         self._active: _Segment | None = None
         self._fd = -1
         self._written = self._synced = 0  # appends written / known fsynced (fsync: true)
+        self._failed_upto = 0  # appends up to this one were in an fsync that failed: never acknowledged
         self._sync_cond = threading.Condition()
         self._syncing = False
         self._stop = threading.Event()
@@ -167,13 +168,18 @@ class Spool:
     def _open_segment(self) -> None:
         path = self.directory / f"{self._next:012d}{_SUFFIX}"
         self._next += 1
+        fd = -1
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            if self.fsync:
+                _fsync_directory(self.directory)  # the new name must survive a power loss as well
         except OSError as exc:
             self.counts["write_errors"] += 1
+            if fd >= 0:
+                os.close(fd)
+                _unlink(path)
             raise SpoolError(f"cannot create spool segment {path} ({exc.strerror or exc}); not acknowledged") from exc
-        if self.fsync:
-            _fsync_directory(self.directory)  # the new name must survive a power loss as well
+        self._fd = fd
         self._active = _Segment(path, opened=time.monotonic())
 
     def _undo_torn_write(self, segment: _Segment, exc: OSError) -> None:
@@ -201,6 +207,9 @@ class Spool:
                     self._sync_cond.notify_all()
         except OSError as exc:
             logger.error("spool: fsync of %s failed (%s)", segment.path, exc)
+            with self._sync_cond:
+                self._failed_upto = max(self._failed_upto, self._written)
+                self._sync_cond.notify_all()
         finally:
             os.close(fd)
         if segment.size:
@@ -209,42 +218,49 @@ class Spool:
             _unlink(segment.path)
 
     def _sync(self, mine: int) -> None:
-        """Group commit: one thread fsyncs for every append written before it started."""
-        with self._sync_cond:
-            while self._synced < mine:
-                if self._syncing:
+        """Group commit: one thread fsyncs for every append written before it started; the others wait."""
+        while True:
+            with self._sync_cond:
+                while True:
+                    if mine <= self._failed_upto:  # a retried fsync may say yes about lost pages: refuse
+                        raise SpoolError("an fsync of the spool failed; not acknowledged")
+                    if self._synced >= mine:
+                        return
+                    if not self._syncing:
+                        self._syncing = True
+                        break
                     self._sync_cond.wait()
-                    continue
-                self._syncing = True
-                break
-            else:
-                return
-        target, fd = 0, -1
+            self._sync_once()
+
+    def _sync_once(self) -> None:
+        target, fd, done = 0, -1, False
         try:
             with self._lock:
                 target = self._written
                 fd = os.dup(self._fd) if self._fd >= 0 else -1  # rotation may close the original meanwhile
-            if fd >= 0:
+            if fd >= 0:  # (no fd: the segment was rotated, and rotation fsynced it or marked it failed)
                 os.fsync(fd)
                 self.counts["fsyncs"] += 1
+            done = True
         except OSError as exc:
             self.counts["write_errors"] += 1
-            logger.error("spool: fsync failed (%s): the request is answered 503", exc)
-            raise SpoolError(f"cannot fsync the spool ({exc.strerror or exc}); not acknowledged") from exc
+            logger.error("spool: fsync failed (%s): the requests it covered are answered 503", exc)
         finally:
             if fd >= 0:
                 os.close(fd)
             with self._sync_cond:
                 self._syncing = False
-                if target:
+                if done:
                     self._synced = max(self._synced, target)
+                else:
+                    self._failed_upto = max(self._failed_upto, target)
                 self._sync_cond.notify_all()
 
     # --- deleting ----------------------------------------------------------------------------------
     def adopt(self, path: Path, max_seq: int) -> None:
         """Treat a replayed leftover segment as closed: deleted once `max_seq` (a seq of this process) is durable."""
         with self._lock:
-            self._closed.append(_Segment(Path(path), max_seq, 1))
+            self._closed.append(_Segment(Path(path), max_seq, 1, time.monotonic()))
             if path in self.leftovers:
                 self.leftovers.remove(path)
 

@@ -294,3 +294,17 @@ def test_segments_kept_long_past_their_rotation_are_reported_when_processing_sto
         assert caplog.text == ""  # young: nothing to say
         spool._warn_if_stuck(0, after_s=0)
     assert "durable only up to call 0" in caplog.text
+
+
+def test_with_fsync_a_failed_fsync_refuses_every_request_it_covered_and_later_ones_go_on(tmp_path, monkeypatch):
+    spool = Spool(tmp_path, fsync=True)
+    spool.append(1, "traces", PB, b"first")  # the segment exists; then the disk fails
+    real_fsync = os.fsync
+    monkeypatch.setattr(spool_module.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error")))
+    with pytest.raises(SpoolError, match="fsync"):
+        spool.append(2, "traces", PB, b"a")
+    with pytest.raises(SpoolError):  # the same failure is not retried into a yes
+        spool._sync(2)
+    monkeypatch.setattr(spool_module.os, "fsync", real_fsync)
+    spool.append(3, "traces", PB, b"b")
+    assert spool.counts["fsyncs"] == 2
