@@ -64,7 +64,7 @@ def start(tmp: Path, limit: int, decision_wait_ms: int) -> tuple[subprocess.Pope
             return proc, http_port, api
         except OSError:
             if time.time() > deadline or proc.poll() is not None:
-                raise SystemExit("serve did not start")
+                raise SystemExit("serve did not start") from None
             time.sleep(0.2)
 
 

@@ -71,7 +71,7 @@ def run(
                 break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise SystemExit("serve did not start")
+                    raise SystemExit("serve did not start") from None
                 time.sleep(0.2)
         cpu_ready = cpu_seconds(proc.pid)
         latencies: list[float] = []

@@ -336,7 +336,7 @@ class Spool:
         return out
 
 
-def replay(spool: Spool, engine, parse: Callable[[Record], Callable[[], object]] | None = None) -> int:
+def replay(spool: Spool, engine) -> int:
     """Hand every record of the leftover segments to the engine, oldest segment first, in file order.
 
     Each segment is then adopted with the seq of its last replayed call, so it is deleted once that is
