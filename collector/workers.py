@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 import time
 import zlib
@@ -181,6 +182,11 @@ class WorkerPool:
                      worker.index, worker.process.exitcode, len(worker.outstanding))
         self._start(worker)
         worker.resend()
+        # A flush sent down the dead worker's pipe was never answered: ask the new one, after the
+        # resent calls, or flush (and close, and Ctrl-C) waits for its whole timeout.
+        for token, countdown in list(self._flushes.items()):
+            if countdown.waits_for(worker.index):
+                worker.send(("flush", token))
 
     def _receive(self, worker: _Worker, message: tuple) -> None:
         kind = message[0]
@@ -199,7 +205,7 @@ class WorkerPool:
             self._worker_counts[worker.index] = counts
             event = self._flushes.get(token)
             if event is not None:
-                event.countdown()
+                event.countdown(worker.index)  # by worker: a restarted one may answer a token twice
 
     # --- lifecycle -------------------------------------------------------------------------------
     def flush(self, timeout: float = 30.0) -> bool:
@@ -208,7 +214,7 @@ class WorkerPool:
         with self._flush_lock:
             self._next_token += 1
             token = self._next_token
-        event = _Countdown(len(self._workers))
+        event = _Countdown(w.index for w in self._workers)
         self._flushes[token] = event
         try:
             for worker in self._workers:
@@ -324,18 +330,24 @@ class _Worker:
 
 
 class _Countdown:
-    def __init__(self, n: int) -> None:
-        self._n = n
+    """The workers a flush still waits for."""
+
+    def __init__(self, indexes) -> None:
+        self._pending = set(indexes)
         self._cond = threading.Condition()
 
-    def countdown(self) -> None:
+    def waits_for(self, index: int) -> bool:
         with self._cond:
-            self._n -= 1
+            return index in self._pending
+
+    def countdown(self, index: int) -> None:
+        with self._cond:
+            self._pending.discard(index)
             self._cond.notify_all()
 
     def wait(self, timeout: float) -> bool:
         with self._cond:
-            return self._cond.wait_for(lambda: self._n <= 0, timeout)
+            return self._cond.wait_for(lambda: not self._pending, timeout)
 
 
 # --- the worker process ------------------------------------------------------------------------
@@ -370,6 +382,9 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
     from .engine import CollectorEngine
     from .service import build_forwarder
 
+    # Ctrl-C reaches the whole process group: the parent stops the workers in order (flush, then
+    # "stop"); a worker dying on its own KeyboardInterrupt was restarted mid-shutdown instead.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format=f"%(asctime)s worker-{index} %(levelname)s %(message)s")
     lock = threading.Lock()
 

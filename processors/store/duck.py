@@ -21,6 +21,7 @@ database after migrations, so a check's own tables need no store code.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -62,19 +63,23 @@ class AuditStore:
         self.rows_written = 0
         self.rows_skipped = 0  # rows of evaluations already stored (redelivered traces)
         self.write_errors = 0
+        # Threads whose rows failed to write since their last after_written marker was handled:
+        # the writer splits its queue into batches, so a marker may land in the batch after its rows.
+        self._failed_producers: set[threading.Thread] = set()
         self._worker = BackgroundWorker(
             "claimwatch-store", self._write, batch_size=batch_rows, max_age_s=flush_interval_s
         )
 
     def add_rows(self, tables: Mapping[str, Sequence[Mapping]]) -> None:
         """Queue rows for several tables as one unit (never blocks)."""
-        self._worker.put(tables)
+        self._worker.put(_Unit(tables, threading.current_thread()))
 
     def after_written(self, callback) -> None:
         """Call `callback(ok)` on the writer thread once every row queued before it was handled.
 
-        `ok` is False when a write in that batch failed (the rows are not on disk)."""
-        self._worker.put(_AfterWritten(callback))
+        `ok` is False when a row this thread queued before it failed to write (it is not on disk),
+        whichever batch it was written in."""
+        self._worker.put(_AfterWritten(callback, threading.current_thread()))
 
     def add(self, evaluation: dict, violations: list[dict]) -> None:
         """Queue one evaluation row and its violation rows."""
@@ -95,18 +100,30 @@ class AuditStore:
     def columns(self, table: str) -> list[str]:
         return self._schemas[table].names
 
-    def _write(self, units: list) -> None:
-        callbacks = [u.callback for u in units if isinstance(u, _AfterWritten)]
-        units = [u for u in units if not isinstance(u, _AfterWritten)]
+    def _write(self, items: list) -> None:
+        units = [item.tables for item in items if isinstance(item, _Unit)]
         ok = True
         try:
             ok = self._write_units(units) if units else True
         finally:
-            for callback in callbacks:
-                try:
-                    callback(ok)
-                except Exception:
-                    logger.exception("after-write callback failed")
+            self._answer(items, ok)
+
+    def _answer(self, items: list, ok: bool) -> None:
+        """Run the batch's markers in queue order; a producer's failed rows fail its next marker."""
+        failed = self._failed_producers
+        for item in items:
+            if isinstance(item, _Unit):
+                if not ok:
+                    failed.add(item.producer)
+                continue
+            if not isinstance(item, _AfterWritten):
+                continue
+            done = ok and item.producer not in failed
+            failed.discard(item.producer)
+            try:
+                item.callback(done)
+            except Exception:
+                logger.exception("after-write callback failed")
 
     def _write_units(self, units: list[Mapping[str, Sequence[Mapping]]]) -> bool:
         total = sum(len(rows) for unit in units for rows in unit.values())
@@ -187,13 +204,24 @@ class AuditStore:
             cursor.unregister("_claimwatch_batch")
 
 
+class _Unit:
+    """Rows for several tables, with the thread that queued them (see `after_written`)."""
+
+    __slots__ = ("tables", "producer")
+
+    def __init__(self, tables, producer: threading.Thread) -> None:
+        self.tables = tables
+        self.producer = producer
+
+
 class _AfterWritten:
     """A marker queued behind rows: its callback runs once they are written."""
 
-    __slots__ = ("callback",)
+    __slots__ = ("callback", "producer")
 
-    def __init__(self, callback) -> None:
+    def __init__(self, callback, producer: threading.Thread) -> None:
         self.callback = callback
+        self.producer = producer
 
 
 def _schemas(con) -> dict[str, pa.Schema]:

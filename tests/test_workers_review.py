@@ -1,0 +1,143 @@
+"""Review of worker processes and the durability ledger (issue 14): each test is a defect found and fixed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import duckdb
+import pytest
+
+from claimwatch.store import AuditStore
+from tests.otlp_helpers import llm_messages, post, rows, start_collector, trace_request, wait_for
+
+TEXT = "Docker is not running."
+
+
+def _body(trace: int, text: str = TEXT) -> bytes:
+    return trace_request([{"trace": trace, "span": trace, "attrs": {
+        "gen_ai.agent.name": "builder", "gen_ai.output.messages": llm_messages(text)}}]).SerializeToString()
+
+
+# --- the store's after-write callback ----------------------------------------------------------
+
+def test_after_written_reports_failure_when_the_rows_failed_in_an_earlier_batch():
+    # The store's writer splits its queue into batches (batch_rows units, or by age); the marker
+    # queued behind a producer's rows can land in the batch after them. A failed write there
+    # must still reach the callback, or durable_seq moves past rows that are not on disk.
+    store = AuditStore(":memory:", batch_rows=1, flush_interval_s=0.05)
+    try:
+        outcomes: list[bool] = []
+        store.add_rows({"no_such_table": [{"x": 1}]})  # fails: the table does not exist
+        store.after_written(outcomes.append)
+        assert store.flush(30)
+        assert store.write_errors == 1
+        assert outcomes == [False]
+    finally:
+        store.close()
+
+
+def test_after_written_is_not_failed_by_another_producers_failed_rows():
+    # Rows of one producer (a worker's reader thread) failing must not stop another's calls
+    # from settling: each marker answers for the rows its own thread queued before it.
+    store = AuditStore(":memory:", batch_rows=1, flush_interval_s=0.05)
+    try:
+        outcomes: list[bool] = []
+        other = threading.Thread(target=store.add_rows, args=({"no_such_table": [{"x": 1}]},))
+        other.start()
+        other.join()
+        assert store.flush(30)
+        store.after_written(outcomes.append)
+        assert store.flush(30)
+        assert outcomes == [True]
+    finally:
+        store.close()
+
+
+# --- a worker restart while a flush waits ------------------------------------------------------
+
+@pytest.mark.e2e
+def test_flush_completes_when_a_worker_is_killed_just_before_it(tmp_path):
+    # The flush message went down the dead worker's pipe and was never answered: flush (and
+    # close, and Ctrl-C of serve) waited for its whole timeout and reported failure.
+    c = start_collector(tmp_path, processor={"workers": 2, "decisionWaitMs": 60_000})
+    try:
+        for t in range(1, 21):
+            assert post(c.addresses.otlp_http, "/v1/traces", _body(t))[0] == 200
+        os.kill(c.engine._workers[0].process.pid, signal.SIGKILL)
+        assert c.engine.flush(60)  # generous: the replacement starts from scratch on a busy machine
+        assert c.engine.stats()["worker_restarts"] == 1
+        assert rows(c, "SELECT count(DISTINCT trace_id), count(*) FROM evaluations") == [(20, 20)]
+        assert c.engine.wait_durable(20, 30)
+    finally:
+        c.stop()
+
+
+# --- Ctrl-C of `claimwatch serve --workers 2` ---------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _counters(api_port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{api_port}/api/status", timeout=10) as response:
+        return json.load(response)["counters"]
+
+
+def _live_processes_in_group(pgid: int) -> list[str]:
+    """`ps` lines of processes in the group that still run (an exited child reparented to a
+    container's init that does not reap stays a zombie: it runs nothing)."""
+    out = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(pgid)], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if line.split()[1:2] and not line.split()[1].startswith("Z")]
+
+
+@pytest.mark.e2e
+def test_ctrl_c_of_serve_with_workers_stores_everything_and_leaves_no_process(tmp_path):
+    # Ctrl-C sends SIGINT to the whole foreground process group: the workers died of their own
+    # KeyboardInterrupt, the parent restarted them mid-shutdown, and the flush it had already
+    # sent them was never answered, so stopping took the full 60 s flush timeout.
+    http, grpc, api = _free_port(), _free_port(), _free_port()
+    db = tmp_path / "audit.duckdb"
+    serve = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), "claimwatch"), "serve", "--workers", "2", "--db", str(db),
+         "--otlp-http", f"127.0.0.1:{http}", "--otlp-grpc", f"127.0.0.1:{grpc}", "--api", f"127.0.0.1:{api}",
+         "--log-level", "WARNING"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=tmp_path,
+    )
+    try:
+        for line in serve.stdout:
+            if "stop with" in line:
+                break
+        for t in range(1, 11):
+            assert post(f"127.0.0.1:{http}", "/v1/traces", _body(t))[0] == 200
+        # The workers are up once these are durable (a Ctrl-C while a worker is still importing
+        # kills it before it can ignore SIGINT; the pool then restarts it, which is slower but safe).
+        wait_for(lambda: _counters(api).get("durable_seq") == 10, 120)
+        for t in range(11, 21):  # held for the decision wait: the shutdown flush must process them
+            assert post(f"127.0.0.1:{http}", "/v1/traces", _body(t))[0] == 200
+        started = time.monotonic()
+        os.killpg(serve.pid, signal.SIGINT)
+        output, _ = serve.communicate(timeout=120)
+        took = time.monotonic() - started
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait()
+    assert serve.returncode == 0, output
+    assert "exited" not in output and "KeyboardInterrupt" not in output, output  # no worker died or restarted
+    assert took < 45, f"stopping took {took:.0f} s: a flush waited for its timeout"
+    wait_for(lambda: not _live_processes_in_group(serve.pid), 10)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(DISTINCT trace_id) FROM evaluations").fetchall() == [(20,)]
+    finally:
+        con.close()
