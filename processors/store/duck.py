@@ -207,7 +207,7 @@ class AuditStore:
 class _Unit:
     """Rows for several tables, with the thread that queued them (see `after_written`)."""
 
-    __slots__ = ("tables", "producer")
+    __slots__ = ("producer", "tables")
 
     def __init__(self, tables, producer: threading.Thread) -> None:
         self.tables = tables
