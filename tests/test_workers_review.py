@@ -141,3 +141,61 @@ def test_ctrl_c_of_serve_with_workers_stores_everything_and_leaves_no_process(tm
         assert con.execute("SELECT count(DISTINCT trace_id) FROM evaluations").fetchall() == [(20,)]
     finally:
         con.close()
+
+
+# --- evaluation ids ------------------------------------------------------------------------------
+
+def _choice_logs(texts: list[str], time_ns: int):
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    from claimwatch.collector.otlp import KeyValueOf
+
+    logs = ExportLogsServiceRequest()
+    scope = logs.resource_logs.add().scope_logs.add()
+    for index, text in enumerate(texts):
+        record = scope.log_records.add(trace_id=(9).to_bytes(16, "big"), span_id=(90).to_bytes(8, "big"),
+                                       event_name="gen_ai.choice", time_unix_nano=time_ns)
+        record.body.CopyFrom(KeyValueOf("b", {"index": index, "message": {"role": "assistant", "content": text}}).value)
+    return logs
+
+
+def test_two_choices_of_one_span_logged_at_the_same_time_are_both_stored(tmp_path):
+    # A log record has no id of its own: trace, span, event name and time are all a choice
+    # event shares with its siblings (n > 1 choices emitted in one loop; clocks of microsecond or
+    # millisecond resolution). The second choice got the first one's evaluation id and the store
+    # skipped it as already written.
+    from claimwatch import load_config
+    from claimwatch.collector.engine import CollectorEngine
+    from tests.otlp_helpers import FACTS
+
+    config = load_config({"validation": FACTS, "processor": {"decisionWaitMs": 0}})
+    store = AuditStore(tmp_path / "logs.duckdb", flush_interval_s=0.05)
+    engine = CollectorEngine(config, store)
+    try:
+        accepted = engine.accept_logs(_choice_logs([TEXT, "Redis is down and the pipeline is broken."], 1_700_000_000))
+        assert accepted.accepted == 2
+        assert engine.flush(120)
+        assert engine.wait_durable(accepted.seq, 30)
+        stored = store.cursor().execute(
+            "SELECT count(*), count(DISTINCT evaluation_id) FROM evaluations WHERE check_name = 'output'").fetchall()
+        assert stored == [(2, 2)]
+        assert store.rows_skipped == 0
+    finally:
+        engine.close()
+
+
+def test_a_redelivered_choice_log_still_writes_nothing_new(tmp_path):
+    from claimwatch import load_config
+    from claimwatch.collector.engine import CollectorEngine
+    from tests.otlp_helpers import FACTS
+
+    config = load_config({"validation": FACTS, "processor": {"decisionWaitMs": 0}})
+    store = AuditStore(tmp_path / "logs.duckdb", flush_interval_s=0.05)
+    engine = CollectorEngine(config, store)
+    try:
+        for _ in range(2):
+            engine.accept_logs(_choice_logs([TEXT], 1_700_000_000))
+            assert engine.flush(120)
+        assert store.cursor().execute("SELECT count(*) FROM evaluations").fetchall() == [(1,)]
+    finally:
+        engine.close()
