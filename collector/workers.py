@@ -128,7 +128,7 @@ class WorkerPool:
 
     def accept_logs(self, request) -> Accepted:
         parts: dict[int, list[LogItem]] = {}
-        seen = 0
+        seen = nbytes = 0
         n = len(self._workers)
         for rl in request.resource_logs:
             resource = attributes(rl.resource.attributes)
@@ -138,7 +138,8 @@ class WorkerPool:
                     record_ = _log_record(log, resource)
                     if record_ is not None:
                         parts.setdefault(zlib.crc32(log.trace_id) % n, []).append(LogItem(record_))  # as its spans
-        seq = self._open(sum(map(len, parts.values())), 0)
+                        nbytes += log.ByteSize()  # a choice carries a whole output: bound it like spans
+        seq = self._open(sum(map(len, parts.values())), nbytes)
         for i, items in parts.items():
             self._workers[i].send(("logs", seq, items, len(items)))
         self.counts["logs_received"] += seen

@@ -199,3 +199,23 @@ def test_a_redelivered_choice_log_still_writes_nothing_new(tmp_path):
         assert store.cursor().execute("SELECT count(*) FROM evaluations").fetchall() == [(1,)]
     finally:
         engine.close()
+
+
+# --- the memory bound --------------------------------------------------------------------------
+
+@pytest.mark.e2e
+def test_log_records_count_toward_the_memory_bound_of_the_worker_pool(tmp_path):
+    # Log calls were opened with 0 bytes, so a flood of GenAI choice logs (each carrying a whole
+    # output) passed processor.maxBufferedBytes untouched: only the item count (2 x maxSpans,
+    # two million by default) bounded what the pool held in its outstanding messages.
+    c = start_collector(tmp_path, processor={"workers": 2, "decisionWaitMs": 60_000, "maxBufferedBytes": 150_000})
+    try:
+        big = [f"{TEXT} Step {n}: " + "the build output was long. " * 150 for n in range(25)]  # ~100 kB
+        body = _choice_logs(big, 1_700_000_000).SerializeToString()
+        assert 80_000 < len(body) < 150_000
+        assert post(c.addresses.otlp_http, "/v1/logs", body)[0] == 200
+        status = post(c.addresses.otlp_http, "/v1/logs", body)[0]
+        assert status == 503  # over the bound, as the same bytes of spans would be
+        assert c.engine.stats()["buffered_bytes"] > 0
+    finally:
+        c.stop()
