@@ -598,7 +598,8 @@ class PatternEngine:
 
         A set that outgrows RE2's memory budget fails to compile; it is then
         split in halves until every part compiles, so no number of custom
-        detectors can stop the engine from loading.
+        detectors can stop the engine from loading. Builtin patterns enter it
+        with their Unicode classes widened (see `widened`): it only picks.
         """
         sources = []
         for i in self._re2_ids:
