@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
@@ -42,6 +42,7 @@ DEFAULT_GROUP = "claimwatch"
 # The attributes a session id is read from, in the order the checks pipeline reads them.
 _SESSION_KEYS = (A.GEN_AI_CONVERSATION_ID, A.SESSION_ID)
 _MALFORMED_LOG_EVERY_S = 10.0
+_RECOMMIT_EVERY_S = 30.0
 
 
 def consumer_settings(brokers: str, group: str, options: dict[str, str] | None = None) -> dict:
@@ -92,6 +93,10 @@ class OffsetLedger:
     def committed(self, offsets: dict[int, int]) -> None:
         self._committed.update(offsets)
 
+    def recommit(self) -> None:
+        """The next `advance` returns every partition's committable offset, moved or not."""
+        self._committed.clear()
+
     def highest_seq(self, partitions: Iterable[int]) -> int:
         """The last engine call holding a read, not yet committable message of these partitions (0: none)."""
         return max((self._pending[p][-1][1] for p in partitions if self._pending.get(p)), default=0)
@@ -121,7 +126,6 @@ class KafkaSource:
         commit_interval_s: float = 1.0,
         revoke_timeout_s: float = 15.0,
         stats_interval_s: float = 10.0,
-        on_assign: Callable[[list[int]], None] | None = None,
     ) -> None:
         if encoding not in ENCODINGS:
             raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
@@ -137,11 +141,11 @@ class KafkaSource:
         self.counts: Counter = Counter()
         self.ledger = OffsetLedger()
         self.assignment: list[int] = []
-        self._on_assign_hook = on_assign
         self._last_commit = self._last_stats = time.monotonic()
         self._last_malformed_log = float("-inf")
         self._malformed_unlogged = 0
         self._last_lag: int | None = None
+        self._last_full_commit = time.monotonic()
 
     # --- the loop --------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -193,10 +197,12 @@ class KafkaSource:
             batch.resource_spans.extend(request.resource_spans)
             read.append((message.partition(), message.offset(), True))
         seq = self._accept(batch, stop) if batch.resource_spans else 0
+        if seq is None:  # stopping with the engine still full: none of the batch counts as read
+            return
         for partition, offset, carries in read:
             self.ledger.add(partition, offset, seq if carries else 0)
 
-    def _accept(self, batch: ExportTraceServiceRequest, stop: threading.Event) -> int:
+    def _accept(self, batch: ExportTraceServiceRequest, stop: threading.Event) -> int | None:
         """One engine call for the batch; waits while the engine is over its memory bound.
 
         Worker processes (`processor.workers`) take the request itself and route its spans
@@ -222,8 +228,8 @@ class KafkaSource:
                     waited = True
                 time.sleep(0.1)
                 self._commit()
-                if stop.is_set():
-                    self.engine.flush(5)
+                if stop.is_set() and not self.engine.flush(5):
+                    return None  # not accepted, not committed: read again after the restart
         self.counts["spans"] += spans
         self.counts["spans_rejected"] += accepted.rejected
         return accepted.seq
@@ -257,7 +263,12 @@ class KafkaSource:
     def _commit(self, partitions: Iterable[int] | None = None, asynchronous: bool = True) -> None:
         from confluent_kafka import KafkaException, TopicPartition
 
-        self._last_commit = time.monotonic()
+        self._last_commit = now = time.monotonic()
+        if now - self._last_full_commit > _RECOMMIT_EVERY_S:
+            # An asynchronous commit that failed is only logged by librdkafka: now and then every
+            # partition's committable offset is sent again (committing an offset twice is harmless).
+            self._last_full_commit = now
+            self.ledger.recommit()
         offsets = self.ledger.advance(self.engine.durable_seq())
         if partitions is not None:
             wanted = set(partitions)
@@ -280,8 +291,6 @@ class KafkaSource:
     def _assigned(self, _consumer, partitions) -> None:
         self.assignment = sorted({*self.assignment, *(tp.partition for tp in partitions)})
         logger.info("assigned %s partitions %s", self.topic, self.assignment)
-        if self._on_assign_hook is not None:
-            self._on_assign_hook(list(self.assignment))
 
     def _revoked(self, _consumer, partitions) -> None:
         """Before a partition goes: wait (bounded) until what was read from it is durable; commit that."""
