@@ -6,7 +6,7 @@ The load of bench_collector.py (its batch builder: requests of 512 spans,
 traces of 10, one span in ten with a 2,000-character LLM output, 102 facts)
 sent over keep-alive connections to a fresh `serve` process per run, waiting
 until everything is validated and stored. Three setups, interleaved round by
-round: spool off (the baseline), spool on without fsync (a record is in the
+round, each setup first in turn: spool off (the baseline), spool on without fsync (a record is in the
 OS before the 200: survives kill -9), spool on with fsync (on disk before the
 200: survives a power loss; fsyncs grouped across concurrent requests).
 Prints median spans/s, median request latency and the ratio to the baseline.
@@ -136,8 +136,10 @@ def main() -> None:
     latency: dict[str, list[float]] = {name: [] for name in SETUPS}
     spooled: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.rounds):
-            for name, spool in SETUPS.items():
+        names = list(SETUPS)
+        for r in range(args.rounds):
+            for name in names[r % len(names) :] + names[: r % len(names)]:  # each setup leads a round in turn
+                spool = SETUPS[name]
                 run_dir = Path(tempfile.mkdtemp(dir=tmp))
                 rate, latencies, counters = run(batches, args.connections, spool, run_dir, args.workers)
                 shutil.rmtree(run_dir)
