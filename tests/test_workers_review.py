@@ -219,3 +219,27 @@ def test_log_records_count_toward_the_memory_bound_of_the_worker_pool(tmp_path):
         assert c.engine.stats()["buffered_bytes"] > 0
     finally:
         c.stop()
+
+
+# --- close() while a worker is dead ------------------------------------------------------------
+
+@pytest.mark.e2e
+def test_stop_right_after_a_worker_is_killed_stores_what_it_held(tmp_path):
+    c = start_collector(tmp_path, processor={"workers": 2, "decisionWaitMs": 60_000})
+    path = c.store.path
+    try:
+        for t in range(1, 21):
+            assert post(c.addresses.otlp_http, "/v1/traces", _body(t))[0] == 200
+        os.kill(c.engine._workers[0].process.pid, signal.SIGKILL)
+    finally:
+        started = time.monotonic()
+        c.stop()
+        took = time.monotonic() - started
+    assert took < 45, f"stopping took {took:.0f} s: a flush waited for its timeout"
+    assert c.engine.durable_seq() == 20
+    assert not [w for w in c.engine._workers if w.process.is_alive()]
+    con = duckdb.connect(path, read_only=True)
+    try:
+        assert con.execute("SELECT count(DISTINCT trace_id), count(*) FROM evaluations").fetchall() == [(20, 20)]
+    finally:
+        con.close()
