@@ -184,7 +184,8 @@ class CollectorEngine:
                 self._work_spans -= len(items)
                 self._buffered_bytes -= size
         if self.forwarder is not None and forward:
-            self.forwarder.submit(build_request(forward))  # one request for the batch, not one per trace
+            for chunk in _forward_chunks(forward):  # few requests for the batch, not one per trace
+                self.forwarder.submit(build_request(chunk))
         if settled:
             self._on_processed(dict(settled))
 
@@ -296,6 +297,24 @@ class CollectorEngine:
 
 
 _IDENTITY_KEY_SET = frozenset(IDENTITY_KEYS)
+# What one forwarded request may carry (spans' wire bytes before annotations): a batch releases
+# every trace whose decision wait ended in one tick, and gRPC receivers (the OpenTelemetry
+# Collector's among them) refuse messages over 4 MiB by default; annotations need the margin.
+_FORWARD_BYTES = 2 << 20
+
+
+def _forward_chunks(spans: list[ReceivedSpan]):
+    """The batch's spans in runs of at most `_FORWARD_BYTES` (a larger span goes alone)."""
+    chunk: list[ReceivedSpan] = []
+    size = 0
+    for span in spans:
+        if chunk and size + span.size > _FORWARD_BYTES:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(span)
+        size += span.size
+    if chunk:
+        yield chunk
 
 
 def _identity_view(record_: SpanRecord) -> SpanRecord:

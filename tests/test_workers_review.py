@@ -243,3 +243,55 @@ def test_stop_right_after_a_worker_is_killed_stores_what_it_held(tmp_path):
         assert con.execute("SELECT count(DISTINCT trace_id), count(*) FROM evaluations").fetchall() == [(20, 20)]
     finally:
         con.close()
+
+
+# --- forwarding one request per processed batch ------------------------------------------------
+
+class _GrpcSink:
+    """A real OTLP/gRPC trace receiver with gRPC's default 4 MiB message limit (the OpenTelemetry
+    Collector's otlp receiver has the same default)."""
+
+    def __init__(self) -> None:
+        from concurrent import futures
+
+        import grpc
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+        sink = self
+        self.spans = 0
+        self.rejected = 0
+
+        class Service(trace_service_pb2_grpc.TraceServiceServicer):
+            def Export(self, request, context):
+                sink.spans += sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+                return trace_service_pb2.ExportTraceServiceResponse()
+
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Service(), self.server)
+        self.endpoint = f"127.0.0.1:{self.server.add_insecure_port('127.0.0.1:0')}"
+        self.server.start()
+
+    def close(self) -> None:
+        self.server.stop(0)
+
+
+@pytest.mark.e2e
+def test_traces_released_together_reach_a_grpc_backend_with_the_default_message_limit(tmp_path):
+    # The engine now forwards one request per processed batch; every trace whose decision wait
+    # ended in the same tick is in that batch, so under load one request grew past the 4 MiB a
+    # gRPC receiver takes by default and the whole batch was refused, retried and dropped.
+    sink = _GrpcSink()
+    c = start_collector(tmp_path, processor={"decisionWaitMs": 300},
+                        exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "grpc"}})
+    try:
+        payload = "x" * 100_000
+        body = trace_request([{"trace": t, "span": t, "name": "tool", "attrs": {"app.payload": payload}}
+                              for t in range(1, 61)]).SerializeToString()  # 6 MB in one request
+        assert post(c.addresses.otlp_http, "/v1/traces", body)[0] == 200
+        wait_for(lambda: c.engine.stats().get("spans_processed", 0) == 60, 60)  # released by the decision wait
+        assert c.engine.flush(120)
+        assert c.engine.stats().get("forward_failed_batches", 0) == 0
+        assert sink.spans == 60
+    finally:
+        c.stop()
+        sink.close()
