@@ -41,8 +41,7 @@ CONFIG = {
     "processor": {"decisionWaitMs": 300},
 }
 # Rows compared between runs leave out what depends on when or how fast they were processed.
-# (config_hash too: it covers the whole config, each worker's own --db path included.)
-VOLATILE = {"time", "evaluation_us", "config_hash"}
+VOLATILE = {"time", "evaluation_us"}
 
 
 # --- pure logic -------------------------------------------------------------------------------------
