@@ -72,16 +72,17 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
     end = _claim_end(text, raw, subject)
     if resolved:
         confidence *= RESOLVED_FACTOR
+    # Positional: category, detector_id, matched_text, offset, subject, assertion, negative, confidence, role.
     return Claim(
-        category=spec.category,
-        detector_id=spec.id,
-        matched_text=text[start:end],
-        offset=start,
-        subject=subject,
-        assertion=_assertion(spec.assertion, raw, negative),
-        negative=negative,
-        confidence=round(confidence, 3),
-        role=role,
+        spec.category,
+        spec.id,
+        text[start:end],
+        start,
+        subject,
+        _assertion(spec.assertion, raw, negative),
+        negative,
+        round(confidence, 3),
+        role,
     )
 
 

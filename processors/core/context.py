@@ -319,6 +319,8 @@ def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     if terminator == "?" or text[match_end : match_end + 40].lstrip()[:1] == "?":
         return _QUESTION
     prefix = _ascii_apostrophes(text[start:claim_start].lower())
+    if not prefix:  # the claim opens its sentence: nothing before it can frame it
+        return _HEDGED if _hedged(_ascii_apostrophes(text[claim_start:match_end].lower())) else _ASSERTED
     if _QUESTION_LEAD.match(prefix):
         return _QUESTION
     clause = _last_clause(prefix)

@@ -166,6 +166,8 @@ def _expiry(fact: Fact, loaded_at: float) -> float | None:
 
 def _candidates(claim: Claim) -> list[str]:
     """Subjects to try: for names the role first ("the user"), then the name itself."""
+    if not claim.role:  # most claims: the subject's candidates, in order, each once
+        return list(dict.fromkeys(subject_candidates(normalize_subject(claim.subject)))) if claim.subject else []
     out: list[str] = []
     sources = [claim.role, claim.subject] if claim.category == "entity_name" else [claim.subject, claim.role]
     for source in sources:
