@@ -24,13 +24,15 @@ from .lexicon import (
     REASONING_HINTS,
     STOPWORDS,
 )
-from .text import WORD, Folded, Specific, lower_words, specifics
+from .text import WORD, Folded, Specific, SpecificFields, lower_words, specific_fields
 
 FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _UNITS = re.compile(r"[^\n]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
+# A sentence ends after ., ! or ? (and closing quotes or brackets) and white space before a capital or a
+# digit. The match starts at the stop itself, so `re` can skip to the next stop; the break is one past it.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
 _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ \t]+)")
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}")
@@ -43,6 +45,7 @@ _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
 _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
+_COURTESY = Folded(COURTESY)
 _NOT_CONTENT = STOPWORDS | LOOSE
 
 
@@ -62,12 +65,12 @@ class Claim:
 def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     """The atomic claims of `text`, in order."""
     claims: list[Claim] = []
-    masked = _FENCE.sub(lambda m: _BLANK.sub(" ", m.group()), text)  # keep the line breaks
-    found = specifics(masked, opens_sentence=True, context=text)  # one pass over the whole output
-    starts = [f.start for f in found]
+    masked = _FENCE.sub(lambda m: _BLANK.sub(" ", m.group()), text) if "```" in text else text  # keep line breaks
+    found = specific_fields(masked, opens_sentence=True, context=text)  # one pass over the whole output
+    starts = [f[3] for f in found]
     for unit in _UNITS.finditer(masked):
         line = unit.group()
-        if not line.strip() or _TABLE_RULE.match(line) or _CUT_MARK.match(line):
+        if not line.strip() or _TABLE_RULE.match(line) or ("[" in line and _CUT_MARK.match(line)):
             continue
         base = unit.start()
         mark = _LIST_MARK.match(line)
@@ -87,9 +90,10 @@ def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = offset
     for m in _SENTENCE_END.finditer(line, offset):
-        if _ABBREVIATIONS.search(line, max(0, m.start() - 6), m.start()):
+        stop = m.start() + 1
+        if _ABBREVIATIONS.search(line, max(0, stop - 6), stop):
             continue
-        spans.append((start, m.start()))
+        spans.append((start, stop))
         start = m.end()
     spans.append((start, len(line)))
     # Table rows: each cell run is one unit of facts about the row.
@@ -115,29 +119,29 @@ def _checkable(line: str, lower: str, start: int, end: int) -> bool:
         return True
     if not line.isascii():  # lowercasing may change lengths there: words of the piece itself
         return sum(1 for w in WORD.findall(line[start:end]) if w.lower() not in STOPWORDS) >= 3
-    return sum(1 for w in lower_words(lower[start:end]) if w not in STOPWORDS) >= 3
+    return len([w for w in lower_words(lower[start:end]) if w not in STOPWORDS]) >= 3
 
 
-def _claim(text: str, start: int, end: int, every: list[Specific], starts: list[int]) -> Claim | None:
+def _claim(text: str, start: int, end: int, every: list[SpecificFields], starts: list[int]) -> Claim | None:
     raw = text[start:end]
     stripped = raw.strip().strip("*_|").strip()
     if not stripped:
         return None
     lead = raw.find(stripped)
     start, end = start + lead, start + lead + len(stripped)
-    if stripped.endswith("?") or COURTESY.match(stripped) or _CUT_MARK.match(stripped):
+    lower = stripped.lower()
+    if stripped.endswith("?") or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
         return None
     mine: list[Specific] = []
     for i in range(bisect_left(starts, start), len(every)):
-        f = every[i]
-        if f.start >= end:
+        kind, said, value, f_start, f_end, unit = every[i]
+        if f_start >= end:
             break
-        if f.end <= end:  # offsets relative to the claim's text
-            mine.append(Specific(f.kind, f.text, f.value, f.start - start, f.end - start, f.unit))
+        if f_end <= end:  # offsets relative to the claim's text
+            mine.append(Specific(kind, said, value, f_start - start, f_end - start, unit))
     found = tuple(mine)
-    lower = stripped.lower()
     words = lower_words(lower)
-    content = tuple(w for w in words if w not in _NOT_CONTENT)
+    content = tuple([w for w in words if w not in _NOT_CONTENT])
     if not found and len(content) < 2:
         return None
     bag = set(words)

@@ -97,6 +97,7 @@ class Report:
 
 _WEIGHTS = {GROUNDED: 1.0, FABRICATED: 0.0}
 _KEPT_POOLS = 8  # each holds at most max_evidence_chars of text twice, and its lookups
+_KEYABLE = (str, Passage)
 
 
 class Grounder:
@@ -110,24 +111,29 @@ class Grounder:
     def __init__(self, settings: Settings | None = None, scorer: Scorer | None = None) -> None:
         self.settings = settings or Settings()
         self.scorer = scorer
-        self._pools: OrderedDict[tuple[Passage, ...], EvidencePool] = OrderedDict()
+        self._pools: OrderedDict[int, tuple[tuple[Passage | str, ...], EvidencePool]] = OrderedDict()
         self._lock = Lock()
 
     def pool(self, passages: Iterable[Passage | str]) -> EvidencePool:
-        items = tuple(
+        given = tuple(passages)
+        # Kept only for text and Passages (1 == 1.0 == True would share a pool but not a text), hashed once.
+        key = hash(given) if all(type(p) in _KEYABLE for p in given) else None
+        if key is not None:
+            with self._lock:
+                kept = self._pools.get(key)
+                if kept is not None and kept[0] == given:
+                    self._pools.move_to_end(key)
+                    return kept[1]
+        items = [
             p if isinstance(p, Passage) else Passage(str(p), key=str(i), truncated=looks_truncated(str(p)))
-            for i, p in enumerate(passages)
-        )
-        with self._lock:
-            found = self._pools.get(items)
-            if found is not None:
-                self._pools.move_to_end(items)
-                return found
+            for i, p in enumerate(given)
+        ]
         pool = EvidencePool(items, max_chars=self.settings.max_evidence_chars)
-        with self._lock:
-            self._pools[items] = pool
-            while len(self._pools) > _KEPT_POOLS:
-                self._pools.popitem(last=False)
+        if key is not None:
+            with self._lock:
+                self._pools[key] = (given, pool)
+                while len(self._pools) > _KEPT_POOLS:
+                    self._pools.popitem(last=False)
         return pool
 
     def ground(

@@ -189,8 +189,8 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
 
 def _content_support(claim: Claim, pool: EvidencePool) -> tuple[int, int]:
     words = [w for w in claim.content if len(w) > 1 and not w.isdigit()]
-    found = sum(1 for w in words if pool.has_word(w) or _hyphen_parts(w, pool))
-    return found, len(words)
+    has = pool.has_word
+    return len([w for w in words if has(w) or _hyphen_parts(w, pool)]), len(words)
 
 
 def _hyphen_parts(word: str, pool: EvidencePool) -> bool:
@@ -527,7 +527,7 @@ _GLOSS = re.compile(r"\s*\(([^()]{1,40})\)")
 
 
 def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> None:
-    gloss = _GLOSS.match(claim_text, spec.end)
+    gloss = _GLOSS.match(claim_text, spec.end) if "(" in claim_text else None
     if gloss and pool.find(gloss.group(1).strip(), limit=1):
         return  # "Miami (MIA)": a gloss of something the evidence states, not a new name
     missing = []
@@ -758,7 +758,7 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     text = pool.lower(region.passage)
     lo = max(0, region.start - 160)
     window = text[lo : region.end + 160]
-    near = sum(1 for w in words if stem(w) in window)
+    near = len([w for w in words if stem(w) in window])
     # Word polarity reads prose (documents) well and tool output (JSON, code, logs) poorly: ask more there.
     prose = source in ("evidence", "retrieval")
     if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
@@ -773,7 +773,7 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
         return
     if prose and not claim.negated:
         sentence = text[region.start : region.end]
-        on = sum(1 for w in words if stem(w) in sentence)
+        on = len([w for w in words if stem(w) in sentence])
         if on / len(words) >= 0.7 and NEGATION.search(sentence):
             reason = f"the passage it rests on ({cite}) is negated; the claim is not"
             problems.append(_Problem("negation", reason, 0.55, region))

@@ -11,6 +11,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from .lexicon import CLOSED_CLASS, LOOSE, STATUS_PATTERN, STATUS_STATE, STOPWORDS
 
@@ -141,7 +142,20 @@ class Folded:
 _UPPER = re.compile(r"[A-Z]")
 _ESCAPE = re.compile(r"\\.")
 _STATUS = Folded(STATUS_PATTERN)
-_MAYBE = Folded(_MAYBE_SPECIFIC)
+_MAYBE_CHARS = re.compile(r"[0-9$@`_]")  # on ASCII text: the characters of _MAYBE_SPECIFIC
+_CURRENCY_CODE = re.compile(r"\b(?:usd|eur|gbp)\b")
+
+
+def _maybe_specific(text: str, lower: str) -> bool:
+    """`_MAYBE_SPECIFIC.search(text)`: on ASCII text a character-set scan and substring tests (the
+    alternation tried at every position costs more than everything else in a text without digits)."""
+    if not text.isascii():
+        return _MAYBE_SPECIFIC.search(text) is not None
+    if _MAYBE_CHARS.search(lower) or "www." in lower:
+        return True
+    return ("usd" in lower or "eur" in lower or "gbp" in lower) and _CURRENCY_CODE.search(lower) is not None
+
+
 _LETTER_BYTES = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
 
 
@@ -222,10 +236,19 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
     A capitalised word that opens a sentence is a name only when it is no common opener and the
     text (or `context`, the whole output) never writes it in lower case; such names are marked
     `unit="initial"` so the grader can weigh them less."""
-    found: list[Specific] = []
+    return [Specific(*f) for f in specific_fields(text, opens_sentence, context)]
+
+
+SpecificFields = tuple[str, str, object, int, int, "str | None"]
+
+
+def specific_fields(text: str, opens_sentence: bool = True, context: str | None = None) -> list[SpecificFields]:
+    """`specifics` as plain field tuples (kind, text, value, start, end, unit): the claim splitter makes
+    its Specifics once, with offsets relative to each claim, from these."""
+    found: list[SpecificFields] = []
     taken: list[tuple[int, int]] = []
     lower = text.lower()
-    scan = SPECIFIC.finditer(text) if _MAYBE.search(text, lower) else ()
+    scan = SPECIFIC.finditer(text) if _maybe_specific(text, lower) else ()
     for m in scan:
         kind = m.lastgroup or ""
         raw = m.group()
@@ -258,14 +281,14 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
                 continue
         else:
             value = raw.lower().rstrip(".,;:")
-        found.append(Specific(kind, raw, value, m.start(), m.end(), unit))
+        found.append((kind, raw, value, m.start(), m.end(), unit))
         taken.append((m.start(), m.end()))
     lowered = set(_letter_words(lower))
     statuses = _STATUS.spans(text, lower) if not lowered.isdisjoint(STATUS_FIRST_WORDS) else ()
     for start, end in statuses:
         if not _overlaps(taken, start, end):
             said = text[start:end]
-            found.append(Specific("status", said, STATUS_STATE[said.lower()], start, end))
+            found.append(("status", said, STATUS_STATE[said.lower()], start, end, None))
     whole = context if context is not None else text
     verdicts: dict[str, bool] = {}
 
@@ -282,7 +305,7 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
         said = m.group()
         words = said.replace("-", " ").split(" ")  # NAME joins its words by one space or hyphen
         initial = None
-        if (start == 0 and opens_sentence) or (start > 0 and _at_start(text, start)):
+        if (start == 0 and opens_sentence) or (start > 0 and _START.search(text, max(0, start - 6), start)):
             initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
         words = [w for w in words if like(w)]
         unit = None
@@ -290,9 +313,12 @@ def specifics(text: str, opens_sentence: bool = True, context: str | None = None
             words.insert(0, initial)
             unit = "initial" if len(words) == 1 else None
         if words:
-            found.append(Specific("name", said, tuple(w.lower() for w in words), start, end, unit))
-    found.sort(key=lambda s: s.start)
+            found.append(("name", said, tuple(map(str.lower, words)), start, end, unit))
+    found.sort(key=_START_OF)
     return found
+
+
+_START_OF = itemgetter(3)
 
 
 def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -353,7 +379,3 @@ def _lowercase_elsewhere(word: str, text: str) -> bool:
             return True
         at = text.find(low, at + 1)
     return False
-
-
-def _at_start(text: str, offset: int) -> bool:
-    return _START.search(text, max(0, offset - 6), offset) is not None or offset == 0
