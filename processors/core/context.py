@@ -321,26 +321,54 @@ def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     prefix = _ascii_apostrophes(text[start:claim_start].lower())
     if not prefix:  # the claim opens its sentence: nothing before it can frame it
         return _HEDGED if _hedged(_ascii_apostrophes(text[claim_start:match_end].lower())) else _ASSERTED
-    if _QUESTION_LEAD.match(prefix):
-        return _QUESTION
-    clause = _last_clause(prefix)
-    if "once" in clause:
-        clause = clause.replace("once again", "again").replace("once more", "more")
-    if _INSTRUCTION_LEAD.match(clause):
-        return _SUGGESTION
-    hits = _frame_hits(clause) if clause else ()
-    if 0 in hits:
-        marker = _NOT_ASSERTED.search(clause)
-        if marker is not None:
-            return Frame(False, marker.lastgroup, False)
-    if 1 in hits:
-        return _INTENT_FRAME
+    framed, hits = _prefix_frame(prefix)
+    if framed is not None:
+        return framed
     claim_text = _ascii_apostrophes(text[claim_start:match_end].lower())
     # "returns 404 when the resource is not found" describes behaviour; "when I checked,
     # docker was not running" reports what happened: only present tense is conditional.
     if 2 in hits and not _PAST_SHORT.search(claim_text):
         return _CONDITIONAL_FRAME
     return _HEDGED if 3 in hits or _hedged(claim_text) else _ASSERTED
+
+
+def _prefix_frame(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
+    """What the words before a claim decide on their own: a frame that is not an assertion,
+    or None and which frame expressions (`_FRAME_SET_ORDER`) the last clause holds.
+
+    A function of the prefix alone, remembered: agents open claims with the same few words
+    ("the ", "your reservation ", "i ") again and again, and this is most of the frame's cost.
+    """
+    known = _PREFIX_FRAMES.get(prefix)
+    if known is not None:
+        return known
+    known = _prefix_frame_uncached(prefix)
+    if len(_PREFIX_FRAMES) >= _MAX_PREFIXES:
+        _PREFIX_FRAMES.clear()
+    _PREFIX_FRAMES[prefix] = known
+    return known
+
+
+def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
+    if _QUESTION_LEAD.match(prefix):
+        return _QUESTION, ()
+    clause = _last_clause(prefix)
+    if "once" in clause:
+        clause = clause.replace("once again", "again").replace("once more", "more")
+    if _INSTRUCTION_LEAD.match(clause):
+        return _SUGGESTION, ()
+    hits = tuple(_frame_hits(clause)) if clause else ()
+    if 0 in hits:
+        marker = _NOT_ASSERTED.search(clause)
+        if marker is not None:
+            return Frame(False, marker.lastgroup, False), hits
+    if 1 in hits:
+        return _INTENT_FRAME, hits
+    return None, hits
+
+
+_PREFIX_FRAMES: dict[str, tuple[Frame | None, tuple[int, ...]]] = {}
+_MAX_PREFIXES = 4096  # remembered prefixes; the whole memo is dropped when full
 
 
 # Frames are frozen: the common outcomes are shared, not built per claim.
