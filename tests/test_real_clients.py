@@ -144,12 +144,14 @@ def run_client(
     )
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Each client runs once per module, against one collector; the tests read its outcome."""
+@pytest.fixture(scope="module", params=[1, 2], ids=["one-process", "two-workers"])
+def runs(tmp_path_factory, request):
+    """Each client runs once per collector setup, the checks in one process or in two
+    worker processes (processor.workers); the tests read its outcome."""
     sink = Sink()
     collector = start_collector(
         tmp_path_factory.mktemp("collector"),
+        processor={"workers": request.param},
         agents=ENFORCING,
         exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
         annotations={"verbosity": "debug"},  # the most talkative setting must still leak nothing
