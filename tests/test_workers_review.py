@@ -295,3 +295,70 @@ def test_traces_released_together_reach_a_grpc_backend_with_the_default_message_
     finally:
         c.stop()
         sink.close()
+
+
+def test_after_written_in_the_same_failed_batch_as_another_producers_rows_still_succeeds():
+    store = AuditStore(":memory:", batch_rows=2, flush_interval_s=30)
+    try:
+        outcomes: list[bool] = []
+        other = threading.Thread(target=store.add_rows, args=({"no_such_table": [{"x": 1}]},))
+        other.start()
+        other.join()
+        store.after_written(outcomes.append)  # batched with the other thread's failing rows
+        assert store.flush(30)
+        assert store.write_errors == 1
+        assert outcomes == [True]
+    finally:
+        store.close()
+
+
+def test_one_unit_that_cannot_be_written_does_not_take_the_rest_of_its_batch_with_it():
+    # Each batch became one transaction: a single unit that cannot be written (a check whose
+    # table is missing, a value of the wrong type) rolled back every other unit batched with it,
+    # and their calls never became durable. Before, the other rows were written.
+    from datetime import datetime
+
+    store = AuditStore(":memory:", batch_rows=4, flush_interval_s=30)
+    try:
+        outcomes: dict[str, bool] = {}
+
+        def produce(name: str, tables: dict) -> None:
+            store.add_rows(tables)
+            store.after_written(lambda ok: outcomes.__setitem__(name, ok))
+
+        good = {"evaluations": [{"evaluation_id": "e1", "time": datetime(2026, 1, 1), "check_name": "output",
+                                 "verdict": "pass"}]}
+        threads = [threading.Thread(target=produce, args=("bad", {"no_such_table": [{"x": 1}]})),
+                   threading.Thread(target=produce, args=("good", good))]
+        for thread in threads:  # one after the other: the four items make one batch
+            thread.start()
+            thread.join()
+        assert store.flush(30)
+        assert outcomes == {"bad": False, "good": True}
+        assert store.cursor().execute("SELECT evaluation_id FROM evaluations").fetchall() == [("e1",)]
+    finally:
+        store.close()
+
+
+def test_a_row_of_the_wrong_type_fails_only_its_own_unit():
+    from datetime import datetime
+
+    store = AuditStore(":memory:", batch_rows=6, flush_interval_s=30)
+    try:
+        outcomes: dict[str, bool] = {}
+
+        def produce(name: str, evaluation_id: str, verdict) -> None:
+            store.add_rows({"evaluations": [{"evaluation_id": evaluation_id, "time": datetime(2026, 1, 1),
+                                             "check_name": "output", "verdict": "pass", "evaluation_us": verdict}]})
+            store.after_written(lambda ok: outcomes.__setitem__(name, ok))
+
+        for name, eid, value in (("a", "e1", 1.5), ("bad", "e2", "not a number"), ("c", "e3", 2.5)):
+            thread = threading.Thread(target=produce, args=(name, eid, value))
+            thread.start()
+            thread.join()
+        assert store.flush(30)
+        assert outcomes == {"a": True, "bad": False, "c": True}
+        assert store.cursor().execute("SELECT evaluation_id FROM evaluations ORDER BY 1").fetchall() == [
+            ("e1",), ("e3",)]
+    finally:
+        store.close()

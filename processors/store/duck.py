@@ -66,6 +66,7 @@ class AuditStore:
         # Threads whose rows failed to write since their last after_written marker was handled:
         # the writer splits its queue into batches, so a marker may land in the batch after its rows.
         self._failed_producers: set[threading.Thread] = set()
+        self._logged = False  # a failed unit's traceback was logged in this batch
         self._worker = BackgroundWorker(
             "claimwatch-store", self._write, batch_size=batch_rows, max_age_s=flush_interval_s
         )
@@ -101,31 +102,54 @@ class AuditStore:
         return self._schemas[table].names
 
     def _write(self, items: list) -> None:
-        units = [item.tables for item in items if isinstance(item, _Unit)]
-        ok = True
+        units = [item for item in items if isinstance(item, _Unit)]
+        failed: list[_Unit] = units  # until written
         try:
-            ok = self._write_units(units) if units else True
+            # A unit for a table the schema lacks (its check's migration is not registered) cannot be
+            # written however often it is split: it fails at once, without costing transactions.
+            unknown = [u for u in units if not self._schemas.keys() >= u.tables.keys()]
+            if unknown:
+                tables = sorted({t for u in unknown for t in u.tables if t not in self._schemas})
+                logger.error("no table %s in the audit schema (is its check's migration registered?)", tables)
+                units = [u for u in units if self._schemas.keys() >= u.tables.keys()]
+            self._logged = False
+            failed = unknown + (self._write_split(units) if units else [])
+            if failed:
+                self.write_errors += 1
+                logger.error("could not write %d of %d unit(s) of rows to %s", len(failed), len(units), self.path)
         finally:
-            self._answer(items, ok)
+            self._answer(items, {id(u) for u in failed})
 
-    def _answer(self, items: list, ok: bool) -> None:
+    def _write_split(self, units: list[_Unit]) -> list[_Unit]:
+        """Write `units` in one transaction; when that fails, each half again, so a unit that cannot
+        be written (a check's missing table, a value of the wrong type) fails alone instead of
+        taking the rest of its batch with it. Returns the units that could not be written."""
+        if self._write_units([u.tables for u in units], log=len(units) == 1 and not self._logged):
+            return []
+        if len(units) == 1:
+            self._logged = True  # one traceback per batch is enough
+            return units
+        half = len(units) // 2
+        return self._write_split(units[:half]) + self._write_split(units[half:])
+
+    def _answer(self, items: list, failed_units: set[int]) -> None:
         """Run the batch's markers in queue order; a producer's failed rows fail its next marker."""
         failed = self._failed_producers
         for item in items:
             if isinstance(item, _Unit):
-                if not ok:
+                if id(item) in failed_units:
                     failed.add(item.producer)
                 continue
             if not isinstance(item, _AfterWritten):
                 continue
-            done = ok and item.producer not in failed
+            done = item.producer not in failed  # its own rows, in this batch or an earlier one
             failed.discard(item.producer)
             try:
                 item.callback(done)
             except Exception:
                 logger.exception("after-write callback failed")
 
-    def _write_units(self, units: list[Mapping[str, Sequence[Mapping]]]) -> bool:
+    def _write_units(self, units: list[Mapping[str, Sequence[Mapping]]], log: bool = True) -> bool:
         total = sum(len(rows) for unit in units for rows in unit.values())
         try:
             cursor = self._con.cursor()
@@ -150,8 +174,8 @@ class AuditStore:
             self.rows_skipped += total - written
             return True
         except Exception:
-            self.write_errors += 1
-            logger.exception("could not write %d row(s) to %s", total, self.path)
+            if log:
+                logger.exception("could not write %d row(s) to %s", total, self.path)
             return False
 
     def _new_only(self, cursor, units: list) -> list:
