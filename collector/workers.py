@@ -62,6 +62,7 @@ class WorkerPool:
         self._max_bytes = config.processor.max_buffered_bytes
         self._max_items = 2 * config.processor.max_spans
         self._worker_counts: list[dict] = []
+        self._retired: Counter = Counter()  # counters of workers that died and were replaced
         self._flushes: dict[int, threading.Event] = {}
         self._flush_lock = threading.Lock()
         self._next_token = 0
@@ -179,6 +180,10 @@ class WorkerPool:
         # skipped by the store (evaluation ids are deterministic).
         worker.process.join(5)
         self.counts["worker_restarts"] += 1
+        # Its counters live on in the totals (a replacement starts from zero; counters must not fall).
+        self._retired.update({k: v for k, v in self._worker_counts[worker.index].items()
+                              if isinstance(v, int | float) and k not in _OWN_KEYS and k not in _GAUGES})
+        self._worker_counts[worker.index] = {}
         logger.error("worker %d exited (exit code %s); starting a new one and resending %d call(s)",
                      worker.index, worker.process.exitcode, len(worker.outstanding))
         self._start(worker)
@@ -240,6 +245,7 @@ class WorkerPool:
 
     def stats(self) -> dict:
         out: Counter = Counter(self.counts)
+        out.update(self._retired)
         for counts in self._worker_counts:
             out.update({k: v for k, v in counts.items() if isinstance(v, int | float) and k not in _OWN_KEYS})
         out = dict(out)
@@ -256,6 +262,8 @@ class WorkerPool:
 _OWN_KEYS = frozenset({"spans_received", "spans_rejected", "logs_received", "logs_with_output",
                        "accepted_seq", "durable_seq", "buffered_bytes", "queue_depth",
                        "store_rows_written", "store_write_errors", "store_rows_skipped"})
+# What a worker holds now, not a count of what it did: not carried over when it is replaced.
+_GAUGES = frozenset({"buffered_traces", "buffered_spans"})
 
 
 class _Worker:

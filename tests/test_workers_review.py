@@ -362,3 +362,26 @@ def test_a_row_of_the_wrong_type_fails_only_its_own_unit():
             ("e1",), ("e3",)]
     finally:
         store.close()
+
+
+# --- counters across a worker restart ------------------------------------------------------------
+
+@pytest.mark.e2e
+def test_counters_do_not_go_back_when_a_worker_is_replaced(tmp_path):
+    # The pool's counters are the sum of each worker's own; a replacement starts from zero, so
+    # spans_processed, evaluations and verdict counts fell on /metrics (counters must not fall).
+    c = start_collector(tmp_path, processor={"workers": 2, "decisionWaitMs": 0})
+    try:
+        for t in range(1, 21):
+            assert post(c.addresses.otlp_http, "/v1/traces", _body(t))[0] == 200
+        assert c.engine.flush(120)
+        before = c.engine.stats()
+        assert before["spans_processed"] == 20
+        os.kill(c.engine._workers[0].process.pid, signal.SIGKILL)
+        wait_for(lambda: c.engine.stats().get("worker_restarts", 0) == 1, 60)
+        assert c.engine.flush(120)
+        after = c.engine.stats()
+        for key in ("spans_processed", "evaluations", "verdict_flag"):
+            assert after.get(key, 0) >= before.get(key, 0), key
+    finally:
+        c.stop()
