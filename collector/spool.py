@@ -344,7 +344,7 @@ def replay(spool: Spool, engine) -> int:
     overloaded for minutes) is kept for the next start.
     """
     from .engine import Overloaded
-    from .otlp import MalformedRequest, iter_spans, parse_logs, parse_traces
+    from .otlp import MalformedRequest, parse_logs, parse_traces
 
     total = 0
     for path in list(spool.leftovers):
@@ -354,7 +354,7 @@ def replay(spool: Spool, engine) -> int:
             for rec in read_segment(path):
                 if rec.signal == "traces":
                     request = parse_traces(rec.body, rec.content_type)
-                    call = lambda r=request: engine.accept_traces(list(iter_spans(r)))  # noqa: E731
+                    call = lambda r=request: engine.accept_request(r)  # noqa: E731
                 else:
                     request = parse_logs(rec.body, rec.content_type)
                     call = lambda r=request: engine.accept_logs(r)  # noqa: E731

@@ -14,6 +14,7 @@ import pytest
 
 from claimwatch.collector import spool as spool_module
 from claimwatch.collector.engine import Overloaded
+from claimwatch.collector.otlp import iter_spans
 from claimwatch.collector.spool import Spool, SpoolError, read_segment, replay
 from tests.otlp_helpers import llm_messages, trace_request
 
@@ -43,8 +44,8 @@ class StandInEngine:
         self.durable = 0
         self.refuse = refuse_first
 
-    def accept_traces(self, spans):
-        return self._take("traces", [s.record.trace_id for s in spans])
+    def accept_request(self, request):  # what the receivers call for traces
+        return self._take("traces", [s.record.trace_id for s in iter_spans(request)])
 
     def accept_logs(self, request):
         return self._take("logs", len(request.resource_logs))
