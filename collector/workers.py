@@ -63,7 +63,7 @@ class WorkerPool:
         self._max_items = 2 * config.processor.max_spans
         self._worker_counts: list[dict] = []
         self._retired: Counter = Counter()  # counters of workers that died and were replaced
-        self._flushes: dict[int, threading.Event] = {}
+        self._flushes: dict[int, _Countdown] = {}
         self._flush_lock = threading.Lock()
         self._next_token = 0
         self._workers: list[_Worker] = []
@@ -181,8 +181,9 @@ class WorkerPool:
         worker.process.join(5)
         self.counts["worker_restarts"] += 1
         # Its counters live on in the totals (a replacement starts from zero; counters must not fall).
-        self._retired.update({k: v for k, v in self._worker_counts[worker.index].items()
-                              if isinstance(v, int | float) and k not in _OWN_KEYS and k not in _GAUGES})
+        # (A new Counter, not an update in place: stats() may be reading the old one.)
+        self._retired = self._retired + Counter({k: v for k, v in self._worker_counts[worker.index].items()
+                                                 if isinstance(v, int | float) and k not in _OWN_KEYS | _GAUGES})
         self._worker_counts[worker.index] = {}
         logger.error("worker %d exited (exit code %s); starting a new one and resending %d call(s)",
                      worker.index, worker.process.exitcode, len(worker.outstanding))
