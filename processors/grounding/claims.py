@@ -33,7 +33,11 @@ _UNITS = re.compile(r"[^\n]+")
 # A sentence ends after ., ! or ? (and closing quotes or brackets) and white space before a capital or a
 # digit. The match starts at the stop itself, so `re` can skip to the next stop; the break is one past it.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
-_CLAUSE = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)", re.IGNORECASE)
+# A clause break: "; " or ", and " / " but " / " while " ... before more text. Written to start with one
+# character of [;,\s] (a lookbehind then says which) so `re` skips to candidates; same matches as
+# r";\s+|,?\s+(?:and|but|...)\s+(?=\S)".
+_JOINERS = r"(?:and|but|while|whereas|although|though)"
+_CLAUSE = re.compile(rf"[;,\s](?:(?<=;)\s+|(?<=,)\s+{_JOINERS}\s+(?=\S)|(?<=\s)\s*{_JOINERS}\s+(?=\S))", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+|#+[ \t]+|>[ \t]+)")
 _TABLE_RULE = re.compile(r"^[ \t]*(?:\|[ \t]*)?:?-{2,}")
 _BLANK = re.compile(r"[^\n]")
@@ -46,6 +50,15 @@ _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|
 _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
 _COURTESY = Folded(COURTESY)
+_GUESS_WORDS = ("should", "might", "would", "probably", "presumably", "perhaps", "maybe")  # GUESS's words
+
+
+def _may_guess(lower: str) -> bool:
+    """A substring test before GUESS: on ASCII text a match needs one of its words in the lowercased text
+    (elsewhere case folding can match more, "ſhould", so the pattern decides)."""
+    return not lower.isascii() or any(w in lower for w in _GUESS_WORDS)
+
+
 _NOT_CONTENT = STOPWORDS | LOOSE
 
 
@@ -150,7 +163,7 @@ def _claim(text: str, start: int, end: int, every: list[SpecificFields], starts:
             if "-" in w or "'" in w:
                 bag.update(_PLAIN.findall(w))
     # Every alternative of INTENT is anchored at ^ (and it is no MULTILINE pattern): match = search.
-    if _INTENT.match(stripped, lower) or _GUESS.search(stripped, lower):
+    if _INTENT.match(stripped, lower) or (_may_guess(lower) and _GUESS.search(stripped, lower)):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
     elif not bag.isdisjoint(REASONING_HINTS) and _REASONING.search(stripped, lower):
         kind = REASONING_KIND

@@ -100,7 +100,10 @@ SPECIFIC = re.compile(
 )
 _MAYBE_SPECIFIC = re.compile(r"[\d$€£@`]|www\.|_|\b(?:usd|eur|gbp)\b", re.IGNORECASE)
 STATUS_FIRST_WORDS = frozenset(w.split()[0].split("-")[0] for w in STATUS_STATE)
-NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b|\b[A-Z]{2,}[a-z]?s?\b")
+# A capitalised word or run of them ("Ann", "New York", "Jean-Luc"), or an upper-case word ("NASA", "CNNs"),
+# starting at a word boundary. Written to start with its first letter (the boundary is the lookbehind
+# after it) so `re` skips to the next capital instead of trying both forms at every position.
+NAME = re.compile(r"[A-Z](?<!\w[A-Z])(?:[a-z]+(?:[ -][A-Z][a-z]+)*\b|[A-Z]+[a-z]?s?\b)")
 
 
 class Folded:
