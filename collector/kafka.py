@@ -409,17 +409,25 @@ class KafkaExporter:
         self._by_session = config.partition_by == "session"
 
     def submit(self, request: ExportTraceServiceRequest) -> None:
-        for trace_id, part in split_by_trace(request):
+        self.publish(request)
+
+    def publish(self, request: ExportTraceServiceRequest, done=None) -> None:
+        """Produce one message per trace; `done(ok)` runs once the broker acknowledged all of
+        them (ok) or any failed or was dropped (not ok)."""
+        parts = split_by_trace(request)
+        pending = _Pending(len(parts), done) if done is not None else None
+        for trace_id, part in parts:
             key = trace_key(trace_id)
             if self._by_session:
                 session = session_of(part)
                 key = session.encode() if session else key
-            self._produce(key, part.SerializeToString())
+            self._produce(key, part.SerializeToString(), pending)
 
-    def _produce(self, key: bytes, value: bytes) -> None:
+    def _produce(self, key: bytes, value: bytes, pending=None) -> None:
+        callback = self._delivered if pending is None else pending.wrap(self._delivered)
         for _ in range(50):
             try:
-                self._producer.produce(self.config.topic, value=value, key=key, on_delivery=self._delivered)
+                self._producer.produce(self.config.topic, value=value, key=key, on_delivery=callback)
                 self._producer.poll(0)
                 self.counts["kafka_queued"] += 1
                 return
@@ -427,6 +435,12 @@ class KafkaExporter:
                 self._producer.poll(0.1)
         self.counts["kafka_dropped"] += 1
         logger.warning("kafka producer queue full; a trace was not published to %s", self.config.topic)
+        if pending is not None:
+            pending.result(False)
+
+    def poll(self, timeout: float) -> None:
+        """Serve delivery callbacks (librdkafka calls them only from poll or flush)."""
+        self._producer.poll(timeout)
 
     def _delivered(self, error, _message) -> None:
         if error is None:
@@ -442,6 +456,35 @@ class KafkaExporter:
         left = self._producer.flush(self.config.timeout_s)
         if left:
             logger.error("%d trace message(s) not delivered to kafka topic %s at shutdown", left, self.config.topic)
+
+
+class _Pending:
+    """Counts the messages of one published request down to a single done(ok)."""
+
+    __slots__ = ("_done", "_left", "_lock", "_ok")
+
+    def __init__(self, messages: int, done) -> None:
+        self._left = messages
+        self._ok = True
+        self._done = done
+        self._lock = threading.Lock()
+        if messages == 0:
+            done(True)
+
+    def wrap(self, delivered):
+        def callback(error, message) -> None:
+            delivered(error, message)
+            self.result(error is None)
+
+        return callback
+
+    def result(self, ok: bool) -> None:
+        with self._lock:
+            self._ok = self._ok and ok
+            self._left -= 1
+            finished = self._left == 0
+        if finished:
+            self._done(self._ok)
 
 
 def _producer(config: KafkaExporterConfig):

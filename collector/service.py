@@ -47,7 +47,13 @@ class Collector:
             flush_interval_s=storage.flush_interval_ms / 1000,
             mask_secrets=storage.mask_secrets,
         )
-        if worker_count(config) > 1:  # checks in worker processes; each forwards what it processed
+        kafka = config.exporters.kafka
+        if kafka is not None and kafka.publish == "received":  # a front door: consume workers check
+            from .frontdoor import FrontDoor
+
+            self.forwarder = None
+            self.engine = FrontDoor(config, self.store)
+        elif worker_count(config) > 1:  # checks in worker processes; each forwards what it processed
             self.forwarder = None
             self.engine = WorkerPool(config, self.store)
         else:

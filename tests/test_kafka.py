@@ -434,15 +434,18 @@ def _trickle(broker: str, topic: str, messages, seconds: float) -> None:
 
 
 @pytest.mark.e2e
-def test_serve_publishes_checked_traces_keyed_by_trace_id_that_a_consumer_stores(broker, topic, config, tmp_path):
+@pytest.mark.parametrize("publish", ["checked", "received"])
+def test_serve_publishes_traces_keyed_by_trace_id_that_a_consumer_stores(broker, topic, config, tmp_path, publish):
+    """checked: serve checks, then publishes; received: serve is a front door that checks nothing."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    from tests.otlp_helpers import start_collector
+    from tests.otlp_helpers import rows, start_collector
 
-    collector = start_collector(tmp_path, exporters={"kafka": {"brokers": broker, "topic": topic}})
+    collector = start_collector(tmp_path, exporters={"kafka": {"brokers": broker, "topic": topic,
+                                                               "publish": publish}})
     try:
         provider = TracerProvider(resource=Resource.create({"service.name": "front-door-agent"}))
         provider.add_span_processor(BatchSpanProcessor(
@@ -458,7 +461,11 @@ def test_serve_publishes_checked_traces_keyed_by_trace_id_that_a_consumer_stores
                 }):
                     pass
         provider.shutdown()
-        assert collector.engine.flush(10)
+        assert collector.engine.flush(30)
+        stats = collector.engine.stats()
+        assert stats["durable_seq"] == stats["accepted_seq"] > 0  # acknowledged by the broker / stored
+        checked_here = rows(collector, "SELECT count(DISTINCT trace_id) FROM evaluations")[0][0]
+        assert checked_here == (len(trace_ids) if publish == "checked" else 0)
     finally:
         collector.stop()
     keys = _read_keys(broker, topic, len(trace_ids))

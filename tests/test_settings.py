@@ -49,12 +49,14 @@ def test_each_environment_variable_sets_its_key():
     for s in SETTINGS:
         value = {"storage.path": "x.duckdb", "agents.defaultMode": "enforce", "annotations.verbosity": "debug",
                  "exporters.otlp.protocol": "grpc", "storage.spool.enabled": "True",
-                 "processor.workers": "3"}.get(s.key)
+                 "processor.workers": "3", "exporters.kafka.publish": "received"}.get(s.key)
         if value is None:
             value = "7" if s.key.endswith("Ms") else "127.0.0.1:9" if "endpoint" in s.key else "t0ken"
         env = {s.env: value}
         if s.key == "exporters.otlp.protocol":
             env["CLAIMWATCH_FORWARD_ENDPOINT"] = "127.0.0.1:4317"
+        if s.key == "exporters.kafka.publish":
+            env["CLAIMWATCH_KAFKA_EXPORT"] = "127.0.0.1:9092"
         config = resolve(None, {}, env).model_dump(by_alias=True)
         node = config
         for part in s.key.split("."):

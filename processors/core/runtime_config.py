@@ -132,6 +132,9 @@ class KafkaExporter(_Model):
     partition_by: Literal["trace", "session"] = "trace"
     options: dict[str, str] = Field(default_factory=dict)  # librdkafka producer properties
     timeout_s: float = Field(default=10.0, gt=0)
+    # checked: publish spans after this collector's checks; received: publish what the receivers
+    # accept and check nothing here (serve as the front door of `consume` workers; collector/frontdoor.py).
+    publish: Literal["checked", "received"] = "checked"
 
 
 class Exporters(_Model):

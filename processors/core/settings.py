@@ -48,6 +48,9 @@ SETTINGS: tuple[Setting, ...] = (
             "forwarding protocol: http/protobuf or grpc"),
     Setting("exporters.kafka.brokers", "CLAIMWATCH_KAFKA_EXPORT", "--kafka-export", "HOST:PORT[,...]",
             "Kafka brokers checked spans are published to (topic exporters.kafka.topic, otlp_proto); unset publishes nothing"),
+    Setting("exporters.kafka.publish", "CLAIMWATCH_KAFKA_PUBLISH", None, "WHAT",
+            "checked: publish spans after the checks; received: publish them as received and check nothing "
+            "here (a front door for consume workers)"),
     Setting("agents.defaultMode", "CLAIMWATCH_MODE", "--mode", "MODE",
             "audit (record only) or enforce (block) for agents no rule names"),
     Setting("processor.decisionWaitMs", "CLAIMWATCH_DECISION_WAIT_MS", None, "MS",
