@@ -59,6 +59,13 @@ class FrontDoor:
             self._pipeline = Pipeline(self.config)
         return self._pipeline
 
+    def admit(self, wire_bytes: int) -> None:
+        """Refuse a request before it is decoded when unpublished requests fill the memory bound."""
+        held = self.ledger.open_bytes
+        if held and held + wire_bytes > self._max_bytes:
+            self.counts["requests_refused_memory"] += 1
+            raise Overloaded(f"unpublished spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+
     def accept_request(self, request: ExportTraceServiceRequest) -> Accepted:
         total = bad = 0
         for rs in request.resource_spans:
@@ -70,7 +77,7 @@ class FrontDoor:
             request = _without_bad_ids(request)
         good = total - bad
         nbytes = request.ByteSize() if good else 0
-        if nbytes and self.ledger.open_bytes + nbytes > self._max_bytes:
+        if nbytes and self.ledger.open_bytes and self.ledger.open_bytes + nbytes > self._max_bytes:
             self.counts["requests_refused_memory"] += 1
             raise Overloaded(f"unpublished spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
         seq = self.ledger.open(good, nbytes)

@@ -32,6 +32,7 @@ class _Receiver:
         self.spool = spool  # accepted requests are written here before the answer (storage.spool)
 
     def export_traces(self, body: bytes, context) -> trace_service_pb2.ExportTraceServiceResponse:
+        self._admit(body, context)
         request = self._decode(parse_traces, body, count_spans, "spans", context)
         try:
             result = self.engine.accept_request(request)
@@ -45,12 +46,20 @@ class _Receiver:
         return response
 
     def export_logs(self, body: bytes, context) -> logs_service_pb2.ExportLogsServiceResponse:
+        self._admit(body, context)
         request = self._decode(parse_logs, body, count_log_records, "log records", context)
         try:
             self._spool(self.engine.accept_logs(request), "logs", body)
         except (Overloaded, SpoolError) as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry later")
         return logs_service_pb2.ExportLogsServiceResponse()
+
+    def _admit(self, body: bytes, context) -> None:
+        """Refuse before decoding when the collector's memory bound is full."""
+        try:
+            self.engine.admit(len(body))
+        except Overloaded as exc:
+            context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry later")
 
     def _spool(self, result, signal: str, body: bytes) -> None:
         if self.spool is not None and result.accepted:

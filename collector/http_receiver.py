@@ -67,6 +67,7 @@ class OtlpHandler(BoundedHandler):
             return
         try:
             body = self._body()
+            self.server.engine.admit(len(body))  # refuse before decoding when memory is full
             limit = self.server.max_spans
             if route == "/v1/traces":
                 request = parse_traces(body, content_type)

@@ -43,9 +43,9 @@ class ProcessorConfig(_Model):
     decision_wait_ms: int = Field(default=2000, ge=0)  # how long a trace's spans are held for its ancestors
     max_traces: int = Field(default=50_000, gt=0)
     max_spans: int = Field(default=1_000_000, gt=0)
-    # Wire bytes of received spans held until processed; above it receivers answer 503 /
-    # UNAVAILABLE with Retry-After (like the Collector's memory_limiter). Python objects take
-    # a few times their wire size, so RSS stays near a small multiple of this.
+    # Memory of received spans held until processed, estimated as 6x their wire size (decoded
+    # spans measured 5.7x); above it receivers answer 503 / UNAVAILABLE with Retry-After before
+    # decoding the request (like the Collector's memory_limiter).
     max_buffered_bytes: int = Field(default=256 << 20, gt=0)
     # Worker processes that run the checks, each owning whole traces (routed by trace id).
     # 1 runs them on a thread of the collector process; 0 starts one per CPU core.
