@@ -278,22 +278,35 @@ def _by_value(pool: EvidencePool) -> tuple[list[float], list[int]]:
 def _first_equal(value: float, percent: bool, pool: EvidencePool) -> int | None:
     """The first number of the pool (in text order) `_close` to `value` (or to it as a percent of 1).
 
-    Looked up by value: every number `_close` to `value` lies within 2e-6 * max(1, |value|) of it
-    (and of value / 100 for a percent), so only those few are tested, not every number of the pool."""
+    Looked up by value: every finite number `_close` to `value` lies within 2e-6 * max(1, |value|) of
+    it (and of value / 100 for a percent), so only those few, and any huge ones, are tested, not every
+    number of the pool."""
     every = _all_numbers(pool)
     if not math.isfinite(value):
         return next((i for i, n in enumerate(every) if _close(n[0], value) or (percent and _close(n[0] * 100, value))),
                     None)  # fmt: skip
     keys, order = _by_value(pool)
     tol = 2e-6 * max(1.0, abs(value))
+    places = [j for target in ((value, value / 100) if percent else (value,))
+              for j in range(bisect_left(keys, target - tol), bisect_right(keys, target + tol))]  # fmt: skip
+    # A huge figure overflows `_close` to true (inf <= inf) for any value: tested wherever it is.
+    lo, hi = 0, len(keys) - 1
+    while lo <= hi and abs(keys[lo]) >= _HUGE:
+        places.append(lo)
+        lo += 1
+    while hi >= lo and abs(keys[hi]) >= _HUGE:
+        places.append(hi)
+        hi -= 1
     best = None
-    for target in (value, value / 100) if percent else (value,):
-        for j in range(bisect_left(keys, target - tol), bisect_right(keys, target + tol)):
-            i = order[j]
-            v = every[i][0]
-            if (_close(v, value) or (percent and _close(v * 100, value))) and (best is None or i < best):
-                best = i
+    for j in places:
+        i = order[j]
+        v = every[i][0]
+        if (best is None or i < best) and (_close(v, value) or (percent and _close(v * 100, value))):
+            best = i
     return best
+
+
+_HUGE = 1e306  # above this, v * 100 (or v itself) may be infinite
 
 
 def _close(a: float, b: float) -> bool:

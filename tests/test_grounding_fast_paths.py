@@ -1,0 +1,107 @@
+"""Grounding's fast paths give the same answers as the plain forms they replace (issue 12, speed).
+
+Each fast path (kept evidence pools, case-folded patterns, patterns rewritten to start with a
+character class, numbers looked up by value, one-pass word splitting) is checked against the
+plain form on seeded random input; `benchmarks/bench_grounding.py` measures what they save.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from claimwatch.grounding import Grounder, Passage
+from claimwatch.grounding.claims import _CLAUSE, _SENTENCE_END
+from claimwatch.grounding.engine import _KEPT_POOLS
+from claimwatch.grounding.evidence import EvidencePool
+from claimwatch.grounding.grade import _all_numbers, _close, _first_equal
+from claimwatch.grounding.lexicon import STATUS_PATTERN
+from claimwatch.grounding.text import EVIDENCE_WORDS, NAME, Folded, evidence_words
+
+PIECES = (
+    "Ann", "NASA", "NASAs", "Mike", "A", "and", "And", "but", "though", " ", "  ", "\t", "\n", ";", ",", ".",
+    "!", "?", '"', ")", "(", "*", "-", "_", "1", "9", "x", "s", "'", "’", "é", "É", "ſ", "K", "\x1c",
+    "not installed", "On Time", "passed", "FAILED",
+)  # fmt: skip
+
+
+def texts(seed: int, count: int = 4000) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 14))) for _ in range(count)]
+
+
+REPLY = "Reservation ZFA04Y has 1 checked bag and costs $121. The flight HAT069 departs on 2024-05-20."
+EVIDENCE = [
+    '{"reservation_id": "ZFA04Y", "flights": [{"flight_number": "HAT069", "date": "2024-05-20", "price": 121}]}',
+    '{"total_baggages": 2, "nonfree_baggages": 1}',
+]
+
+
+def test_a_kept_evidence_pool_grades_exactly_as_a_new_one_when_the_same_evidence_comes_again():
+    kept = Grounder()
+    first, again = kept.ground(REPLY, EVIDENCE), kept.ground(REPLY, list(EVIDENCE))
+    fresh = Grounder().ground(REPLY, [Passage(t, key=str(i)) for i, t in enumerate(EVIDENCE)])
+    assert kept.pool(EVIDENCE) is kept.pool(list(EVIDENCE))
+    for report in (again, fresh):
+        assert [(c.claim.text, c.grade) for c in report.claims] == [(c.claim.text, c.grade) for c in first.claims]
+
+
+def test_kept_pools_are_bounded_and_other_evidence_gets_its_own_pool():
+    grounder = Grounder()
+    pools = [grounder.pool([f"{EVIDENCE[0]} {i}"]) for i in range(_KEPT_POOLS + 3)]
+    assert len({id(p) for p in pools}) == len(pools)
+    assert len(grounder._pools) == _KEPT_POOLS
+
+
+@pytest.mark.parametrize("pattern", [STATUS_PATTERN, re.compile(r"\b(?:should|maybe)\b|n't\b", re.IGNORECASE)])
+def test_a_folded_pattern_finds_what_the_case_insensitive_one_finds_on_ascii_and_other_text(pattern):
+    folded = Folded(pattern)
+    for text in texts(1):
+        assert folded.spans(text) == [m.span() for m in pattern.finditer(text)]
+        assert folded.search(text) == (pattern.search(text) is not None)
+        assert folded.match(text) == (pattern.match(text) is not None)
+
+
+def test_folded_refuses_a_pattern_that_is_case_sensitive_or_has_upper_case_letters():
+    with pytest.raises(ValueError, match="IGNORECASE"):
+        Folded(re.compile(r"\bAnn\b", re.IGNORECASE))
+    with pytest.raises(ValueError, match="IGNORECASE"):
+        Folded(re.compile(r"ann"))
+
+
+def test_names_clause_breaks_and_sentence_ends_match_their_plain_forms_when_rewritten_for_speed():
+    name = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b|\b[A-Z]{2,}[a-z]?s?\b")
+    clause = re.compile(r";\s+|,?\s+(?:and|but|while|whereas|although|though)\s+(?=\S)", re.IGNORECASE)
+    sentence_end = re.compile(r"(?<=[.!?])[\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
+    for text in texts(2):
+        assert [m.span() for m in NAME.finditer(text)] == [m.span() for m in name.finditer(text)]
+        cut = len(text) // 2
+        assert [m.span() for m in _CLAUSE.finditer(text, 1, cut)] == [m.span() for m in clause.finditer(text, 1, cut)]
+        # the rewritten sentence end starts at the stop character, one before the plain form's match
+        assert [(m.start() + 1, m.end()) for m in _SENTENCE_END.finditer(text)] == [
+            m.span() for m in sentence_end.finditer(text)
+        ]
+
+
+def test_evidence_words_split_as_the_word_pattern_does_on_any_text():
+    for text in texts(3):
+        lower = text.lower()
+        assert evidence_words(lower) == EVIDENCE_WORDS.findall(lower)
+
+
+def test_a_claimed_number_is_found_by_value_where_a_scan_of_the_evidence_finds_it():
+    rng = random.Random(4)
+    shapes = (lambda: str(rng.randint(0, 50)), lambda: f"{rng.uniform(0, 100):.{rng.randint(0, 7)}f}",
+              lambda: "3.1415926", lambda: "3.14159261", lambda: "1,000.50", lambda: "9" * rng.randint(1, 320))  # fmt: skip
+    for _ in range(300):
+        pool = EvidencePool([Passage(" ".join(rng.choice(shapes)() for _ in range(20))) for _ in range(3)])
+        every = _all_numbers(pool)
+        for value in [n[0] for n in rng.sample(every, 5)] + [3.1415926, 314.15926, 50.0, float("inf")]:
+            for percent in (False, True):
+                scanned = next(
+                    (i for i, n in enumerate(every) if _close(n[0], value) or (percent and _close(n[0] * 100, value))),
+                    None,
+                )
+                assert _first_equal(value, percent, pool) == scanned
