@@ -14,6 +14,7 @@ import pytest
 
 from claimwatch.grounding import Grounder, Passage
 from claimwatch.grounding.claims import _CLAUSE, _SENTENCE_END
+from claimwatch.grounding.decision import _ends_whole
 from claimwatch.grounding.engine import _KEPT_POOLS
 from claimwatch.grounding.evidence import EvidencePool
 from claimwatch.grounding.grade import _all_numbers, _close, _first_equal
@@ -105,3 +106,13 @@ def test_a_claimed_number_is_found_by_value_where_a_scan_of_the_evidence_finds_i
                     None,
                 )
                 assert _first_equal(value, percent, pool) == scanned
+
+
+def test_a_finished_answer_is_read_from_its_last_character_as_the_end_anchored_pattern_reads_it():
+    pattern = re.compile(r"[.!?:)\]\"'`*|>…]$|\d$|```$|[\U0001F300-\U0001FAFF]$")
+    rng = random.Random(5)
+    marks = [*".!?:)]\"'`*|>…", "a", "1", "٣", "²", "```", "``", "\U0001f300", "\U0001faff", "\U0001fb00", "\n", " "]
+    for _ in range(20_000):
+        tail = "".join(rng.choice(marks) for _ in range(rng.randint(1, 8))).rstrip()
+        if tail:
+            assert _ends_whole(tail) == (pattern.search(tail) is not None)

@@ -58,12 +58,14 @@ class Decision:
 def format_issues(text: str) -> list[str]:
     """Coherent-format problems: raw URLs, unbalanced markdown, a broken table, text cut mid-sentence."""
     issues: list[str] = []
-    body = re.sub(r"```.*?```", "", text, flags=re.S)
-    if _RAW_URL.search(_MD_LINK_URL.sub("", body)):
+    # Each pattern is only run when its literal ("```", "http", "`") is there: whole-text scans
+    # cost more than the rest of this function.
+    body = re.sub(r"```.*?```", "", text, flags=re.S) if "```" in text else text
+    if "http" in body and _RAW_URL.search(_MD_LINK_URL.sub("", body)):
         issues.append("raw URL instead of a markdown link")
     if body.count("```") % 2 or text.count("```") % 2:
         issues.append("unclosed code fence")
-    inline = re.sub(r"`[^`\n]*`", "", body)
+    inline = re.sub(r"`[^`\n]*`", "", body) if "`" in body else body
     if inline.count("**") % 2:
         issues.append("unbalanced bold markers (**)")
     if inline.count("`") % 2:
@@ -74,9 +76,20 @@ def format_issues(text: str) -> list[str]:
     if len(rows) >= 2 and len({r.strip().strip("|").count("|") for r in rows}) > 1:
         issues.append("table rows with different numbers of cells")
     tail = text.rstrip()
-    if len(tail) > 40 and not re.search(r"[.!?:)\]\"'`*|>…]$|\d$|```$|[\U0001F300-\U0001FAFF]$", tail):
+    if len(tail) > 40 and not _ends_whole(tail):
         issues.append("ends mid-sentence (truncated?)")
     return issues
+
+
+_END_MARKS = frozenset(".!?:)]\"'`*|>…")
+
+
+def _ends_whole(tail: str) -> bool:
+    """Whether right-stripped text ends like a finished answer: a stop or closing mark, a digit (what the
+    pattern \\d matches: str.isdecimal), a code fence or an emoji. Read from the last character, not by a
+    pattern anchored at the end that `re` would try at every position."""
+    last = tail[-1]
+    return last in _END_MARKS or last.isdecimal() or tail.endswith("```") or "\U0001f300" <= last <= "\U0001faff"
 
 
 def _keywords(text: str) -> set[str]:
