@@ -132,6 +132,19 @@ def family_rss_mb(pid: int) -> float:
     return total
 
 
+def family_cpu_s(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of the collector process and of its worker processes."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu(p: int) -> float:
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    kids = [int(c) for c in children.read_text().split()] if children.exists() else []
+    return cpu(pid), sum(cpu(k) for k in kids)
+
+
 def run(batches: list[bytes], workers: int, connections: int, forward: str | None) -> dict:
     """One collector process under the load; figures of that run."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,6 +208,7 @@ def run(batches: list[bytes], workers: int, connections: int, forward: str | Non
                 time.sleep(0.02)
             done = time.perf_counter() - start
             rss = family_rss_mb(proc.pid)
+            cpu = family_cpu_s(proc.pid)
         finally:
             proc.terminate()
             proc.wait(timeout=60)
@@ -208,6 +222,8 @@ def run(batches: list[bytes], workers: int, connections: int, forward: str | Non
         "evaluations": counters.get("evaluations"),
         "refused": refused[0],
         "peak_rss_mb": rss,
+        "collector_cpu_s": cpu[0],
+        "workers_cpu_s": cpu[1],
     }
 
 
@@ -240,7 +256,8 @@ def main() -> None:
         print(f"workers={workers}: end to end {m['spans_per_s']:,.0f} spans/s ({m['seconds']:.2f} s; "
               f"acknowledged after {m['acked_s']:.2f} s); request latency median {m['latency_p50_ms']:.1f} ms, "
               f"p99 {m['latency_p99_ms']:.1f} ms; evaluations {m['evaluations']:.0f}, refused {m['refused']:.0f}, "
-              f"peak RSS {m['peak_rss_mb']:.0f} MB (collector + workers)")
+              f"peak RSS {m['peak_rss_mb']:.0f} MB (collector + workers); CPU s: collector "
+              f"{m['collector_cpu_s']:.1f}, workers {m['workers_cpu_s']:.1f}")
     if len(medians) == 2:
         ratio = medians[args.workers]["spans_per_s"] / medians[args.baseline_workers]["spans_per_s"]
         print(f"ratio workers={args.workers} / workers={args.baseline_workers}: {ratio:.2f}x")

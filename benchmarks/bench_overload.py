@@ -166,7 +166,7 @@ def main() -> None:
     held = [c.get("buffered_bytes", 0) for _, _, c in timeline]
     if held:
         print(f"engine's buffered_bytes during the flood: max {max(held) / (1 << 20):.1f} MiB, "
-              f"median {statistics.median(held) / (1 << 20):.1f} MiB (the limit counts wire bytes)")
+              f"median {statistics.median(held) / (1 << 20):.1f} MiB (the limit counts held spans at 6x their wire size)")
     step = max(1, len(timeline) // 6)
     for t, rss, c in timeline[::step]:
         print(f"  t={t:5.1f} s  RSS {rss / mib:4.0f} MiB  buffered {c.get('buffered_bytes', 0) / (1 << 20):5.1f} MiB  "
