@@ -81,6 +81,7 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     masked = _FENCE.sub(lambda m: _BLANK.sub(" ", m.group()), text) if "```" in text else text  # keep line breaks
     found = specific_fields(masked, opens_sentence=True, context=text)  # one pass over the whole output
     starts = [f[3] for f in found]
+    seen: dict[str, list[str]] = {}  # words of the pieces looked at, for this output only
     for unit in _UNITS.finditer(masked):
         line = unit.group()
         if not line.strip() or _TABLE_RULE.match(line) or ("[" in line and _CUT_MARK.match(line)):
@@ -90,8 +91,8 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         offset = mark.end() if mark else 0
         lower = line.lower()
         for s_start, s_end in _sentences(line, offset):
-            for c_start, c_end in _clauses(line, s_start, s_end, lower):
-                claim = _claim(text, base + c_start, base + c_end, found, starts)
+            for c_start, c_end in _clauses(line, s_start, s_end, lower, seen):
+                claim = _claim(text, base + c_start, base + c_end, found, starts, seen)
                 if claim is not None:
                     claims.append(claim)
                     if len(claims) >= max_claims:
@@ -113,29 +114,39 @@ def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
     return [(s, e) for s, e in spans if line[s:e].strip()]
 
 
-def _clauses(line: str, start: int, end: int, lower: str) -> list[tuple[int, int]]:
+def _clauses(line: str, start: int, end: int, lower: str, seen: dict[str, list[str]]) -> list[tuple[int, int]]:
     """`lower` is `line.lower()`: clause breaks are found there when the line is ASCII (same offsets)."""
     pieces: list[tuple[int, int]] = []
     cursor = start
     breaks = _CLAUSE_FOLDED.finditer(lower, start, end) if line.isascii() else _CLAUSE.finditer(line, start, end)
     for m in breaks:
-        if _checkable(line, lower, cursor, m.start()) and _checkable(line, lower, m.end(), end):
+        if _checkable(line, lower, cursor, m.start(), seen) and _checkable(line, lower, m.end(), end, seen):
             pieces.append((cursor, m.start()))
             cursor = m.end()
     pieces.append((cursor, end))
     return pieces
 
 
-def _checkable(line: str, lower: str, start: int, end: int) -> bool:
+def _checkable(line: str, lower: str, start: int, end: int, seen: dict[str, list[str]]) -> bool:
     """Whether line[start:end] carries something checkable: a digit or currency, or three content words."""
     if _DIGITISH.search(line, start, end):
         return True
     if not line.isascii():  # lowercasing may change lengths there: words of the piece itself
         return sum(1 for w in WORD.findall(line[start:end]) if w.lower() not in STOPWORDS) >= 3
-    return len([w for w in lower_words(lower[start:end]) if w not in STOPWORDS]) >= 3
+    return len([w for w in _words(lower[start:end], seen) if w not in STOPWORDS]) >= 3
 
 
-def _claim(text: str, start: int, end: int, every: list[SpecificFields], starts: list[int]) -> Claim | None:
+def _words(lower: str, seen: dict[str, list[str]]) -> list[str]:
+    """`lower_words`, remembered for one output: a clause tested for content is mostly a claim next."""
+    words = seen.get(lower)
+    if words is None:
+        words = seen[lower] = lower_words(lower)
+    return words
+
+
+def _claim(
+    text: str, start: int, end: int, every: list[SpecificFields], starts: list[int], seen: dict[str, list[str]]
+) -> Claim | None:
     raw = text[start:end]
     stripped = raw.strip().strip("*_|").strip()
     if not stripped:
@@ -153,7 +164,7 @@ def _claim(text: str, start: int, end: int, every: list[SpecificFields], starts:
         if f_end <= end:  # offsets relative to the claim's text
             mine.append(Specific(kind, said, value, f_start - start, f_end - start, unit))
     found = tuple(mine)
-    words = lower_words(lower)
+    words = _words(lower, seen)
     content = tuple([w for w in words if w not in _NOT_CONTENT])
     if not found and len(content) < 2:
         return None
