@@ -110,7 +110,7 @@ class DynamicFactsConfig(_Model):
 class GroundingConfig(_Model):
     """`checks.grounding`: evidence grounding of LLM output against the trace.
 
-    Off unless switched on: it costs ~1-6 ms per LLM output with evidence, about a hundred
+    Off unless switched on: it costs ~0.5-5 ms per LLM output with evidence, tens of
     times the output check, which a collector at tens of thousands of spans/s must opt into."""
 
     enabled: bool = False
