@@ -146,6 +146,8 @@ class EvidencePool:
     def has_word(self, word: str) -> bool:
         known = self._has.get(word)
         if known is None:
+            if len(self._has) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
+                self._has.clear()
             w = word.lower()
             known = self._has[word] = w in self.words or stem(w) in self.stems
         return known
