@@ -17,7 +17,7 @@ from claimwatch.grounding.claims import _CLAUSE, _SENTENCE_END
 from claimwatch.grounding.decision import _ends_whole
 from claimwatch.grounding.engine import _KEPT_POOLS
 from claimwatch.grounding.evidence import EvidencePool
-from claimwatch.grounding.grade import _all_numbers, _close, _first_equal
+from claimwatch.grounding.grade import _acronym_pattern, _all_numbers, _close, _first_equal
 from claimwatch.grounding.lexicon import STATUS_PATTERN
 from claimwatch.grounding.text import EVIDENCE_WORDS, NAME, Folded, evidence_words
 
@@ -116,3 +116,18 @@ def test_a_finished_answer_is_read_from_its_last_character_as_the_end_anchored_p
         tail = "".join(rng.choice(marks) for _ in range(rng.randint(1, 8))).rstrip()
         if tail:
             assert _ends_whole(tail) == (pattern.search(tail) is not None)
+
+
+def test_an_acronym_is_found_in_one_search_of_the_pool_as_passage_by_passage_with_the_plain_pattern():
+    rng = random.Random(6)
+    words = ["national", "security", "council", "of", "the", "cnn", "news", "ns-cl", "an", "n", "_n", "1n", "é"]
+    for _ in range(3000):
+        passages = [
+            "".join(rng.choice(words) + rng.choice([" ", "", "-", "\n"]) for _ in range(rng.randint(0, 8)))
+            for _ in range(rng.randint(1, 3))
+        ]
+        pool = EvidencePool([Passage(t) for t in passages])
+        letters = "".join(rng.choice("nscx") for _ in range(rng.randint(2, 4)))
+        plain = re.compile(r"\b" + r"[\w]*[\s-]+(?:(?:of|the|and|for|a|an)\s+)?".join(letters) + r"\w*")
+        expected = any(plain.search(pool.lower(i)) for i in range(len(pool)))
+        assert pool.search(_acronym_pattern(letters)) == expected

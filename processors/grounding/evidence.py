@@ -185,6 +185,11 @@ class EvidencePool:
         memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return memo
 
+    def search(self, pattern: re.Pattern) -> bool:
+        """Whether `pattern` occurs in some passage (lowercased). One search over all passages: the
+        separator between them is a NUL line, which no word, space or boundary pattern matches across."""
+        return pattern.search(self._blob) is not None
+
     def find_any(self, needles: Sequence[str], *, limit: int = 8) -> list[Hit]:
         hits: list[Hit] = []
         for needle in needles:

@@ -15,6 +15,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -585,9 +586,16 @@ def _acronym(word: str, pool: EvidencePool) -> bool:
         return False
     memo = pool.cache.setdefault("acronyms", {})
     if letters not in memo:
-        pattern = re.compile(r"\b" + r"[\w]*[\s-]+(?:(?:of|the|and|for|a|an)\s+)?".join(letters) + r"\w*")
-        memo[letters] = any(pattern.search(pool.lower(i)) for i in range(len(pool)))
+        memo[letters] = pool.search(_acronym_pattern(letters))
     return memo[letters]
+
+
+@lru_cache(maxsize=1024)
+def _acronym_pattern(letters: str) -> re.Pattern:
+    """Words starting with `letters` in a row, joined by spaces, hyphens or a small word ("of", "the").
+    The first letter leads, its word boundary checked by the lookbehind after it, so `re` jumps to it."""
+    joint = r"[\w]*[\s-]+(?:(?:of|the|and|for|a|an)\s+)?"
+    return re.compile(letters[0] + r"(?<!\w.)" + joint + joint.join(letters[1:]))
 
 
 _PARTIAL = re.compile(r"\b(?:other|rest|remaining|some|most|except|apart from|besides|existing)\b", re.I)
