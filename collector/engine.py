@@ -16,6 +16,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from claimwatch.checks.pipeline import IDENTITY_KEYS, Pipeline
 from claimwatch.checks.redact import redacted_attributes
@@ -47,6 +48,7 @@ class LogItem:
 
     record: SpanRecord
     seq: int = 0
+    size: int = 0  # wire bytes: a choice carries a whole output, bounded like spans
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,24 +117,16 @@ class CollectorEngine:
 
     def accept_logs(self, request) -> Accepted:
         """Buffer GenAI event log records with their trace; other log records are ignored."""
-        items = []
-        seen = 0
-        for rl in request.resource_logs:
-            resource = attributes(rl.resource.attributes)
-            for sl in rl.scope_logs:
-                for log in sl.log_records:
-                    seen += 1
-                    record_ = _log_record(log, resource)
-                    if record_ is not None:
-                        items.append((record_.trace_id, LogItem(record_)))
-        seq = self._accept(items)
+        seen, found = output_logs(request)
+        items = [(record_.trace_id, LogItem(record_, size=log.ByteSize())) for log, record_ in found]
+        seq = self._accept(items, sum(item.size for _, item in items))
         self.counts["logs_received"] += seen
         self.counts["logs_with_output"] += len(items)
         return Accepted(seen, 0, "", seq)
 
     def accept_log_items(self, items: list[LogItem], seq: int) -> None:
         """Buffer log items a parent already decoded and numbered (worker processes)."""
-        self._accept([(i.record.trace_id, i) for i in items], 0, seq)
+        self._accept([(i.record.trace_id, i) for i in items], sum(i.size for i in items), seq)
 
     def admit(self, wire_bytes: int) -> None:
         """Refuse a request of `wire_bytes` before it is decoded when it would pass the memory bound.
@@ -342,6 +336,20 @@ def _identity_view(record_: SpanRecord) -> SpanRecord:
     return SpanRecord(
         record_.trace_id, record_.span_id, record_.parent_span_id, record_.name, kept, resource=record_.resource
     )
+
+
+def output_logs(request) -> tuple[int, list[tuple[Any, SpanRecord]]]:
+    """(log records seen, [(log record, span-like record)] of the GenAI output events among them)."""
+    seen, found = 0, []
+    for rl in request.resource_logs:
+        resource = attributes(rl.resource.attributes)
+        for sl in rl.scope_logs:
+            for log in sl.log_records:
+                seen += 1
+                record_ = _log_record(log, resource)
+                if record_ is not None:
+                    found.append((log, record_))
+    return seen, found
 
 
 def _log_record(log, resource: dict) -> SpanRecord | None:

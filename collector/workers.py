@@ -33,9 +33,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from claimwatch.checks.pipeline import Pipeline
 from claimwatch.core.config import ClaimwatchConfig
 
-from .engine import MEMORY_PER_WIRE_BYTE, Accepted, LogItem, Overloaded, _log_record
+from .engine import MEMORY_PER_WIRE_BYTE, Accepted, LogItem, Overloaded, output_logs
 from .ledger import Ledger
-from .otlp import ReceivedSpan, attributes, build_request
+from .otlp import ReceivedSpan, build_request
 
 logger = logging.getLogger("claimwatch.collector")
 _STOP_TIMEOUT_S = 60.0
@@ -129,17 +129,11 @@ class WorkerPool:
 
     def accept_logs(self, request) -> Accepted:
         parts: dict[int, list[LogItem]] = {}
-        seen = nbytes = 0
         n = len(self._workers)
-        for rl in request.resource_logs:
-            resource = attributes(rl.resource.attributes)
-            for sl in rl.scope_logs:
-                for log in sl.log_records:
-                    seen += 1
-                    record_ = _log_record(log, resource)
-                    if record_ is not None:
-                        parts.setdefault(zlib.crc32(log.trace_id) % n, []).append(LogItem(record_))  # as its spans
-                        nbytes += log.ByteSize()  # a choice carries a whole output: bound it like spans
+        seen, found = output_logs(request)
+        for log, record_ in found:  # routed as the spans of its trace
+            parts.setdefault(zlib.crc32(log.trace_id) % n, []).append(LogItem(record_, size=log.ByteSize()))
+        nbytes = sum(item.size for items in parts.values() for item in items)
         seq = self._open(sum(map(len, parts.values())), nbytes)
         for i, items in parts.items():
             self._workers[i].send(("logs", seq, items, len(items)))

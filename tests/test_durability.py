@@ -106,3 +106,24 @@ def test_evaluation_ids_are_the_same_for_the_same_span_in_another_process(tmp_pa
         finally:
             engine.close()
     assert ids[0] and ids[0] == ids[1]
+
+
+def test_log_records_count_toward_the_memory_bound_and_are_released_once_processed(tmp_path):
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    from claimwatch.collector.otlp import KeyValueOf
+
+    engine, _ = _engine(tmp_path / "logs.duckdb")
+    try:
+        logs = ExportLogsServiceRequest()
+        record = logs.resource_logs.add().scope_logs.add().log_records.add(
+            trace_id=(9).to_bytes(16, "big"), span_id=(90).to_bytes(8, "big"), event_name="gen_ai.choice")
+        record.body.CopyFrom(KeyValueOf("b", {"index": 0, "message": {
+            "role": "assistant", "content": "Docker is not running. " * 200}}).value)
+        accepted = engine.accept_logs(logs)
+        assert engine.stats()["buffered_bytes"] >= record.ByteSize()  # a choice carries a whole output
+        engine.flush(10)
+        assert engine.wait_durable(accepted.seq, timeout=5)
+        assert engine.stats()["buffered_bytes"] == 0
+    finally:
+        engine.close()
