@@ -78,6 +78,7 @@ class WorkerPool:
         worker.start()
         reader = threading.Thread(target=self._read, args=(worker, worker.conn), daemon=True,
                                   name=f"claimwatch-pool-{worker.index}")
+        worker.reader = reader
         reader.start()
 
     @property
@@ -197,7 +198,7 @@ class WorkerPool:
         # resent calls, or flush (and close, and Ctrl-C) waits for its whole timeout.
         for token, countdown in list(self._flushes.items()):
             if countdown.waits_for(worker.index):
-                worker.send(("flush", token))
+                worker.send(("flush", token, countdown.timeout))
 
     def _receive(self, worker: _Worker, message: tuple) -> None:
         kind = message[0]
@@ -212,11 +213,11 @@ class WorkerPool:
                 self.store.add_rows(unit)
             self.store.after_written(lambda ok: self.ledger.settle(settled) if ok else None)
         elif kind == "flushed":
-            _, token, counts = message
+            _, token, counts, done = message
             self._worker_counts[worker.index] = counts
             event = self._flushes.get(token)
             if event is not None:
-                event.countdown(worker.index)  # by worker: a restarted one may answer a token twice
+                event.countdown(worker.index, done)  # by worker: a restarted one may answer a token twice
 
     # --- lifecycle -------------------------------------------------------------------------------
     def flush(self, timeout: float = 30.0) -> bool:
@@ -225,12 +226,12 @@ class WorkerPool:
         with self._flush_lock:
             self._next_token += 1
             token = self._next_token
-        event = _Countdown(w.index for w in self._workers)
+        event = _Countdown((w.index for w in self._workers), timeout)
         self._flushes[token] = event
         try:
             for worker in self._workers:
-                worker.send(("flush", token))
-            ok = event.wait(timeout)
+                worker.send(("flush", token, timeout))
+            ok = event.wait(timeout) and event.all_done
         finally:
             self._flushes.pop(token, None)
         if self.store is not None:
@@ -245,6 +246,9 @@ class WorkerPool:
             worker.process.join(_STOP_TIMEOUT_S)
             if worker.process.is_alive():
                 worker.process.kill()
+        for worker in self._workers:  # the rows a worker sent as it stopped are still being read
+            if worker.reader is not None:
+                worker.reader.join(_STOP_TIMEOUT_S)
         if self.store is not None:
             self.store.close()
 
@@ -284,6 +288,7 @@ class _Worker:
         self.process = None
         self.conn = None
         self.stopping = False
+        self.reader: threading.Thread | None = None  # reads what the worker sends back
         self.outstanding: dict[int, list] = {}  # seq -> [message, items not settled]
         self._lock = threading.Lock()  # guards outstanding
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
@@ -346,17 +351,20 @@ class _Worker:
 class _Countdown:
     """The workers a flush still waits for."""
 
-    def __init__(self, indexes) -> None:
+    def __init__(self, indexes, timeout: float) -> None:
         self._pending = set(indexes)
         self._cond = threading.Condition()
+        self.timeout = timeout
+        self.all_done = True  # False when a worker's own flush ran out of time
 
     def waits_for(self, index: int) -> bool:
         with self._cond:
             return index in self._pending
 
-    def countdown(self, index: int) -> None:
+    def countdown(self, index: int, done: bool = True) -> None:
         with self._cond:
             self._pending.discard(index)
+            self.all_done = self.all_done and done
             self._cond.notify_all()
 
     def wait(self, timeout: float) -> bool:
@@ -419,8 +427,8 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
             if kind in ("traces", "logs"):
                 _accept(engine, pipe, message)
             elif kind == "flush":
-                engine.flush()
-                send(("flushed", message[1], engine.stats()))
+                done = engine.flush(message[2])  # the parent's timeout: a late "flushed" says it ran out
+                send(("flushed", message[1], engine.stats(), done))
             elif kind == "stop":
                 break
     finally:

@@ -169,3 +169,25 @@ def test_workers_zero_means_one_per_core(tmp_path):
 
     assert worker_count(load_config({"processor": {"workers": 0}})) == len(os.sched_getaffinity(0))
     assert worker_count(load_config({"processor": {"workers": 3}})) == 3
+
+
+def test_stop_without_a_flush_stores_what_the_workers_held(tmp_path):
+    # Traces held for a long decision wait are released by close(); the rows the workers send
+    # back while stopping must reach the store before it closes.
+    c = start_collector(tmp_path, processor={"workers": 2, "decisionWaitMs": 60_000})
+    path = c.store.path
+    try:
+        for t in range(1, 31):
+            assert post(c.addresses.otlp_http, "/v1/traces", trace_request([{"trace": t, "span": t, "attrs": {
+                "gen_ai.agent.name": "builder", "gen_ai.output.messages": llm_messages(TEXTS[t % 4])}}])
+                .SerializeToString())[0] == 200
+    finally:
+        c.stop()
+    import duckdb
+
+    con = duckdb.connect(path)
+    try:
+        assert con.execute("SELECT count(DISTINCT trace_id) FROM evaluations").fetchall() == [(30,)]
+    finally:
+        con.close()
+    assert c.engine.durable_seq() == 30
