@@ -39,6 +39,8 @@ from .otlp import ReceivedSpan, build_request
 
 logger = logging.getLogger("claimwatch.collector")
 _STOP_TIMEOUT_S = 60.0
+_QUICK_DEATH_S = 10.0  # a worker that dies sooner than this after starting is restarted with a pause
+_MAX_RESTART_PAUSE_S = 30.0
 
 
 def worker_count(config: ClaimwatchConfig) -> int:
@@ -185,6 +187,11 @@ class WorkerPool:
         # skipped by the store (evaluation ids are deterministic).
         worker.process.join(5)
         self.counts["worker_restarts"] += 1
+        pause = worker.restart_pause()
+        if pause:  # it died soon after starting: restarting at once would spin (a bad install, no memory)
+            logger.error("worker %d died %d time(s) right after starting; next start in %.0f s",
+                         worker.index, worker.quick_deaths, pause)
+            time.sleep(pause)
         # Its counters live on in the totals (a replacement starts from zero; counters must not fall).
         # (A new Counter, not an update in place: stats() may be reading the old one.)
         self._retired = self._retired + Counter({k: v for k, v in self._worker_counts[worker.index].items()
@@ -289,6 +296,8 @@ class _Worker:
         self.conn = None
         self.stopping = False
         self.reader: threading.Thread | None = None  # reads what the worker sends back
+        self.started_at = 0.0
+        self.quick_deaths = 0
         self.outstanding: dict[int, list] = {}  # seq -> [message, items not settled]
         self._lock = threading.Lock()  # guards outstanding
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
@@ -303,6 +312,15 @@ class _Worker:
         self.process.start()
         child.close()
         self.conn = parent
+        self.started_at = time.monotonic()
+
+    def restart_pause(self) -> float:
+        """Seconds to wait before starting again: 0 after a long life, doubling after quick deaths."""
+        if time.monotonic() - self.started_at > _QUICK_DEATH_S:
+            self.quick_deaths = 0
+            return 0.0
+        self.quick_deaths += 1
+        return min(_MAX_RESTART_PAUSE_S, 0.5 * 2 ** (self.quick_deaths - 1))
 
     def send(self, message: tuple) -> None:
         """Queue a message; a call's part stays outstanding until the worker settles it."""

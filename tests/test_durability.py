@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import duckdb
 
@@ -127,3 +128,15 @@ def test_log_records_count_toward_the_memory_bound_and_are_released_once_process
         assert engine.stats()["buffered_bytes"] == 0
     finally:
         engine.close()
+
+
+def test_a_worker_that_keeps_dying_at_start_is_restarted_with_a_growing_pause():
+    from claimwatch.collector.workers import _MAX_RESTART_PAUSE_S, _Worker
+
+    worker = _Worker(0, (None, 0, None, True))
+    worker.started_at = time.monotonic()  # as if it had just started
+    pauses = [worker.restart_pause() for _ in range(8)]
+    assert pauses[:3] == [0.5, 1.0, 2.0]
+    assert pauses[-1] == _MAX_RESTART_PAUSE_S
+    worker.started_at = time.monotonic() - 3600  # a long life: the next restart is immediate
+    assert worker.restart_pause() == 0.0 and worker.quick_deaths == 0
