@@ -140,3 +140,16 @@ def test_a_worker_that_keeps_dying_at_start_is_restarted_with_a_growing_pause():
     assert pauses[-1] == _MAX_RESTART_PAUSE_S
     worker.started_at = time.monotonic() - 3600  # a long life: the next restart is immediate
     assert worker.restart_pause() == 0.0 and worker.quick_deaths == 0
+
+
+def test_a_log_record_without_a_span_id_gets_the_same_id_on_redelivery():
+    from claimwatch.checks.base import CheckResult
+    from claimwatch.checks.pipeline import evaluation_ids
+    from claimwatch.otel.records import SpanRecord
+
+    def choice(text):
+        return SpanRecord("ab" * 16, "", None, "gen_ai.choice", {"gen_ai.output.messages": text}, end_ns=123)
+
+    results = (CheckResult("output", "pass"),)
+    assert evaluation_ids(choice("Docker is down."), results) == evaluation_ids(choice("Docker is down."), results)
+    assert evaluation_ids(choice("Docker is down."), results) != evaluation_ids(choice("Redis is down."), results)

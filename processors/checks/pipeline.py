@@ -400,15 +400,16 @@ def evaluation_ids(span: SpanRecord, results) -> tuple[str, ...]:
     A trace delivered twice (a Kafka redelivery, a replayed spool, an exporter's
     retry) gives the same ids, so the store can skip what it already holds. The
     span's name and end time are part of the key because a GenAI event log
-    record shares the span id of the span it belongs to. A span without ids
-    (a guard outside any trace) gets random ones. A log record (the collector
+    record shares the span id of the span it belongs to. A span without a trace
+    id (a guard outside any trace) gets random ones. A log record (the collector
     makes it its own parent) has no id of its own and sibling choices of one
     span may share their time, so its content is part of the key too.
     """
-    if not span.trace_id.strip("0") or not span.span_id.strip("0"):
+    own_id = bool(span.span_id.strip("0"))
+    if not span.trace_id.strip("0") or not (own_id or span.end_ns or span.start_ns):
         return tuple(uuid.uuid4().hex for _ in results)
     base = f"{span.trace_id}/{span.span_id}/{span.name}/{span.end_ns or span.start_ns}/"
-    if span.parent_span_id == span.span_id:
+    if not own_id or span.parent_span_id == span.span_id:  # a log record: with or without a span id
         base += hashlib.blake2b(repr(sorted(span.attributes.items())).encode(), digest_size=16).hexdigest() + "/"
     return tuple(hashlib.blake2b((base + r.check).encode(), digest_size=16).hexdigest() for r in results)
 
