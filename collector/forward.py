@@ -15,6 +15,7 @@ import time
 import urllib.parse
 from collections import Counter
 
+from claimwatch.core.config import ClaimwatchConfig
 from claimwatch.core.runtime_config import OtlpExporter
 from claimwatch.worker import BackgroundWorker
 
@@ -111,3 +112,19 @@ class Forwarder:
             stub.Export(request, timeout=self.config.timeout_s, metadata=metadata)
 
         return send
+
+
+def build_forwarder(config: ClaimwatchConfig):
+    """What the engine hands processed traces to: the OTLP forwarder, the Kafka exporter, both, or None."""
+    forwarders = []
+    if config.exporters.otlp is not None:
+        forwarders.append(Forwarder(config.exporters.otlp))
+    if config.exporters.kafka is not None:
+        from .kafka import KafkaExporter
+
+        forwarders.append(KafkaExporter(config.exporters.kafka))
+    if len(forwarders) > 1:
+        from .kafka import Fanout
+
+        return Fanout(forwarders)
+    return forwarders[0] if forwarders else None

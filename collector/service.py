@@ -13,7 +13,7 @@ from claimwatch.store.export import store_exporter
 
 from .api import ApiServer
 from .engine import CollectorEngine
-from .forward import Forwarder
+from .forward import build_forwarder
 from .grpc_receiver import start_grpc
 from .http_receiver import OtlpHttpServer
 from .spool import Spool, replay
@@ -141,22 +141,6 @@ class Collector:
             | (self.exporter.stats() if self.exporter is not None else {})
             | {k: v for source in self.sources for k, v in source.stats().items()},
         }
-
-
-def build_forwarder(config: ClaimwatchConfig):
-    """What the engine hands processed traces to: the OTLP forwarder, the Kafka exporter, both, or None."""
-    forwarders = []
-    if config.exporters.otlp is not None:
-        forwarders.append(Forwarder(config.exporters.otlp))
-    if config.exporters.kafka is not None:
-        from .kafka import KafkaExporter
-
-        forwarders.append(KafkaExporter(config.exporters.kafka))
-    if len(forwarders) > 1:
-        from .kafka import Fanout
-
-        return Fanout(forwarders)
-    return forwarders[0] if forwarders else None
 
 
 def _kafka_target(config: ClaimwatchConfig) -> str | None:

@@ -420,7 +420,7 @@ class _RowPipe:
 def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool) -> None:
     """A worker process: an ordinary engine fed with the spans of its traces."""
     from .engine import CollectorEngine
-    from .service import build_forwarder
+    from .forward import build_forwarder
 
     # Ctrl-C reaches the whole process group: the parent stops the workers in order (flush, then
     # "stop"); a worker dying on its own KeyboardInterrupt was restarted mid-shutdown instead.
