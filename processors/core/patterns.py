@@ -365,18 +365,26 @@ def _iter_spans(pattern, data: bytes, extend=None, extend_group: int = 0):
         if start < 0:
             return
         if step is not None:
-            for _ in range(_AFTER_MORE):
-                more = step.Match(_ANCHOR_START, data, stop, end)[0]
-                if more[0] < 0:
-                    break
-                stop = more[1]
-            spans = list(spans)
-            spans[0] = (start, stop)
-            spans[extend_group] = (spans[extend_group][0], stop)
+            spans = _lengthened(spans, step, data, end, extend_group)
+            stop = spans[0][1]
         yield spans
         if pos == end:
             return
         pos = stop if stop != pos else pos + 1
+
+
+def _lengthened(spans, step, data: bytes, end: int, group: int) -> list:
+    """The match and its group `group` lengthened by up to `_AFTER_MORE` anchored matches of `step`."""
+    start, stop = spans[0]
+    for _ in range(_AFTER_MORE):
+        more = step.Match(_ANCHOR_START, data, stop, end)[0]
+        if more[0] < 0:
+            break
+        stop = more[1]
+    spans = list(spans)
+    spans[0] = (start, stop)
+    spans[group] = (spans[group][0], stop)
+    return spans
 
 
 _ANCHOR_START = getattr(getattr(re2, "_Anchor", None), "ANCHOR_START", None)
@@ -672,14 +680,8 @@ class PatternEngine:
             if start < 0:
                 return out
             if step is not None:
-                for _ in range(_AFTER_MORE):
-                    more = step.Match(_ANCHOR_START, data, stop, end)[0]
-                    if more[0] < 0:
-                        break
-                    stop = more[1]
-                spans = list(spans)
-                spans[0] = (start, stop)
-                spans[c.extend_group] = (spans[c.extend_group][0], stop)
+                spans = _lengthened(spans, step, data, end, c.extend_group)
+                stop = spans[0][1]
             out.append(_raw_match(c, text, spans, to_char))
             if pos == end:
                 return out
