@@ -2,8 +2,8 @@
 
 A bounded queue of requests and a few retries with backoff, like a
 collector's sending queue: a slow or absent downstream must not stall
-validation. What cannot be delivered is counted and logged. Requests queued
-together are merged into one (up to `_MAX_SPANS` spans) and sent over a
+validation. What cannot be delivered is counted and logged. The engine hands
+over one request per processed batch (at most 2 MiB of spans), sent over a
 kept-alive connection: one POST per trace would cost more than the checks.
 """
 
@@ -21,7 +21,6 @@ from claimwatch.worker import BackgroundWorker
 
 logger = logging.getLogger("claimwatch.forward")
 _RETRIES = 3
-_MAX_SPANS = 8192  # per forwarded request
 
 
 class Forwarder:
@@ -43,19 +42,8 @@ class Forwarder:
         self._worker.close(10)
 
     def _deliver_all(self, requests: list) -> None:
-        merged, spans = None, 0
         for request in requests:
-            n = sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
-            if merged is not None and spans + n > _MAX_SPANS:
-                self._deliver(merged)
-                merged, spans = None, 0
-            if merged is None:
-                merged = request
-            else:
-                merged.resource_spans.extend(request.resource_spans)
-            spans += n
-        if merged is not None:
-            self._deliver(merged)
+            self._deliver(request)
 
     def _deliver(self, request) -> None:
         payload = request.SerializeToString()
