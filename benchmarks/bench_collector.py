@@ -132,80 +132,96 @@ def family_rss_mb(pid: int) -> float:
     return total
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (on a shared machine this, unlike wall time, is its own)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def family_cpu_s(pid: int) -> tuple[float, float]:
-    """CPU seconds (user + system) of the collector process and of its worker processes."""
-    tick = os.sysconf("SC_CLK_TCK")
-
-    def cpu(p: int) -> float:
-        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / tick
-
+    """CPU seconds of the collector process and of its worker processes."""
     children = Path(f"/proc/{pid}/task/{pid}/children")
     kids = [int(c) for c in children.read_text().split()] if children.exists() else []
-    return cpu(pid), sum(cpu(k) for k in kids)
+    return cpu_seconds(pid), sum(cpu_seconds(k) for k in kids)
+
+
+def start_serve(settings: dict, tmp: Path, log_level: str = "WARNING") -> tuple[subprocess.Popen, int, str]:
+    """`claimwatch serve` on free local ports with `settings` (plus 102 facts, the store in `tmp`);
+    (process, OTLP/HTTP port, API address) once its API answers."""
+    settings = hundred_facts() | settings
+    settings.setdefault("storage", {}).setdefault("path", str(tmp / "bench.duckdb"))
+    config = tmp / "bench.json"
+    config.write_text(json.dumps(settings))
+    http_port, grpc_port, api_port = free_port(), free_port(), free_port()
+    api = f"127.0.0.1:{api_port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
+         "--otlp-http", f"127.0.0.1:{http_port}", "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api,
+         "--log-level", log_level],
+        cwd=ROOT, stdout=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 60
+    while True:
+        try:
+            status(api)
+            return proc, http_port, api
+        except OSError:
+            if time.time() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise SystemExit("serve did not start") from None
+            time.sleep(0.2)
+
+
+def send_all(batches: list[bytes], http_port: int, connections: int) -> tuple[list[float], int]:
+    """Post every batch over `connections` keep-alive connections, waiting out 503s as Retry-After
+    asks; (request latencies in ms, requests refused)."""
+    latencies: list[float] = []
+    refused = [0]
+
+    def client(mine: list[bytes]) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=120)
+        for body in mine:
+            while True:
+                start = time.perf_counter()
+                conn.request("POST", "/v1/traces", body=body, headers={"Content-Type": "application/x-protobuf"})
+                response = conn.getresponse()
+                response.read()
+                latencies.append((time.perf_counter() - start) * 1000)
+                if response.status == 200:
+                    break
+                refused[0] += 1
+                time.sleep(float(response.getheader("Retry-After", "1")))
+
+    threads = [threading.Thread(target=client, args=(batches[i::connections],)) for i in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, refused[0]
+
+
+def wait_durable(api: str, total: int) -> dict:
+    """Wait until `total` spans are processed and every accepted call is durable; the counters then."""
+    while True:
+        counters = status(api)["counters"]
+        if counters.get("spans_processed", 0) >= total and counters.get("durable_seq") == counters.get("accepted_seq"):
+            return counters
+        time.sleep(0.02)
 
 
 def run(batches: list[bytes], workers: int, connections: int, forward: str | None) -> dict:
     """One collector process under the load; figures of that run."""
+    settings: dict = {"processor": {"decisionWaitMs": 200, "workers": workers}}
+    if forward:
+        settings["exporters"] = {"otlp": {"endpoint": forward}}
+    total = len(batches) * BATCH
     with tempfile.TemporaryDirectory() as tmp:
-        config = Path(tmp) / "bench.json"
-        settings = hundred_facts() | {"processor": {"decisionWaitMs": 200, "workers": workers}}
-        if forward:
-            settings["exporters"] = {"otlp": {"endpoint": forward}}
-        config.write_text(json.dumps(settings))
-        http_port, grpc_port, api_port = free_port(), free_port(), free_port()
-        api = f"127.0.0.1:{api_port}"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
-             "--db", f"{tmp}/bench.duckdb", "--otlp-http", f"127.0.0.1:{http_port}",
-             "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api, "--log-level", "WARNING"],
-            stdout=subprocess.DEVNULL,
-            env={**os.environ},
-        )
+        proc, http_port, api = start_serve(settings, Path(tmp))
         try:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    status(api)
-                    break
-                except OSError:
-                    if time.time() > deadline:
-                        raise
-                    time.sleep(0.2)
-            latencies: list[float] = []
-            refused = [0]
-
-            def client(mine: list[bytes]) -> None:
-                conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=60)
-                for body in mine:
-                    while True:
-                        start = time.perf_counter()
-                        conn.request(
-                            "POST", "/v1/traces", body=body, headers={"Content-Type": "application/x-protobuf"}
-                        )
-                        response = conn.getresponse()
-                        response.read()
-                        latencies.append((time.perf_counter() - start) * 1000)
-                        if response.status == 200:
-                            break
-                        refused[0] += 1
-                        time.sleep(float(response.getheader("Retry-After", "1")))
-
-            total = len(batches) * BATCH
             start = time.perf_counter()
-            threads = [threading.Thread(target=client, args=(batches[i::connections],)) for i in range(connections)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            latencies, refused = send_all(batches, http_port, connections)
             sent = time.perf_counter() - start
-            while True:  # done = every accepted call durable: checked, stored, handed to the forwarder
-                counters = status(api)["counters"]
-                if counters.get("spans_processed", 0) >= total and counters.get("durable_seq") == counters.get(
-                    "accepted_seq"
-                ):
-                    break
-                time.sleep(0.02)
+            counters = wait_durable(api, total)  # checked, stored, handed to the forwarder
             done = time.perf_counter() - start
             rss = family_rss_mb(proc.pid)
             cpu = family_cpu_s(proc.pid)
@@ -220,7 +236,7 @@ def run(batches: list[bytes], workers: int, connections: int, forward: str | Non
         "latency_p50_ms": statistics.median(ordered),
         "latency_p99_ms": ordered[int(len(ordered) * 0.99) - 1],
         "evaluations": counters.get("evaluations"),
-        "refused": refused[0],
+        "refused": refused,
         "peak_rss_mb": rss,
         "collector_cpu_s": cpu[0],
         "workers_cpu_s": cpu[1],

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import statistics
 import subprocess
 import sys
@@ -30,8 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_collector import BATCH, build_batches, free_port, status  # noqa: E402
-from benchmarks.corpus import hundred_facts  # noqa: E402
+from benchmarks.bench_collector import BATCH, build_batches, start_serve, status  # noqa: E402
 
 
 def memory_kb(pid: int) -> dict[str, int]:
@@ -44,28 +42,8 @@ def memory_kb(pid: int) -> dict[str, int]:
 
 
 def start(tmp: Path, limit: int, decision_wait_ms: int) -> tuple[subprocess.Popen, int, str]:
-    config = tmp / "overload.json"
-    config.write_text(json.dumps(hundred_facts() | {
-        "processor": {"decisionWaitMs": decision_wait_ms, "maxBufferedBytes": limit},
-        "storage": {"path": str(tmp / "overload.duckdb")},
-    }))
-    http_port, grpc_port, api_port = free_port(), free_port(), free_port()
-    api = f"127.0.0.1:{api_port}"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
-         "--otlp-http", f"127.0.0.1:{http_port}", "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api,
-         "--log-level", "ERROR"],
-        cwd=ROOT, stdout=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 60
-    while True:
-        try:
-            status(api)
-            return proc, http_port, api
-        except OSError:
-            if time.time() > deadline or proc.poll() is not None:
-                raise SystemExit("serve did not start") from None
-            time.sleep(0.2)
+    return start_serve({"processor": {"decisionWaitMs": decision_wait_ms, "maxBufferedBytes": limit},
+                        "storage": {"path": str(tmp / "overload.duckdb")}}, tmp, log_level="ERROR")
 
 
 def flood(port: int, batches: list[bytes], stop: threading.Event, retry_s: float, tally: dict, lock) -> None:

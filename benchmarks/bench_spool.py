@@ -15,23 +15,24 @@ Prints median spans/s, median request latency and the ratio to the baseline.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_collector import BATCH, build_batches, free_port, status  # noqa: E402
-from benchmarks.corpus import hundred_facts  # noqa: E402
+from benchmarks.bench_collector import (  # noqa: E402
+    BATCH,
+    build_batches,
+    cpu_seconds,
+    send_all,
+    start_serve,
+    status,
+)
 
 SETUPS = {
     "spool off (baseline)": None,
@@ -40,62 +41,20 @@ SETUPS = {
 }
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (on a shared machine this, unlike wall time, is its own)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def run(
     batches: list[bytes], connections: int, spool: dict | None, tmp: Path, workers: int = 1
 ) -> tuple[float, list[float], dict]:
     """One serve process: (spans/s end to end, request latencies in ms, final counters)."""
-    storage = {"path": str(tmp / "bench.duckdb")}
+    storage: dict = {"path": str(tmp / "bench.duckdb")}
     if spool is not None:
         storage["spool"] = spool
-    config = tmp / "bench.json"
-    config.write_text(json.dumps(hundred_facts() | {"processor": {"decisionWaitMs": 200, "workers": workers}, "storage": storage}))
-    http_port, grpc_port, api_port = free_port(), free_port(), free_port()
-    api = f"127.0.0.1:{api_port}"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
-         "--otlp-http", f"127.0.0.1:{http_port}", "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api,
-         "--log-level", "WARNING"],
-        cwd=ROOT, stdout=subprocess.DEVNULL,
-    )
+    proc, http_port, api = start_serve({"processor": {"decisionWaitMs": 200, "workers": workers}, "storage": storage},
+                                       tmp)
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                status(api)
-                break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    raise SystemExit("serve did not start") from None
-                time.sleep(0.2)
         cpu_ready = cpu_seconds(proc.pid)
-        latencies: list[float] = []
-
-        def client(mine: list[bytes]) -> None:
-            conn = http.client.HTTPConnection("127.0.0.1", http_port, timeout=120)
-            for body in mine:
-                while True:
-                    start = time.perf_counter()
-                    conn.request("POST", "/v1/traces", body=body, headers={"Content-Type": "application/x-protobuf"})
-                    response = conn.getresponse()
-                    response.read()
-                    latencies.append((time.perf_counter() - start) * 1000)
-                    if response.status == 200:
-                        break
-                    time.sleep(float(response.getheader("Retry-After", "1")))
-
         total = len(batches) * BATCH
         start = time.perf_counter()
-        threads = [threading.Thread(target=client, args=(batches[i::connections],)) for i in range(connections)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        latencies, _ = send_all(batches, http_port, connections)
         while status(api)["counters"].get("spans_processed", 0) < total:
             time.sleep(0.05)
         done = time.perf_counter() - start
