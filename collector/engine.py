@@ -63,6 +63,15 @@ class Overloaded(Exception):
     """The processing backlog is full; the receiver answers 503/UNAVAILABLE with Retry-After."""
 
 
+def refuse_over_bound(held: int, adding: int, limit: int, counts, what: str = "held spans") -> None:
+    """Raise `Overloaded` when `adding` bytes on top of `held` would pass `limit` (processor.maxBufferedBytes).
+
+    Something must be held to refuse: a request larger than the bound alone still passes."""
+    if adding and held and held + adding > limit:
+        counts["requests_refused_memory"] += 1
+        raise Overloaded(f"{what} reached processor.maxBufferedBytes ({limit} bytes)")
+
+
 class CollectorEngine:
     def __init__(self, config: ClaimwatchConfig, store: AuditStore | None = None, forwarder=None,
                  on_processed=None) -> None:
@@ -133,11 +142,7 @@ class CollectorEngine:
 
         Decoding a request the bound then refuses cost more than the checks of what was
         held (a flood that ignores Retry-After slowed processing to a fifth)."""
-        with self._lock:
-            held = self._buffered_bytes
-        if held and held + wire_bytes * MEMORY_PER_WIRE_BYTE > self._max_bytes:
-            self.counts["requests_refused_memory"] += 1
-            raise Overloaded(f"held spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+        refuse_over_bound(self._buffered_bytes, wire_bytes * MEMORY_PER_WIRE_BYTE, self._max_bytes, self.counts)
 
     def _accept(self, items: list[tuple[str, object]], nbytes: int = 0, seq: int | None = None) -> int:
         nbytes *= MEMORY_PER_WIRE_BYTE
@@ -146,10 +151,8 @@ class CollectorEngine:
             if seq is None and self._work_spans + self.buffer.span_count + len(items) > 2 * self._max_backlog:
                 self.counts["requests_refused_overload"] += 1
                 raise Overloaded("processing backlog is full")
-            # Something must be held to refuse: a request larger than the bound alone still passes.
-            if seq is None and nbytes and self._buffered_bytes and self._buffered_bytes + nbytes > self._max_bytes:
-                self.counts["requests_refused_memory"] += 1
-                raise Overloaded(f"held spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+            if seq is None:
+                refuse_over_bound(self._buffered_bytes, nbytes, self._max_bytes, self.counts)
             self._buffered_bytes += nbytes
             if seq is None:
                 seq = self.ledger.open(len(items), nbytes)

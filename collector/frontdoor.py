@@ -26,7 +26,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from claimwatch.checks.pipeline import Pipeline
 from claimwatch.core.config import ClaimwatchConfig
 
-from .engine import Accepted, Overloaded
+from .engine import Accepted, refuse_over_bound
 from .kafka import KafkaExporter
 from .ledger import Ledger
 from .otlp import build_request
@@ -61,10 +61,7 @@ class FrontDoor:
 
     def admit(self, wire_bytes: int) -> None:
         """Refuse a request before it is decoded when unpublished requests fill the memory bound."""
-        held = self.ledger.open_bytes
-        if held and held + wire_bytes > self._max_bytes:
-            self.counts["requests_refused_memory"] += 1
-            raise Overloaded(f"unpublished spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+        refuse_over_bound(self.ledger.open_bytes, wire_bytes, self._max_bytes, self.counts, "unpublished spans")
 
     def accept_request(self, request: ExportTraceServiceRequest) -> Accepted:
         total = bad = 0
@@ -77,9 +74,7 @@ class FrontDoor:
             request = _without_bad_ids(request)
         good = total - bad
         nbytes = request.ByteSize() if good else 0
-        if nbytes and self.ledger.open_bytes and self.ledger.open_bytes + nbytes > self._max_bytes:
-            self.counts["requests_refused_memory"] += 1
-            raise Overloaded(f"unpublished spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+        refuse_over_bound(self.ledger.open_bytes, nbytes, self._max_bytes, self.counts, "unpublished spans")
         seq = self.ledger.open(good, nbytes)
         if good:
             self._publish(request, seq, good)

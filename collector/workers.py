@@ -33,7 +33,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from claimwatch.checks.pipeline import Pipeline
 from claimwatch.core.config import ClaimwatchConfig
 
-from .engine import MEMORY_PER_WIRE_BYTE, Accepted, LogItem, Overloaded, output_logs
+from .engine import MEMORY_PER_WIRE_BYTE, Accepted, LogItem, Overloaded, output_logs, refuse_over_bound
 from .ledger import Ledger
 from .otlp import ReceivedSpan, build_request
 
@@ -146,10 +146,7 @@ class WorkerPool:
 
     def admit(self, wire_bytes: int) -> None:
         """Refuse a request before it is decoded when it would pass the memory bound."""
-        held = self.ledger.open_bytes
-        if held and held + wire_bytes * MEMORY_PER_WIRE_BYTE > self._max_bytes:
-            self.counts["requests_refused_memory"] += 1
-            raise Overloaded(f"held spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+        refuse_over_bound(self.ledger.open_bytes, wire_bytes * MEMORY_PER_WIRE_BYTE, self._max_bytes, self.counts)
 
     def _open(self, items: int, nbytes: int) -> int:
         # The bytes are charged as decoded spans: the worker that holds them decodes them.
@@ -157,10 +154,7 @@ class WorkerPool:
         if self.ledger.open_items + items > self._max_items:
             self.counts["requests_refused_overload"] += 1
             raise Overloaded("processing backlog is full")
-        held = self.ledger.open_bytes
-        if nbytes and held and held + nbytes > self._max_bytes:
-            self.counts["requests_refused_memory"] += 1
-            raise Overloaded(f"held spans reached processor.maxBufferedBytes ({self._max_bytes} bytes)")
+        refuse_over_bound(self.ledger.open_bytes, nbytes, self._max_bytes, self.counts)
         return self.ledger.open(items, nbytes)
 
     def durable_seq(self) -> int:
