@@ -159,9 +159,10 @@ class CollectorEngine:
             for _, item in items:
                 item.seq = seq
             evicted_before = self.buffer.evicted_traces
+            released: list[tuple[str, list]] = []
             for trace_id, item in items:
-                for released in self.buffer.add(trace_id or f"untraced:{id(item)}", item):
-                    self._queue_work(released)
+                released.extend(self.buffer.add(trace_id or f"untraced:{id(item)}", item))
+            self._queue_work(released)
             if self.buffer.evicted_traces > evicted_before:
                 self._log_eviction()
         return seq
@@ -177,17 +178,21 @@ class CollectorEngine:
                 self.buffer.evicted_traces,
             )
 
-    def _queue_work(self, released: tuple[str, list]) -> None:
-        """Hand a released trace to the worker (called with the lock held)."""
-        self._work_spans += len(released[1])
-        self._worker.put(released)
+    def _queue_work(self, released: list[tuple[str, list]]) -> None:
+        """Hand released traces to the worker as one piece of work (called with the lock held).
+
+        One queue item per trace made `_handle` run, and forward, once per trace: a
+        flush of a thousand held traces sent a thousand small requests downstream."""
+        if released:
+            self._work_spans += sum(len(items) for _, items in released)
+            self._worker.put(released)
 
     # --- processing (the worker's thread) --------------------------------------------------------
     def _handle(self, batch: list) -> None:
         with self._lock:
             ready = self.buffer.ready()
             self._work_spans += sum(len(items) for _, items in ready)  # counted like queued work
-            batch = batch + ready
+            batch = [trace for released in batch for trace in released] + ready
         settled: Counter = Counter()
         forward: list[ReceivedSpan] = []
         for trace_id, items in batch:
@@ -273,8 +278,7 @@ class CollectorEngine:
         """Release every buffered trace now and wait until it is processed, stored and forwarded."""
         deadline = time.monotonic() + timeout
         with self._lock:
-            for released in self.buffer.drain():
-                self._queue_work(released)
+            self._queue_work(self.buffer.drain())
         ok = self._worker.flush(timeout)
         if self.store is not None:
             ok = self.store.flush(max(0.1, deadline - time.monotonic())) and ok

@@ -153,3 +153,33 @@ def test_a_log_record_without_a_span_id_gets_the_same_id_on_redelivery():
     results = (CheckResult("output", "pass"),)
     assert evaluation_ids(choice("Docker is down."), results) == evaluation_ids(choice("Docker is down."), results)
     assert evaluation_ids(choice("Docker is down."), results) != evaluation_ids(choice("Redis is down."), results)
+
+
+class _Recorder:
+    """A forwarder that keeps what it is handed (the unit under test is the engine's batching)."""
+
+    def __init__(self) -> None:
+        self.requests = []
+
+    def submit(self, request) -> None:
+        self.requests.append(request)
+
+    def flush(self, timeout=None) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_flush_of_many_held_traces_forwards_them_in_one_request():
+    config = load_config({"validation": FACTS, "processor": {"decisionWaitMs": 60_000}})
+    forwarder = _Recorder()
+    engine = CollectorEngine(config, None, forwarder)
+    for trace in range(1, 41):
+        engine.accept_request(_request(trace))
+    assert engine.flush(10)
+    spans = [s for r in forwarder.requests for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    assert len(spans) == 80  # two spans a trace
+    # One request per trace cost more than checking them (issue 14); the whole flush is one batch.
+    assert len(forwarder.requests) == 1
+    engine.close()
