@@ -261,6 +261,20 @@ def _events(events) -> tuple[EventRecord, ...]:
 
 def set_value(target: AnyValue, value: Any) -> None:
     """Write a plain Python value into an AnyValue."""
+    kind = type(value)
+    if kind is str:  # most annotation values: one type test, not a chain of isinstance
+        target.string_value = value
+    elif kind is bool:
+        target.bool_value = value
+    elif kind is int:
+        target.int_value = value
+    elif kind is float:
+        target.double_value = value
+    else:
+        _set_other(target, value)
+
+
+def _set_other(target: AnyValue, value: Any) -> None:
     if isinstance(value, bool):
         target.bool_value = value
     elif isinstance(value, int):
@@ -283,12 +297,18 @@ def set_value(target: AnyValue, value: Any) -> None:
 
 def upsert_attributes(kvs, values: Mapping[str, Any], replace_existing: bool = True) -> None:
     """Set attributes on a repeated KeyValue field, replacing keys that exist (when asked to look)."""
-    index = {kv.key: kv for kv in kvs} if replace_existing else {}
+    if not replace_existing:
+        add = kvs.add
+        for key, value in values.items():
+            set_value(add(key=key).value, value)
+        return
+    index = {kv.key: kv for kv in kvs}
     for key, value in values.items():
         kv = index.get(key)
         if kv is None:
             kv = kvs.add(key=key)
-        kv.value.Clear()
+        else:
+            kv.value.Clear()
         set_value(kv.value, value)
 
 

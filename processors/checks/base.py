@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
@@ -127,10 +126,17 @@ class CheckContext:
         self._verbosity = verbosity
         self._resolve = resolve
         self._extract = extract
+        self._who_value: tuple[Identity, float | None, str] | None = None
+        self._output_value: Output | None = None
+        self._output_read = False
 
-    @cached_property
+    # Plain lazy attributes rather than functools.cached_property, which in Python 3.11 takes
+    # a lock shared by every instance on each first read: measurable on every LLM span.
+    @property
     def _who(self) -> tuple[Identity, float | None, str]:
-        return self._resolve(self.span)
+        if self._who_value is None:
+            self._who_value = self._resolve(self.span)
+        return self._who_value
 
     @property
     def identity(self) -> Identity:
@@ -154,10 +160,13 @@ class CheckContext:
             return "info"
         return self._verbosity
 
-    @cached_property
+    @property
     def output(self) -> Output | None:
         """The LLM output on this span (text and tool calls), or None."""
-        return self._extract(self.span) if self._extract is not None else None
+        if not self._output_read:
+            self._output_value = self._extract(self.span) if self._extract is not None else None
+            self._output_read = True
+        return self._output_value
 
 
 class Check(Protocol):
