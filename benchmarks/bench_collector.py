@@ -1,6 +1,7 @@
 """Benchmark the standalone collector end to end over loopback.
 
     python benchmarks/bench_collector.py [--batches 200] [--connections 2] [--workers 2] [--runs 3]
+                                         [--baseline-python PATH] [--baseline-workers 1]
 
 Starts `claimwatch serve` as its own process, sends OTLP/HTTP protobuf
 requests of 512 spans (traces of 10 spans; one span in ten carries a
@@ -10,6 +11,11 @@ to a blackhole OTLP endpoint in this process). Runs the baseline (one
 process, checks on a thread) and the candidate (`--workers N` processes)
 alternately and prints medians of spans/s end to end, request latency,
 peak RSS of the collector and its workers, and the ratio.
+
+`--baseline-python` runs the baseline with another interpreter, for example
+a venv with an older release installed (`pip install claimwatch==X` or a
+checkout of an older commit), so a before/after comparison of the same
+worker count is measured in one run, under the same load.
 """
 
 from __future__ import annotations
@@ -145,9 +151,10 @@ def family_cpu_s(pid: int) -> tuple[float, float]:
     return cpu_seconds(pid), sum(cpu_seconds(k) for k in kids)
 
 
-def start_serve(settings: dict, tmp: Path, log_level: str = "WARNING") -> tuple[subprocess.Popen, int, str]:
-    """`claimwatch serve` on free local ports with `settings` (plus 102 facts, the store in `tmp`);
-    (process, OTLP/HTTP port, API address) once its API answers."""
+def start_serve(settings: dict, tmp: Path, log_level: str = "WARNING",
+                python: str = sys.executable) -> tuple[subprocess.Popen, int, str]:
+    """`claimwatch serve` on free local ports with `settings` (plus 102 facts, the store in `tmp`),
+    run by `python`; (process, OTLP/HTTP port, API address) once its API answers."""
     settings = hundred_facts() | settings
     settings.setdefault("storage", {}).setdefault("path", str(tmp / "bench.duckdb"))
     config = tmp / "bench.json"
@@ -155,7 +162,7 @@ def start_serve(settings: dict, tmp: Path, log_level: str = "WARNING") -> tuple[
     http_port, grpc_port, api_port = free_port(), free_port(), free_port()
     api = f"127.0.0.1:{api_port}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
+        [python, "-m", "claimwatch.collector.cli", "serve", "--config", str(config),
          "--otlp-http", f"127.0.0.1:{http_port}", "--otlp-grpc", f"127.0.0.1:{grpc_port}", "--api", api,
          "--log-level", log_level],
         cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -209,14 +216,15 @@ def wait_durable(api: str, total: int) -> dict:
         time.sleep(0.02)
 
 
-def run(batches: list[bytes], workers: int, connections: int, forward: str | None) -> dict:
+def run(batches: list[bytes], workers: int, connections: int, forward: str | None,
+        python: str = sys.executable) -> dict:
     """One collector process under the load; figures of that run."""
     settings: dict = {"processor": {"decisionWaitMs": 200, "workers": workers}}
     if forward:
         settings["exporters"] = {"otlp": {"endpoint": forward}}
     total = len(batches) * BATCH
     with tempfile.TemporaryDirectory() as tmp:
-        proc, http_port, api = start_serve(settings, Path(tmp))
+        proc, http_port, api = start_serve(settings, Path(tmp), python=python)
         try:
             start = time.perf_counter()
             latencies, refused = send_all(batches, http_port, connections)
@@ -251,32 +259,38 @@ def main() -> None:
     parser.add_argument("--baseline-workers", type=int, default=1, help="worker processes of the baseline run")
     parser.add_argument("--runs", type=int, default=3, help="runs of each, alternating; medians are printed")
     parser.add_argument("--no-forward", action="store_true", help="store only (no OTLP forwarding)")
+    parser.add_argument("--baseline-python", default=sys.executable,
+                        help="interpreter of the baseline run (a venv with an older claimwatch installed)")
     args = parser.parse_args()
     batches = build_batches(args.batches)
     sink = None if args.no_forward else Blackhole()
     total = len(batches) * BATCH
     print(f"spans: {total} in {args.batches} requests of {BATCH} ({total // 10} with a 2,000-char LLM output); "
           f"{os.cpu_count()} CPUs, affinity {len(os.sched_getaffinity(0))}; forwarding {'off' if sink is None else 'on'}")
-    figures: dict[int, list[dict]] = {args.baseline_workers: [], args.workers: []}
+    baseline = f"baseline workers={args.baseline_workers}"
+    if args.baseline_python != sys.executable:
+        baseline += f" ({args.baseline_python})"
+    candidates = {baseline: (args.baseline_workers, args.baseline_python),
+                  f"candidate workers={args.workers}": (args.workers, sys.executable)}
+    figures: dict[str, list[dict]] = {name: [] for name in candidates}
     try:
         for _ in range(args.runs):
-            for workers in figures:
-                figures[workers].append(run(batches, workers, args.connections, sink and sink.endpoint))
+            for name, (workers, python) in candidates.items():
+                figures[name].append(run(batches, workers, args.connections, sink and sink.endpoint, python))
     finally:
         if sink is not None:
             sink.close()
     medians = {}
-    for workers, runs in figures.items():
+    for name, runs in figures.items():
         m = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        medians[workers] = m
-        print(f"workers={workers}: end to end {m['spans_per_s']:,.0f} spans/s ({m['seconds']:.2f} s; "
+        medians[name] = m
+        print(f"{name}: end to end {m['spans_per_s']:,.0f} spans/s ({m['seconds']:.2f} s; "
               f"acknowledged after {m['acked_s']:.2f} s); request latency median {m['latency_p50_ms']:.1f} ms, "
               f"p99 {m['latency_p99_ms']:.1f} ms; evaluations {m['evaluations']:.0f}, refused {m['refused']:.0f}, "
               f"peak RSS {m['peak_rss_mb']:.0f} MB (collector + workers); CPU s: collector "
               f"{m['collector_cpu_s']:.1f}, workers {m['workers_cpu_s']:.1f}")
-    if len(medians) == 2:
-        ratio = medians[args.workers]["spans_per_s"] / medians[args.baseline_workers]["spans_per_s"]
-        print(f"ratio workers={args.workers} / workers={args.baseline_workers}: {ratio:.2f}x")
+    first, second = medians.values()
+    print(f"ratio candidate / baseline: {second['spans_per_s'] / first['spans_per_s']:.2f}x")
 
 
 if __name__ == "__main__":
