@@ -73,6 +73,13 @@ SHAPES = [
     # discovery and outcomes next to the shapes above that are not claims
     ("I found that file in the vendor folder.", "system_state"),
     ("The smoke test did not pass.", "operational_status"),
+    # the same predicates next to the code-narration shapes below that are not claims
+    ("The upload form is empty.", "system_state"),
+    ("The lint job passed.", "operational_status"),
+    ("`test_retry_backoff` passes.", "operational_status"),
+    ("The worker is passing health checks.", "operational_status"),
+    ("The migration is always enabled.", "system_state"),
+    ("The tests that cover the parser fail.", "operational_status"),
 ]
 
 
@@ -104,6 +111,21 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "We found earlier that the cache keys by tenant.",
         "I found that the handler swallows the error.",
         "The wrapper does not pass `timeout` to the client.",
+        # a code identifier with a value, in any tense: the code's data, not a thing's state
+        "One corner case: `rows` could be empty here.",
+        "`buffer` was not empty after the loop.",
+        # a verb with a code object, or a participle after what is handed to a call
+        "The factory passes `retries` through `**options`.",
+        "The loader seems to be passing `encoding=None` to the reader.",
+        "I expected it to keep the flag value passed.",
+        "It ignores the keyword arguments passed.",
+        # a general statement: "usually" after the copula, as before the subject
+        "A vendored copy is usually allowed for small helpers.",
+        # an embedded question: nothing is asserted about the things it names
+        "The patch only changes which rows are selected in the join.",
+        "The counter records how many workers are running.",
+        "The summary lists which services are down.",
+        "That decides what handlers are registered at startup.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -37,6 +37,9 @@ _BOUNDARY_WORDS = frozenset(
     assume suppose expect expected hope hoping guess suspect wonder wondering whether
     """.split()
 )
+# A wh-word right before a noun phrase opens an embedded question ("I need to know which tests
+# fail", "this changes what columns are selected", "how many seats are left"): nothing is asserted.
+_WH_DETERMINERS = frozenset("which what whichever whatever how".split())
 _LEADING_DETERMINERS = frozenset(
     "the a an this that these those our your my their its his her some any all every each both".split()
 )
@@ -109,7 +112,11 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         if not bare or (word[-1] in _BULLET_LAST and _BULLET.match(word)):
             break
         if bare in _BOUNDARY_WORDS and not (not kept and bare in PRONOUN_SUBJECTS):
+            if kept and bare in _WH_DETERMINERS:
+                return None  # "which tests fail", "changes what columns are selected": an embedded question
             break
+        if kept and bare in _WH_DETERMINERS:
+            return None
         kept += 1
         start = at
         if bare in PRONOUN_SUBJECTS or bare in _LEADING_DETERMINERS or kept >= _MAX_WORDS:

@@ -49,6 +49,8 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
+        # "the fix seems to be passing `dtype` to ...": "passing" takes an object, no status.
+        reject_after=r"\s+[`'\"“‘]",
         examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(
@@ -81,7 +83,11 @@ DETECTORS = (
         confidence=0.8,
         # "fails to see", "passes the value", "remains to be seen": behaviour or an idiom, not an outcome.
         reject_after=r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
-        r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b",
+        r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
+        # "passes `extra` in `kwargs`": the verb takes a quoted or code object.
+        r"|\s+[`'\"“‘]",
+        # "the mode string passed", "the arguments passed": a participle after what is given to a call.
+        reject_subject=r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$",
         # "would previously fail", "will pass": hypothetical.
         reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
         examples=(

@@ -53,6 +53,9 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.8,
         code_narration=r".*",
+        # "`xa` could be empty", "`mask` was not empty": a code identifier alone as the subject of a
+        # process or UI state describes a value in the code, in any tense, not the state of a thing.
+        reject_subject=r"^`[^`]+`$",
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
         reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
         # "is open to", "is empty when", "is complete enough": not the object's state.
