@@ -4,7 +4,8 @@
 
 Scoring follows issue 10: one detection to one labelled claim, the category
 must agree, and "X was not found / is present / is missing / is available"
-counts as system state or existence alike. A detection matches a label when
+counts as system state or existence alike (when the label's span or the
+detection's own words say so; not for every existence detection). A detection matches a label when
 their spans overlap; each label and each detection is used at most once
 (largest overlap first). Figures are printed for the `tune` part (detectors
 were tuned on it), the `check` part (other trajectories, only measured) and
@@ -90,7 +91,7 @@ def agrees(label: Label, claim) -> bool:
     if label.category == claim.category:
         return True
     both = {label.category, claim.category} <= _STATE_OR_EXISTENCE
-    return both and bool(_EITHER.search(label.text) or _EITHER.search(claim.assertion.replace("_", " ")))
+    return both and bool(_EITHER.search(label.text) or _EITHER.search(claim.matched_text))
 
 
 def match(labels: list[Label], claims: list) -> tuple[list[tuple[Label, object]], list[Label], list]:

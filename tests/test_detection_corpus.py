@@ -80,6 +80,10 @@ SHAPES = [
     ("The worker is passing health checks.", "operational_status"),
     ("The migration is always enabled.", "system_state"),
     ("The tests that cover the parser fail.", "operational_status"),
+    # a state said of what an owner does not have: the state, not possession
+    ("We don't have `helm` installed on this runner.", "system_state"),
+    ("The nightly profile does not have `TRACE` enabled.", "system_state"),
+    ("The nightly profile does not have a `TRACE` section.", "existence"),
 ]
 
 

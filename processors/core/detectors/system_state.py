@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA
+from ._fragments import AFTER, COPULA, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -122,6 +122,23 @@ DETECTORS = (
         negative=True,
         confidence=0.85,
         examples=("I couldn't find docker.", "We haven't seen a confirmation banner."),
+    ),
+    DetectorSpec(
+        # "I don't have `lmfit` installed", "the subqueries do not have `values_select` set": the state of
+        # the object, not whether the owner holds it (more specific than existence.does_not_contain).
+        id="system_state.not_have_state",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+have\s+(?:(?:a|an|the|any)\s+)?"
+            rf"(?P<subject>{QUOTED}|{WORD})\s+(?P<state>installed|set|set\s+up|enabled|configured|loaded|running)\b",
+        ),
+        assertion="not_{state}",
+        negative=True,
+        role_before=True,
+        confidence=0.8,
+        priority=2,
+        examples=("I don't have `lmfit` installed.", "The staging config does not have `DEBUG` set."),
     ),
     DetectorSpec(
         # First-person discovery: "I found the handler in `routes.py`", "I've located your reservation".
