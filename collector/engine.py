@@ -310,8 +310,7 @@ class CollectorEngine:
         if self.forwarder is not None:
             out.update({f"forward_{k}": v for k, v in self.forwarder.counts.items()})
         if self.store is not None:
-            out.update(store_rows_written=self.store.rows_written, store_write_errors=self.store.write_errors,
-                       store_rows_skipped=getattr(self.store, "rows_skipped", 0))
+            out.update(self.store.counters())
         return out
 
 

@@ -263,15 +263,14 @@ class WorkerPool:
                    durable_seq=self.ledger.durable_seq(), buffered_bytes=self.ledger.open_bytes,
                    queue_depth=self.ledger.open_items)
         if self.store is not None:
-            out.update(store_rows_written=self.store.rows_written, store_write_errors=self.store.write_errors,
-                       store_rows_skipped=getattr(self.store, "rows_skipped", 0))
+            out.update(self.store.counters())
         return out
 
 
 # Counters the pool keeps itself (the workers' own are for their part of the work only).
 _OWN_KEYS = frozenset({"spans_received", "spans_rejected", "logs_received", "logs_with_output",
                        "accepted_seq", "durable_seq", "buffered_bytes", "queue_depth",
-                       "store_rows_written", "store_write_errors", "store_rows_skipped"})
+                       "store_rows_written", "store_write_errors", "store_rows_skipped", "store_units_rejected"})
 # What a worker holds now, not a count of what it did: not carried over when it is replaced.
 _GAUGES = frozenset({"buffered_traces", "buffered_spans"})
 
@@ -388,9 +387,6 @@ class _Countdown:
 class _RowPipe:
     """The store a worker's engine writes to: rows go back to the parent with what they settle."""
 
-    rows_written = 0
-    write_errors = 0
-
     def __init__(self, send, engine_counts, mask_secrets: bool) -> None:
         self._send = send
         self._units: list = []
@@ -403,6 +399,9 @@ class _RowPipe:
     def processed(self, settled: dict[int, int]) -> None:
         units, self._units = self._units, []
         self._send(("rows", units, settled, self._counts()))
+
+    def counters(self) -> dict[str, int]:
+        return {}  # the parent's store counts the rows
 
     def flush(self, timeout=None) -> bool:
         return True

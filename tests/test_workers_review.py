@@ -35,11 +35,34 @@ def test_after_written_reports_failure_when_the_rows_failed_in_an_earlier_batch(
     store = AuditStore(":memory:", batch_rows=1, flush_interval_s=0.05)
     try:
         outcomes: list[bool] = []
-        store.add_rows({"no_such_table": [{"x": 1}]})  # fails: the table does not exist
+
+        def disk_full(*_args):
+            raise duckdb.IOException("No space left on device")
+
+        store._insert = disk_full  # a write that may pass later: the rows must not settle
+        store.add_rows({"evaluations": [{"evaluation_id": "e1"}]})
         store.after_written(outcomes.append)
         assert store.flush(30)
         assert store.write_errors == 1
         assert outcomes == [False]
+        assert store.units_rejected == 0
+    finally:
+        store.close()
+
+
+def test_a_unit_that_can_never_be_written_is_set_aside_and_its_call_settles(tmp_path):
+    # A permanent error (no such table, a value of the wrong type) never passes on a retry;
+    # failing the marker stalled durable_seq forever, and with it spool deletion and Kafka commits.
+    store = AuditStore(tmp_path / "a.duckdb", batch_rows=1, flush_interval_s=0.05)
+    try:
+        outcomes: list[bool] = []
+        store.add_rows({"no_such_table": [{"x": 1}]})
+        store.after_written(outcomes.append)
+        assert store.flush(30)
+        assert outcomes == [True]
+        assert store.write_errors == 1 and store.units_rejected == 1
+        rejected = json.loads(store.rejected_path.read_text())
+        assert rejected["rows"] == {"no_such_table": [{"x": 1}]}
     finally:
         store.close()
 
@@ -312,13 +335,13 @@ def test_after_written_in_the_same_failed_batch_as_another_producers_rows_still_
         store.close()
 
 
-def test_one_unit_that_cannot_be_written_does_not_take_the_rest_of_its_batch_with_it():
+def test_one_unit_that_cannot_be_written_does_not_take_the_rest_of_its_batch_with_it(tmp_path):
     # Each batch became one transaction: a single unit that cannot be written (a check whose
     # table is missing, a value of the wrong type) rolled back every other unit batched with it,
     # and their calls never became durable. Before, the other rows were written.
     from datetime import datetime
 
-    store = AuditStore(":memory:", batch_rows=4, flush_interval_s=30)
+    store = AuditStore(tmp_path / "a.duckdb", batch_rows=4, flush_interval_s=30)
     try:
         outcomes: dict[str, bool] = {}
 
@@ -334,16 +357,20 @@ def test_one_unit_that_cannot_be_written_does_not_take_the_rest_of_its_batch_wit
             thread.start()
             thread.join()
         assert store.flush(30)
-        assert outcomes == {"bad": False, "good": True}
+        # The bad unit can never be written: it is set aside, so its call settles too.
+        assert outcomes == {"bad": True, "good": True}
         assert store.cursor().execute("SELECT evaluation_id FROM evaluations").fetchall() == [("e1",)]
+        (line,) = store.rejected_path.read_text().splitlines()
+        assert json.loads(line)["rows"] == {"no_such_table": [{"x": 1}]}
+        assert "no_such_table" in json.loads(line)["error"]
     finally:
         store.close()
 
 
-def test_a_row_of_the_wrong_type_fails_only_its_own_unit():
+def test_a_row_of_the_wrong_type_fails_only_its_own_unit(tmp_path):
     from datetime import datetime
 
-    store = AuditStore(":memory:", batch_rows=6, flush_interval_s=30)
+    store = AuditStore(tmp_path / "a.duckdb", batch_rows=6, flush_interval_s=30)
     try:
         outcomes: dict[str, bool] = {}
 
@@ -357,9 +384,12 @@ def test_a_row_of_the_wrong_type_fails_only_its_own_unit():
             thread.start()
             thread.join()
         assert store.flush(30)
-        assert outcomes == {"a": True, "bad": False, "c": True}
+        assert outcomes == {"a": True, "bad": True, "c": True}  # the bad one settles, set aside
         assert store.cursor().execute("SELECT evaluation_id FROM evaluations ORDER BY 1").fetchall() == [
             ("e1",), ("e3",)]
+        (line,) = store.rejected_path.read_text().splitlines()
+        assert json.loads(line)["rows"]["evaluations"][0]["evaluation_id"] == "e2"
+        assert store.units_rejected == 1
     finally:
         store.close()
 

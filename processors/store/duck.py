@@ -20,7 +20,9 @@ database after migrations, so a check's own tables need no store code.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -63,6 +65,9 @@ class AuditStore:
         self.rows_written = 0
         self.rows_skipped = 0  # rows of evaluations already stored (redelivered traces)
         self.write_errors = 0
+        self.units_rejected = 0  # units that can never be written, kept in `rejected_path`
+        # Where rows that can never be written go, so they are neither lost nor retried forever.
+        self.rejected_path = None if self.path == ":memory:" else Path(f"{self.path}.rejected.jsonl")
         # Threads whose rows failed to write since their last after_written marker was handled:
         # the writer splits its queue into batches, so a marker may land in the batch after its rows.
         self._failed_producers: set[threading.Thread] = set()
@@ -94,6 +99,11 @@ class AuditStore:
         self._worker.close()
         self._con.close()
 
+    def counters(self) -> dict[str, int]:
+        """The store's counters as `/api/status` shows them."""
+        return {"store_rows_written": self.rows_written, "store_write_errors": self.write_errors,
+                "store_rows_skipped": self.rows_skipped, "store_units_rejected": self.units_rejected}
+
     def cursor(self):
         """A cursor for reads in this process (safe beside the writer thread)."""
         return self._con.cursor()
@@ -108,29 +118,59 @@ class AuditStore:
             # A unit for a table the schema lacks (its check's migration is not registered) cannot be
             # written however often it is split: it fails at once, without costing transactions.
             unknown = [u for u in units if not self._schemas.keys() >= u.tables.keys()]
+            rejected: list[tuple[_Unit, BaseException]] = []
             if unknown:
                 tables = sorted({t for u in unknown for t in u.tables if t not in self._schemas})
-                logger.error("no table %s in the audit schema (is its check's migration registered?)", tables)
+                problem = KeyError(f"no table {tables} in the audit schema (is its check's migration registered?)")
+                rejected = [(u, problem) for u in unknown]
                 units = [u for u in units if self._schemas.keys() >= u.tables.keys()]
             self._logged = False
-            failed = unknown + (self._write_split(units) if units else [])
-            if failed:
+            failures = self._write_split(units) if units else []
+            rejected += [(u, exc) for u, exc in failures if _permanent(exc)]
+            failed = [u for u, exc in failures if not _permanent(exc)]
+            unsaved = self._reject(rejected) if rejected else []
+            failed += unsaved
+            if failures or unknown:
                 self.write_errors += 1
-                logger.error("could not write %d of %d unit(s) of rows to %s", len(failed), len(units), self.path)
+                logger.error("could not write %d of %d unit(s) of rows to %s; %d set aside in %s",
+                             len(failures) + len(unknown), len(units) + len(unknown), self.path,
+                             len(rejected) - len(unsaved), self.rejected_path or "nowhere (in-memory store)")
         finally:
             self._answer(items, {id(u) for u in failed})
 
-    def _write_split(self, units: list[_Unit]) -> list[_Unit]:
+    def _write_split(self, units: list[_Unit]) -> list[tuple[_Unit, BaseException]]:
         """Write `units` in one transaction; when that fails, each half again, so a unit that cannot
         be written (a check's missing table, a value of the wrong type) fails alone instead of
-        taking the rest of its batch with it. Returns the units that could not be written."""
-        if self._write_units([u.tables for u in units], log=len(units) == 1 and not self._logged):
+        taking the rest of its batch with it. Returns the units that could not be written, each
+        with its error."""
+        problem = self._write_units([u.tables for u in units], log=len(units) == 1 and not self._logged)
+        if problem is None:
             return []
         if len(units) == 1:
             self._logged = True  # one traceback per batch is enough
-            return units
+            return [(units[0], problem)]
         half = len(units) // 2
         return self._write_split(units[:half]) + self._write_split(units[half:])
+
+    def _reject(self, rejected: list[tuple[_Unit, BaseException]]) -> list[_Unit]:
+        """Set aside units that can never be written, as JSON lines beside the database, so their
+        calls still settle (a spool or a Kafka offset behind them would otherwise wait forever).
+        Returns the units that could not be set aside either (they fail like a write error)."""
+        if self.rejected_path is None:
+            self.units_rejected += len(rejected)  # an in-memory store has nowhere to keep them
+            return []
+        try:
+            with open(self.rejected_path, "a", encoding="utf-8") as out:
+                for unit, exc in rejected:
+                    line = {"error": f"{type(exc).__name__}: {exc}", "rows": unit.tables}
+                    out.write(json.dumps(line, default=str, ensure_ascii=False) + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+        except (OSError, TypeError, ValueError):
+            logger.exception("could not set aside %d unit(s) in %s", len(rejected), self.rejected_path)
+            return [u for u, _ in rejected]
+        self.units_rejected += len(rejected)
+        return []
 
     def _answer(self, items: list, failed_units: set[int]) -> None:
         """Run the batch's markers in queue order; a producer's failed rows fail its next marker."""
@@ -149,7 +189,8 @@ class AuditStore:
             except Exception:
                 logger.exception("after-write callback failed")
 
-    def _write_units(self, units: list[Mapping[str, Sequence[Mapping]]], log: bool = True) -> bool:
+    def _write_units(self, units: list[Mapping[str, Sequence[Mapping]]], log: bool = True) -> BaseException | None:
+        """Write the units in one transaction; None when done, else what went wrong."""
         total = sum(len(rows) for unit in units for rows in unit.values())
         try:
             cursor = self._con.cursor()
@@ -172,11 +213,11 @@ class AuditStore:
             written = sum(len(rows) for rows in merged.values())
             self.rows_written += written
             self.rows_skipped += total - written
-            return True
-        except Exception:
+            return None
+        except Exception as exc:
             if log:
                 logger.exception("could not write %d row(s) to %s", total, self.path)
-            return False
+            return exc
 
     def _new_only(self, cursor, units: list) -> list:
         """The units whose evaluations are not stored yet (nor earlier in this batch)."""
@@ -226,6 +267,19 @@ class AuditStore:
             cursor.execute(f'INSERT INTO "{table}" ({columns}) SELECT {columns} FROM _claimwatch_batch')
         finally:
             cursor.unregister("_claimwatch_batch")
+
+
+# Errors a unit's own rows cause (a value of the wrong type, a missing table, a broken
+# constraint): writing it again can never succeed. Anything else (a full disk, an I/O error,
+# memory) may pass, so those rows are not settled and the spool or Kafka delivers them again.
+_PERMANENT = (KeyError, TypeError, ValueError, pa.ArrowException, duckdb.ConversionException,
+              duckdb.ConstraintException, duckdb.CatalogException, duckdb.BinderException,
+              duckdb.InvalidInputException)
+_TRANSIENT = (OSError, MemoryError, duckdb.IOException, duckdb.OutOfMemoryException)
+
+
+def _permanent(exc: BaseException) -> bool:
+    return isinstance(exc, _PERMANENT) and not isinstance(exc, _TRANSIENT)
 
 
 class _Unit:
