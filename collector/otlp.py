@@ -216,6 +216,10 @@ class ProtoAttributes(Mapping):
     def __contains__(self, key: object) -> bool:
         return key in self.keys()
 
+    def get(self, key: str, default: Any = None) -> Any:
+        # Mapping.get goes through __getitem__ and a KeyError for every absent key.
+        return self._converted()[key] if key in self.keys() else default
+
     def __iter__(self):
         return iter(self.keys())
 

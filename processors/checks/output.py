@@ -12,6 +12,7 @@ violation; its annotations are the `claimwatch.*` attributes and the
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from typing import Any
 
 from pydantic import Field
@@ -190,6 +191,7 @@ def explanation(r: ValidationResult) -> str:
     return f"{r.verdict}: {worst.reason}{more}"
 
 
+@lru_cache(maxsize=16)  # one output is hashed for its row, its repeat key and its echo: hash it once
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 

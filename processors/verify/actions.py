@@ -195,20 +195,21 @@ def _result_text(value: Any) -> str | None:
 def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
     """(tool, arguments, result, status, call id) when the span is a tool execution, else None."""
     attrs = span.attributes
-    status = _status(attrs, span)
+    # The status is read only for a tool span: this runs on every LLM span too.
     if GEN_AI_TOOL_NAME in attrs and (
         attrs.get(GEN_AI_OPERATION_NAME) == "execute_tool" or span.name.startswith("execute_tool")
         or GEN_AI_TOOL_RESULT in attrs or GEN_AI_TOOL_ARGUMENTS in attrs
     ):
-        return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(GEN_AI_TOOL_ARGUMENTS), attrs.get(GEN_AI_TOOL_RESULT), status,
-                _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
+        return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(GEN_AI_TOOL_ARGUMENTS), attrs.get(GEN_AI_TOOL_RESULT),
+                _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
         args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
-        return str(name), args, attrs.get(OUTPUT_VALUE), status, None
+        return str(name), args, attrs.get(OUTPUT_VALUE), _status(attrs, span), None
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
         name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
-        return str(name), _traceloop_args(attrs.get(TRACELOOP_ENTITY_INPUT)), attrs.get(TRACELOOP_ENTITY_OUTPUT), status, None
+        return (str(name), _traceloop_args(attrs.get(TRACELOOP_ENTITY_INPUT)), attrs.get(TRACELOOP_ENTITY_OUTPUT),
+                _status(attrs, span), None)
     return None
 
 
