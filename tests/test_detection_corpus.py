@@ -84,6 +84,9 @@ SHAPES = [
     ("We don't have `helm` installed on this runner.", "system_state"),
     ("The nightly profile does not have `TRACE` enabled.", "system_state"),
     ("The nightly profile does not have a `TRACE` section.", "existence"),
+    # outcomes next to the expectation shapes below that are not claims
+    ("As expected, the pid file is missing.", "existence"),
+    ("So the signal handler is registered now.", "system_state"),
 ]
 
 
@@ -130,6 +133,11 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The counter records how many workers are running.",
         "The summary lists which services are down.",
         "That decides what handlers are registered at startup.",
+        # what a test or a change should bring about: an expectation, not a claim
+        "The new case expects that the pid file is missing after shutdown.",
+        "It should also assert the scratch schema does not exist.",
+        "The wrapper ensures the output folder exists before the copy.",
+        "I moved the call so that the signal handler is registered first.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -37,6 +37,13 @@ _BOUNDARY_WORDS = frozenset(
     assume suppose expect expected hope hoping guess suspect wonder wondering whether
     """.split()
 )
+# What a test or a change is meant to bring about, said right before the subject: "the test
+# expects that the lock file is missing", "it should assert the table does not exist", "this
+# ensures the directory exists", "so that the handler is registered". Nothing is asserted.
+_EXPECTATION_LEAD = re.compile(
+    r"\b(?:expects?|expecting|asserts?|asserting|ensures|ensuring|so\s+that|in\s+order\s+that)\s+(?:that\s+)?$",
+    re.IGNORECASE,
+)
 # A wh-word right before a noun phrase opens an embedded question ("I need to know which tests
 # fail", "this changes what columns are selected", "how many seats are left"): nothing is asserted.
 _WH_DETERMINERS = frozenset("which what whichever whatever how".split())
@@ -123,6 +130,8 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
             break
     if not kept:
         return None
+    if _EXPECTATION_LEAD.search(text, max(window_start, start - 32), start):
+        return None  # "the test expects that the lock file is missing": an expectation, not a claim
     phrase = text[start:end]
     # Markdown emphasis or an opening bracket at the front is not part of the name.
     stripped = phrase.lstrip("*_([{<“\"'")
