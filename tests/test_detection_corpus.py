@@ -87,6 +87,9 @@ SHAPES = [
     # outcomes next to the expectation shapes below that are not claims
     ("As expected, the pid file is missing.", "existence"),
     ("So the signal handler is registered now.", "system_state"),
+    ("This fare won't be refundable.", "capability"),
+    ("Our staging cluster is called Orion.", "entity_name"),
+    ("The canary build is passing.", "operational_status"),
 ]
 
 
@@ -138,6 +141,14 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "It should also assert the scratch schema does not exist.",
         "The wrapper ensures the output folder exists before the copy.",
         "I moved the call so that the signal handler is registered first.",
+        "The aim is that every shard passes on its own.",
+        "The expected behaviour is that the column is not required.",
+        # a prediction, a call, a participle or an object: not a claim of the category
+        "Then the cleanup hook won't be invoked at all.",
+        "The hook is called FIRST in the chain.",
+        "The worker is passing their own token to the API.",
+        "The `env` passed here is a copy of the parent's.",
+        "My recollection failed me on that one.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -39,9 +39,12 @@ _BOUNDARY_WORDS = frozenset(
 )
 # What a test or a change is meant to bring about, said right before the subject: "the test
 # expects that the lock file is missing", "it should assert the table does not exist", "this
-# ensures the directory exists", "so that the handler is registered". Nothing is asserted.
+# ensures the directory exists", "so that the handler is registered", "the goal is that the tests
+# pass", "the expected behaviour is that the field is optional". Nothing is asserted.
 _EXPECTATION_LEAD = re.compile(
-    r"\b(?:expects?|expecting|asserts?|asserting|ensures|ensuring|so\s+that|in\s+order\s+that)\s+(?:that\s+)?$",
+    r"\b(?:expects?|expecting|asserts?|asserting|ensures|ensuring|so\s+that|in\s+order\s+that"
+    r"|(?:goal|aim|idea|intent|intention|hope|expectation|expected\s+(?:behaviou?r|result|outcome))\s+is)"
+    r"\s+(?:that\s+)?$",
     re.IGNORECASE,
 )
 # A wh-word right before a noun phrase opens an embedded question ("I need to know which tests

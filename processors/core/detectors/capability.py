@@ -14,7 +14,7 @@ FEATURE_NOUNS = (
     r"|setting|mode|parameter|operation|action|format|syntax|support"
 )
 # Negated "can": the ways agents say that something cannot be done.
-_CANNOT = r"cannot|can't|can’t|can\s+not|could\s+not|couldn't|couldn’t|must\s+not|won't|won’t"
+_CANNOT = r"cannot|can't|can’t|can\s+not|could\s+not|couldn't|couldn’t|must\s+not"
 
 DETECTORS = (
     DetectorSpec(
@@ -105,6 +105,10 @@ DETECTORS = (
         patterns=(
             rf"\b(?P<cop>{_CANNOT})\s+(?:(?:always|ever|really|easily|currently|also|still)\s+)?"
             r"be\s+(?P<state>[\p{L}]{3,})\b",
+            # "won't be saved", "won't be called": a prediction of what will happen, not what can be;
+            # only "won't be able / possible / allowed" says what cannot be done.
+            r"\b(?P<cop>won't|won’t|will\s+not)\s+(?:(?:ever|really|easily|currently|also|still)\s+)?"
+            r"be\s+(?P<state>able|possible|allowed|permitted|eligible|refundable|supported)\b",
         ),
         assertion="cannot_be_{state}",
         negative=True,
@@ -114,6 +118,7 @@ DETECTORS = (
         examples=(
             "Basic economy flights cannot be modified.",
             "Travel insurance can't be added after the initial booking.",
+            "This fare won't be refundable.",
         ),
     ),
     DetectorSpec(

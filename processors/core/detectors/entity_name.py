@@ -55,6 +55,8 @@ DETECTORS = (
         role_before=True,
         case_insensitive=False,
         confidence=0.85,
+        # "`setup()` is called BEFORE the app exists": a word in capitals is emphasis, and "called" a call.
+        reject_subject=r"^(?-i:[A-Z][A-Z]+)$",
         examples=("The project is called Atlas.", "Her name is Irina."),
     ),
     DetectorSpec(

@@ -49,8 +49,9 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
-        # "the fix seems to be passing `dtype` to ...": "passing" takes an object, no status.
-        reject_after=r"\s+[`'\"“‘]",
+        # "the fix seems to be passing `dtype` to ...", "the user is passing their own `argv`":
+        # "passing" takes an object, no status.
+        reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b",
         examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(
@@ -84,8 +85,10 @@ DETECTORS = (
         # "fails to see", "passes the value", "remains to be seen": behaviour or an idiom, not an outcome.
         reject_after=r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
         r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
-        # "passes `extra` in `kwargs`": the verb takes a quoted or code object.
-        r"|\s+[`'\"“‘]",
+        # "passes `extra` in `kwargs`": the verb takes a quoted or code object; "my memory failed me".
+        r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
+        # "`argv` passed here is the full list": a participle, the verb comes after.
+        r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b",
         # "the mode string passed", "the arguments passed": a participle after what is given to a call.
         reject_subject=r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$",
         # "would previously fail", "will pass": hypothetical.
