@@ -90,6 +90,9 @@ SHAPES = [
     ("This fare won't be refundable.", "capability"),
     ("Our staging cluster is called Orion.", "entity_name"),
     ("The canary build is passing.", "operational_status"),
+    # quotes that close before the claim leave it asserted
+    ('The "Gold" tier is not active.', "system_state"),
+    ('The log prints "done" but the worker is still down.', "operational_status"),
 ]
 
 
@@ -149,6 +152,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The worker is passing their own token to the API.",
         "The `env` passed here is a copy of the parent's.",
         "My recollection failed me on that one.",
+        # quoted text is reported, not asserted by the agent
+        'The bug report says: "the upload endpoint is not reachable from the VPN."',
+        "> The retry queue is missing from the dashboard.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

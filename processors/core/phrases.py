@@ -139,8 +139,26 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     # Markdown emphasis or an opening bracket at the front is not part of the name.
     stripped = phrase.lstrip("*_([{<“\"'")
     start += len(phrase) - len(stripped)
+    if _quoted_at(text, start):
+        return None  # the issue says: "the lookup doesn't work ...": reported words, not the agent's
     phrase = stripped.rstrip("*_:,")
     return (phrase, start) if phrase else None
+
+
+def _quoted_at(text: str, pos: int) -> bool:
+    """Whether `pos` lies inside double-quoted text on its line, or on a `>` blockquote line.
+
+    Quoted text (the issue's words, an error message, output) is reported, not asserted by
+    the agent: `The issue says: "X doesn't work on Y"`, `> The solution cannot be determined`.
+    Straight quotes are paired by count; curly ones by opening against closing.
+    """
+    line = text.rfind("\n", 0, pos) + 1
+    if text[line : line + 4].lstrip(" \t").startswith(">"):
+        return True
+    if text.count('"', line, pos) % 2:
+        return True
+    opened = text.count("“", line, pos)
+    return bool(opened) and opened > text.count("”", line, pos)
 
 
 def _quoted_before(text: str, end: int, closing: str) -> tuple[str, int] | None:
