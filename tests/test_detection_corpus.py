@@ -93,6 +93,8 @@ SHAPES = [
     # quotes that close before the claim leave it asserted
     ('The "Gold" tier is not active.', "system_state"),
     ('The log prints "done" but the worker is still down.', "operational_status"),
+    ("The sync job fails each time.", "operational_status"),
+    ("In this case the token is missing.", "existence"),
 ]
 
 
@@ -155,6 +157,10 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # quoted text is reported, not asserted by the agent
         'The bug report says: "the upload endpoint is not reachable from the VPN."',
         "> The retry queue is missing from the dashboard.",
+        # conditions said just before the subject
+        "The alarm goes off as soon as the replica is down.",
+        "Each time the sync job fails, it leaves a temp file.",
+        "This path covers the case where the token is missing.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

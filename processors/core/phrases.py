@@ -45,6 +45,10 @@ _BOUNDARY_WORDS = frozenset(
 _EXPECTING = frozenset("expect expects expecting assert asserts asserting ensures ensuring".split())
 _GOALS = frozenset("goal aim idea intent intention hope expectation".split())
 _EXPECTED_THINGS = frozenset("behaviour behavior result outcome".split())
+# Conditions the sentence frame does not know, said right before the subject: "as soon as the
+# build fails", "every time the test fails", "the case where the column is missing".
+_TIMES = frozenset("every each any next".split())
+_CASES = frozenset("case cases situation situations scenario scenarios".split())
 # A wh-word right before a noun phrase opens an embedded question ("I need to know which tests
 # fail", "this changes what columns are selected", "how many seats are left"): nothing is asserted.
 _WH_DETERMINERS = frozenset("which what whichever whatever how".split())
@@ -131,7 +135,7 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
             break
     if not kept:
         return None
-    if _expectation_before(text[max(window_start, start - 40) : start]):
+    if _not_asserted_before(text[max(window_start, start - 40) : start]):
         return None  # "the test expects that the lock file is missing": an expectation, not a claim
     phrase = text[start:end]
     # Markdown emphasis or an opening bracket at the front is not part of the name.
@@ -143,8 +147,8 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     return (phrase, start) if phrase else None
 
 
-def _expectation_before(lead: str) -> bool:
-    """Whether `lead` (the words before a subject) ends with an expectation or a purpose."""
+def _not_asserted_before(lead: str) -> bool:
+    """Whether `lead` (the words before a subject) ends with an expectation, a purpose or a condition."""
     words = lead.split()
     if not words:
         return False
@@ -158,8 +162,16 @@ def _expectation_before(lead: str) -> bool:
             return True
     if last in _EXPECTING:
         return True
-    if last == "is" and len(words) > 1:
-        before = words[-2].lower()
+    before = words[-2].lower() if len(words) > 1 else ""
+    if last == "time":
+        return before in _TIMES
+    if last == "as":
+        return before == "soon"
+    if last in ("where", "when"):
+        return before in _CASES
+    if last == "which":
+        return before == "in" and len(words) > 2 and words[-3].lower() in _CASES
+    if last == "is":
         return before in _GOALS or (before in _EXPECTED_THINGS and len(words) > 2 and words[-3].lower() == "expected")
     return False
 
