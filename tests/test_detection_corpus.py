@@ -94,6 +94,8 @@ SHAPES = [
     ('The "Gold" tier is not active.', "system_state"),
     ('The log prints "done" but the worker is still down.', "operational_status"),
     ("The sync job fails each time.", "operational_status"),
+    ('I could not find "settings.toml" in the repo.', "system_state"),
+    ('There is no "Archive" button on the page.', "existence"),
     ("In this case the token is missing.", "existence"),
 ]
 
@@ -157,6 +159,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # quoted text is reported, not asserted by the agent
         'The bug report says: "the upload endpoint is not reachable from the VPN."',
         "> The retry queue is missing from the dashboard.",
+        'The ticket reads: "there is no retry header in the response".',
+        'It says "the driver does not support savepoints on this backend."',
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
         "Each time the sync job fails, it leaves a temp file.",

@@ -221,6 +221,8 @@ def _quoted_before(text: str, end: int, closing: str) -> tuple[str, int] | None:
 
 def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
     """Trim a subject window captured after a trigger ("couldn't find X on this host")."""
+    if _quoted_at(text, start):
+        return None  # it says "SQLite doesn't support DISTINCT ...": reported words, not the agent's
     raw = text[start:end]
     if raw[:1] in _OPENING:
         close = raw.find(_OPENING[raw[0]], 1)
