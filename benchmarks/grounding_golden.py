@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_grounding import DEFAULT_DATA, TRAJECTORIES, other_answers, speed_case  # noqa: E402
-from claimwatch.grounding import Grounder, Report  # noqa: E402
+from benchmarks.bench_grounding import DEFAULT_DATA, TRAJECTORIES, other_answers, speed_case
+from claimwatch.grounding import Grounder, Report
 
 
 def dump(report: Report) -> dict:
@@ -36,13 +36,31 @@ def dump(report: Report) -> dict:
         "passages": report.evidence_passages,
         "chars": report.evidence_chars,
         "truncated": report.truncated,
-        "decision": [d.decision, d.confidence, d.checks, list(d.issues), d.revision_hints, d.suggested_fixes,
-                     [[g.text, g.score, g.status, list(g.missing)] for g in d.goals], d.partial],  # fmt: skip
+        "decision": [
+            d.decision,
+            d.confidence,
+            d.checks,
+            list(d.issues),
+            d.revision_hints,
+            d.suggested_fixes,
+            [[g.text, g.score, g.status, list(g.missing)] for g in d.goals],
+            d.partial,
+        ],
         "claims": [
-            [c.claim.text, c.claim.start, c.claim.end, c.claim.kind, c.claim.negated, list(c.claim.content),
-             [[s.kind, s.text, repr(s.value), s.start, s.end, s.unit] for s in c.claim.specifics],
-             c.grade.grade, [[h.passage, h.start, h.end] for h in c.grade.evidence], c.grade.reason,
-             c.grade.confidence, c.grade.issue]  # fmt: skip
+            [
+                c.claim.text,
+                c.claim.start,
+                c.claim.end,
+                c.claim.kind,
+                c.claim.negated,
+                list(c.claim.content),
+                [[s.kind, s.text, repr(s.value), s.start, s.end, s.unit] for s in c.claim.specifics],
+                c.grade.grade,
+                [[h.passage, h.start, h.end] for h in c.grade.evidence],
+                c.grade.reason,
+                c.grade.confidence,
+                c.grade.issue,
+            ]
             for c in report.claims
         ],
     }
@@ -86,7 +104,7 @@ def main() -> None:
         print(f"{len(lines)} outputs written to {args.write} (sha256 {digest})")
         return
     kept = args.check.read_text(encoding="utf-8").splitlines()
-    differ = [(a, b) for a, b in zip(kept, lines) if a != b]
+    differ = [(a, b) for a, b in zip(kept, lines, strict=False) if a != b]
     if len(kept) != len(lines):
         print(f"{len(lines)} outputs, {len(kept)} in {args.check}")
     for a, b in differ[:5]:

@@ -18,8 +18,19 @@ from claimwatch.grounding.decision import _ends_whole
 from claimwatch.grounding.engine import _KEPT_POOLS
 from claimwatch.grounding.evidence import EvidencePool
 from claimwatch.grounding.grade import _acronym_pattern, _all_numbers, _close, _first_equal
-from claimwatch.grounding.lexicon import STATUS_PATTERN
-from claimwatch.grounding.text import EVIDENCE_WORDS, NAME, Folded, evidence_words
+from claimwatch.grounding.lexicon import STATUS_PATTERN, STATUS_STATE
+from claimwatch.grounding.text import (
+    _STATUS,
+    EVIDENCE_WORDS,
+    NAME,
+    SPECIFIC,
+    Folded,
+    _letter_runs,
+    _lowercase_elsewhere,
+    _specific_matches,
+    _status_spans,
+    evidence_words,
+)
 
 PIECES = (
     "Ann", "NASA", "NASAs", "Mike", "A", "and", "And", "but", "though", " ", "  ", "\t", "\n", ";", ",", ".",
@@ -131,3 +142,41 @@ def test_an_acronym_is_found_in_one_search_of_the_pool_as_passage_by_passage_wit
         plain = re.compile(r"\b" + r"[\w]*[\s-]+(?:(?:of|the|and|for|a|an)\s+)?".join(letters) + r"\w*")
         expected = any(plain.search(pool.lower(i)) for i in range(len(pool)))
         assert pool.search(_acronym_pattern(letters)) == expected
+
+
+SPECIFIC_PIECES = (
+    "May", "may", "Sept", ".", " ", "  ", "\n", "\t", "20", "1", "2024", "-", "05", "/", ":", "usd", "USD", "$",
+    "€", "£", "`", "@", "_", "www.", "WWW.", "w", "ww", "http", "http:", "Http:", "https://", "s:", "x.org", "a",
+    "ann", "ſ", "K", "٣", "²", "am", "pm", "%", "percent", ",", "th", "of", "June", "ab12", "AB12CD", "+", "(",
+    ")", '"', "'", "é", "dollars",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_specifics_tried_only_near_their_triggers_are_the_matches_of_a_scan_of_the_whole_text(ascii_only):
+    pieces = [p for p in SPECIFIC_PIECES if p.isascii() or not ascii_only]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        assert [(m.span(), m.lastgroup) for m in _specific_matches(text)] == [
+            (m.span(), m.lastgroup) for m in SPECIFIC.finditer(text)
+        ]
+
+
+def test_status_words_found_by_their_tokens_are_the_matches_of_the_status_pattern():
+    pieces = [*STATUS_STATE, "on", "not", "time", " ", "  ", "-", "_", "x", "1", ".", "\n", "Up", "DOWN", "é", "ſ"]
+    rng = random.Random(8)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        assert list(_status_spans(text, text.lower())) == _STATUS.spans(text, text.lower())
+
+
+def test_a_name_word_is_written_in_lower_case_elsewhere_exactly_when_it_is_one_of_the_letter_runs():
+    for text in texts(9, 8000):
+        runs = _letter_runs(text)
+        if runs is None:
+            assert not text.isascii()
+            continue
+        for m in NAME.finditer(text):
+            for word in m.group().replace("-", " ").split(" "):
+                assert (word.lower() in runs) == _lowercase_elsewhere(word, text)
