@@ -20,6 +20,7 @@ from .spool import Spool, replay
 from .workers import WorkerPool, worker_count
 
 logger = logging.getLogger("claimwatch.collector")
+_WORKERS_READY_S = 120.0  # how long start-up waits for worker processes to build their checks
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,11 @@ class Collector:
         elif worker_count(config) > 1:  # checks in worker processes; each forwards what it processed
             self.forwarder = None
             self.engine = WorkerPool(config, self.store)
+            began = time.monotonic()
+            if self.engine.wait_ready(_WORKERS_READY_S):
+                logger.info("%d worker processes ready in %.1f s", worker_count(config), time.monotonic() - began)
+            else:  # calls are held for them meanwhile (the memory bound applies): slow, not lost
+                logger.warning("not every worker process was ready after %.0f s; receiving anyway", _WORKERS_READY_S)
         else:
             self.forwarder = build_forwarder(config)
             self.engine = CollectorEngine(config, self.store, self.forwarder)

@@ -83,6 +83,15 @@ class WorkerPool:
         worker.reader = reader
         reader.start()
 
+    def wait_ready(self, timeout: float = 120.0) -> bool:
+        """Wait until every worker has built and warmed up its checks (True), or `timeout` passed.
+
+        Spawning imports claimwatch and builds the checks anew in each worker (about a
+        second): a collector that reported itself up before that queued its first calls
+        behind the start-up."""
+        deadline = time.monotonic() + timeout
+        return all(w.ready.wait(max(0.0, deadline - time.monotonic())) for w in self._workers)
+
     @property
     def pipeline(self) -> Pipeline:
         """A pipeline in this process, for decisions asked over the API (hooks)."""
@@ -213,6 +222,8 @@ class WorkerPool:
             for unit in units:
                 self.store.add_rows(unit)
             self.store.after_written(lambda ok: self.ledger.settle(settled) if ok else None)
+        elif kind == "ready":
+            worker.ready.set()
         elif kind == "flushed":
             _, token, counts, done = message
             self._worker_counts[worker.index] = counts
@@ -259,7 +270,8 @@ class WorkerPool:
         for counts in self._worker_counts:
             out.update({k: v for k, v in counts.items() if isinstance(v, int | float) and k not in _OWN_KEYS})
         out = dict(out)
-        out.update(workers=len(self._workers), accepted_seq=self.ledger.last_seq,
+        out.update(workers=len(self._workers), workers_ready=sum(w.ready.is_set() for w in self._workers),
+                   accepted_seq=self.ledger.last_seq,
                    durable_seq=self.ledger.durable_seq(), buffered_bytes=self.ledger.open_bytes,
                    queue_depth=self.ledger.open_items)
         if self.store is not None:
@@ -268,7 +280,7 @@ class WorkerPool:
 
 
 # Counters the pool keeps itself (the workers' own are for their part of the work only).
-_OWN_KEYS = frozenset({"spans_received", "spans_rejected", "logs_received", "logs_with_output",
+_OWN_KEYS = frozenset({"workers_ready", "spans_received", "spans_rejected", "logs_received", "logs_with_output",
                        "accepted_seq", "durable_seq", "buffered_bytes", "queue_depth",
                        "store_rows_written", "store_write_errors", "store_rows_skipped", "store_units_rejected"})
 # What a worker holds now, not a count of what it did: not carried over when it is replaced.
@@ -290,6 +302,7 @@ class _Worker:
         self.stopping = False
         self.reader: threading.Thread | None = None  # reads what the worker sends back
         self.started_at = 0.0
+        self.ready = threading.Event()  # set when the running process said its checks are built
         self.quick_deaths = 0
         self.outstanding: dict[int, list] = {}  # seq -> [message, items not settled]
         self._lock = threading.Lock()  # guards outstanding
@@ -298,6 +311,7 @@ class _Worker:
 
     def start(self) -> None:
         ctx = multiprocessing.get_context("spawn")  # a fork would copy gRPC and DuckDB threads' locks
+        self.ready.clear()
         parent, child = ctx.Pipe()
         config, index, _, mask = self._args
         self.process = ctx.Process(target=_worker_main, args=(config, index, child, mask),
@@ -428,6 +442,7 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
     engine: CollectorEngine | None = None
     pipe = _RowPipe(send, lambda: engine.stats() if engine else {}, mask_secrets)
     engine = CollectorEngine(config, pipe, build_forwarder(config), on_processed=pipe.processed)
+    send(("ready", index))  # checks built and warmed up: the parent may count this worker in
     try:
         while True:
             try:

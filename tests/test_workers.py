@@ -191,3 +191,17 @@ def test_stop_without_a_flush_stores_what_the_workers_held(tmp_path):
     finally:
         con.close()
     assert c.engine.durable_seq() == 30
+
+
+def test_the_pool_reports_ready_once_every_worker_has_built_its_checks():
+    # A collector that answered before its workers had imported claimwatch and built their
+    # checks queued its first calls behind that start-up; serve now waits for this.
+    from claimwatch import load_config
+    from claimwatch.collector.workers import WorkerPool
+
+    pool = WorkerPool(load_config({"processor": {"workers": 2}}))
+    try:
+        assert pool.wait_ready(120)
+        assert pool.stats()["workers_ready"] == 2
+    finally:
+        pool.close()
