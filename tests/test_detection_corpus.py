@@ -45,6 +45,7 @@ SHAPES = [
     ("Your booking has been cancelled.", "system_state"),
     # positive existence and containment
     ("There is a Dockerfile in the repository root.", "existence"),
+    ("There is an available slot with the night nurse on Friday.", "existence"),
     ("The footer is part of the base layout.", "existence"),
     ("`parse_args` is in `cli/main.py`.", "existence"),
     # first-person discovery
@@ -110,6 +111,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
     "text",
     [
         "Is the import task still in progress?",
+        "Is there an available room on the third floor?",
         "If the settings page has loaded, click Save.",
         "Make sure the search field is focused.",
         "You might want to check whether the toolbar shows two Delete buttons.",

@@ -141,11 +141,15 @@ DETECTORS = (
         family="existence",
         patterns=(
             rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?:there\s+is|there's|there’s|there\s+are|there\s+was"
-            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed)\s+)?(?:{_SOME}|another)\s+{AFTER}",
+            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed)\s+)?(?:{_SOME}|another)\s+"
+            # "an available flight": the adjective belongs to the thing, though after a trigger
+            # "available" begins a modifier ("X is installed and available").
+            rf"(?:available\s+)?{AFTER}",
         ),
         assertion="exists",
         confidence=0.75,
-        examples=("There is a lockfile in the root.", "There are two reservations under your profile."),
+        examples=("There is a lockfile in the root.", "There are two reservations under your profile.",
+                  "There is an available seat on the evening train."),
     ),
     DetectorSpec(
         id="existence.does_not_have",
