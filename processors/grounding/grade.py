@@ -82,13 +82,17 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     support: list[Hit] = []
     problems: list[_Problem] = []
     derived: list[str] = []
-    region = _align(claim, pool)
+    # The word checks below read the same words: their stems and whether the evidence has them, once.
+    words = [w for w in claim.content if len(w) > 2]
+    stems = list(map(stem, words))
+    known = {w: pool.has_word(w) for w in claim.content if len(w) > 1}
+    region = _align(claim, pool, words, stems)
     for spec in claim.specifics:
         _check_specific(spec, claim, pool, region, support, problems, derived)
-    _check_words(claim, pool, region, problems)
+    _check_words(claim, pool, region, problems, words, known)
     if region is not None:
-        _check_polarity(claim, pool, region, problems)
-    found, total = _content_support(claim, pool)
+        _check_polarity(claim, pool, region, problems, words, stems)
+    found, total = _content_support(claim, pool, known)
     if region is not None and not support:
         support.append(region)
     if problems:
@@ -124,8 +128,9 @@ def _weigh(problem: _Problem, pool: EvidencePool) -> _Problem:
 # --- alignment ----------------------------------------------------------------------------
 
 
-def _align(claim: Claim, pool: EvidencePool) -> Hit | None:
-    """The evidence region most of the claim's words and specifics point to."""
+def _align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str]) -> Hit | None:
+    """The evidence region most of the claim's words and specifics point to (`words`: the content words
+    of three letters or more, `stems` theirs)."""
     anchors: list[str] = []
     for spec in claim.specifics:
         if spec.kind == "name":
@@ -133,10 +138,10 @@ def _align(claim: Claim, pool: EvidencePool) -> Hit | None:
         elif spec.kind in _ANCHOR_KINDS:
             anchors.append(str(spec.value))
     if anchors:
-        words = pool.words
-        anchors = [a for a in anchors if a in words]
-    stems = pool.stems
-    found = [s for s in map(stem, [w for w in claim.content if len(w) > 3]) if s in stems]
+        has = pool.words
+        anchors = [a for a in anchors if a in has]
+    known = pool.stems
+    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and s in known]
     if found:
         found.sort(key=len, reverse=True)
         anchors.extend(found)
@@ -188,10 +193,10 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     return Hit(passage, start, end)
 
 
-def _content_support(claim: Claim, pool: EvidencePool) -> tuple[int, int]:
+def _content_support(claim: Claim, pool: EvidencePool, known: dict[str, bool]) -> tuple[int, int]:
+    """(content words the evidence has, content words); `known` says which words it has."""
     words = [w for w in claim.content if len(w) > 1 and not w.isdigit()]
-    has = pool.has_word
-    return len([w for w in words if has(w) or _hyphen_parts(w, pool)]), len(words)
+    return len([w for w in words if known[w] or _hyphen_parts(w, pool)]), len(words)
 
 
 def _hyphen_parts(word: str, pool: EvidencePool) -> bool:
@@ -548,16 +553,13 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
     for word in spec.value:
         if pool.has_word(word):
             continue
-        if len(word) >= 5 and any(
-            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
-        ):
+        if len(word) >= 5 and _near_spelling(word, pool):
             continue  # a typo or spelling variant of a name the evidence has
         if len(word) <= 6 and _acronym(word, pool):
             continue
         missing.append(word)
     if not missing:
-        hits = pool.find(spec.value[0], limit=1)
-        support.extend(hits)
+        support.extend(pool.lookup(spec.value[0], True, 1))
         return
     shown = " ".join(missing)
     reason = f"names '{shown}', which no evidence mentions"
@@ -566,6 +568,19 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
         reason += " (some evidence was cut short)"
         confidence *= 0.7
     problems.append(_Problem("name", reason, confidence, region))
+
+
+def _near_spelling(word: str, pool: EvidencePool) -> bool:
+    """Whether the pool has a word spelt nearly as `word` (remembered per pool: a name recurs)."""
+    memo = pool.cache.setdefault("near_spellings", {})
+    found = memo.get(word)
+    if found is None:
+        if len(memo) >= 8192:  # a pool reused by many outputs: keep the memo bounded
+            memo.clear()
+        found = memo[word] = any(
+            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
+        )
+    return found
 
 
 def _by_initial(pool: EvidencePool) -> dict[str, list[str]]:
@@ -681,12 +696,12 @@ def _check_run_status(spec, claim, pool, state, negated, support, problems) -> N
 # --- words: antonyms, closed classes, polarity -----------------------------------------------
 
 
-def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[_Problem]) -> None:
+def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[_Problem], words: list[str],
+                 known: dict[str, bool]) -> None:  # fmt: skip
     """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
     if region is None:
         return
-    words = [w for w in claim.content if len(w) > 2]
-    unknown = [w for w in words if not (pool.has_word(w) or ("-" in w and pool.lookup(w, True, 1)))]
+    unknown = [w for w in words if not (known[w] or ("-" in w and pool.lookup(w, True, 1)))]
     if not unknown:
         return  # the evidence has every word: nothing was swapped
     # The opposite must sit in the passage the claim rests on: about a paragraph of a document, a few lines
@@ -697,7 +712,7 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []
     for word in unknown:
-        opposite = _opposite(word, pool)
+        opposite = _opposite_in(word, pool)
         if (
             opposite is not None
             and _in_window(opposite, window)
@@ -754,6 +769,17 @@ def _compound(opposite: str, word: str, claim: str) -> bool:
     return False
 
 
+def _opposite_in(word: str, pool: EvidencePool) -> str | None:
+    """`_opposite`, remembered per pool: a pure function of the word and the pool's words."""
+    memo = pool.cache.setdefault("opposites", {})
+    found = memo.get(word, False)
+    if found is False:
+        if len(memo) >= 8192:  # a pool reused by many outputs: keep the memo bounded
+            memo.clear()
+        found = memo[word] = _opposite(word, pool)
+    return found
+
+
 def _opposite(word: str, pool: EvidencePool) -> str | None:
     for other in ANTONYMS.get(word, ()):
         if other in pool.words or ("-" in other and pool.find(other, limit=1)):
@@ -768,9 +794,9 @@ def _opposite(word: str, pool: EvidencePool) -> str | None:
     return None
 
 
-def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[_Problem]) -> None:
+def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[_Problem], words: list[str],
+                    stems: list[str]) -> None:  # fmt: skip
     """A negated claim aligned to a passage that states the same thing without negation (and back)."""
-    words = [w for w in claim.content if len(w) > 2]
     if len(words) < 2:
         return
     source = pool.passages[region.passage].source
@@ -779,7 +805,7 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     text = pool.lower(region.passage)
     lo = max(0, region.start - 160)
     window = text[lo : region.end + 160]
-    near = len([w for w in words if stem(w) in window])
+    near = len([s for s in stems if s in window])
     # Word polarity reads prose (documents) well and tool output (JSON, code, logs) poorly: ask more there.
     prose = source in ("evidence", "retrieval")
     if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
@@ -794,7 +820,7 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
         return
     if prose and not claim.negated:
         sentence = text[region.start : region.end]
-        on = len([w for w in words if stem(w) in sentence])
+        on = len([s for s in stems if s in sentence])
         if on / len(words) >= 0.7 and NEGATION.search(sentence):
             reason = f"the passage it rests on ({cite}) is negated; the claim is not"
             problems.append(_Problem("negation", reason, 0.55, region))
