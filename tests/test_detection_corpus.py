@@ -46,6 +46,7 @@ SHAPES = [
     # positive existence and containment
     ("There is a Dockerfile in the repository root.", "existence"),
     ("There is an available slot with the night nurse on Friday.", "existence"),
+    ("The new parser works for the nested case.", "operational_status"),
     ("The footer is part of the base layout.", "existence"),
     ("`parse_args` is in `cli/main.py`.", "existence"),
     # first-person discovery
@@ -112,6 +113,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
     [
         "Is the import task still in progress?",
         "Is there an available room on the third floor?",
+        "The support team works on the billing queue.",
         "If the settings page has loaded, click Save.",
         "Make sure the search field is focused.",
         "You might want to check whether the toolbar shows two Delete buttons.",

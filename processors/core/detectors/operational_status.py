@@ -109,12 +109,17 @@ DETECTORS = (
             r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",
+            # "the fix works for the reported case": for whom or what it works ("works on" is left
+            # out: "the team works on the backend" is an activity).
+            r"\b(?P<state>works|worked)(?:[ \t]+(?:now|again|fine|correctly|properly|as\s+expected))?[ \t]+for[ \t]+"
+            r"(?:the|this|that|these|those|both|all|each|every|my|your|our|me|us|them)\b",
         ),
         assertion="working",
         subject_before=True,
         confidence=0.75,
         reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
-        examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings."),
+        examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
+                  "The retry logic works for both endpoints."),
     ),
     DetectorSpec(
         # "`Literal[1]` did NOT fail", "the job didn't crash".
