@@ -15,7 +15,7 @@ import pytest
 from claimwatch.grounding import Grounder, Passage
 from claimwatch.grounding.claims import _CLAUSE, _SENTENCE_END
 from claimwatch.grounding.decision import _ends_whole
-from claimwatch.grounding.engine import _KEPT_POOLS
+from claimwatch.grounding.engine import _KEPT_POOLS, _KEPT_SPLITS
 from claimwatch.grounding.evidence import EvidencePool
 from claimwatch.grounding.grade import _acronym_pattern, _all_numbers, _close, _first_equal
 from claimwatch.grounding.lexicon import STATUS_PATTERN, STATUS_STATE
@@ -180,3 +180,19 @@ def test_a_name_word_is_written_in_lower_case_elsewhere_exactly_when_it_is_one_o
         for m in NAME.finditer(text):
             for word in m.group().replace("-", " ").split(" "):
                 assert (word.lower() in runs) == _lowercase_elsewhere(word, text)
+
+
+def test_a_kept_split_gives_the_claims_a_new_split_gives_when_the_same_output_comes_again():
+    grounder = Grounder()
+    first = grounder.claims(REPLY)
+    again = grounder.ground(REPLY, EVIDENCE)
+    assert [c.claim for c in again.claims] == first == Grounder().claims(REPLY)
+    first.clear()  # a caller's list is its own: the kept claims are not changed through it
+    assert grounder.claims(REPLY) == Grounder().claims(REPLY)
+
+
+def test_kept_splits_are_bounded():
+    grounder = Grounder()
+    for i in range(_KEPT_SPLITS + 5):
+        grounder.claims(f"{REPLY} {i}")
+    assert len(grounder._splits) == _KEPT_SPLITS

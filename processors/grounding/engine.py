@@ -97,6 +97,7 @@ class Report:
 
 _WEIGHTS = {GROUNDED: 1.0, FABRICATED: 0.0}
 _KEPT_POOLS = 8  # each holds at most max_evidence_chars of text twice, and its lookups
+_KEPT_SPLITS = 16  # outputs of at most max_text_chars each, and their claims
 _KEYABLE = (str, Passage)
 
 
@@ -112,6 +113,7 @@ class Grounder:
         self.settings = settings or Settings()
         self.scorer = scorer
         self._pools: OrderedDict[int, tuple[tuple[Passage | str, ...], EvidencePool]] = OrderedDict()
+        self._splits: OrderedDict[str, tuple[Claim, ...]] = OrderedDict()
         self._lock = Lock()
 
     def pool(self, passages: Iterable[Passage | str]) -> EvidencePool:
@@ -150,12 +152,28 @@ class Grounder:
         truncated = len(text) > self.settings.max_text_chars
         body = text[: self.settings.max_text_chars]
         if claims is None:
-            claims = split_claims(body, self.settings.max_claims)
+            claims = self._split(body)
         graded = [GradedClaim(c, self._grade(c, pool)) for c in claims]
         return self._report(body, query, graded, pool, started, truncated)
 
     def claims(self, text: str) -> list[Claim]:
-        return split_claims(text[: self.settings.max_text_chars], self.settings.max_claims)
+        return self._split(text[: self.settings.max_text_chars])
+
+    def _split(self, body: str) -> list[Claim]:
+        """`split_claims`, kept for the last few outputs: one output is often graded more than once (the
+        check asks for its claims, then grades them; an LLM span and its agent span carry the same text).
+        Claims are frozen and a pure function of the text, so a kept split is the split."""
+        with self._lock:
+            kept = self._splits.get(body)
+            if kept is not None:
+                self._splits.move_to_end(body)
+                return list(kept)
+        claims = split_claims(body, self.settings.max_claims)
+        with self._lock:
+            self._splits[body] = tuple(claims)
+            while len(self._splits) > _KEPT_SPLITS:
+                self._splits.popitem(last=False)
+        return claims
 
     def _grade(self, claim: Claim, pool: EvidencePool) -> Grade:
         grade = grade_claim(claim, pool)

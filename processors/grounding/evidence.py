@@ -15,8 +15,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from itertools import filterfalse
+from functools import cached_property, lru_cache
 from threading import Lock
 
 from .text import evidence_words, stem
@@ -132,7 +131,11 @@ class EvidencePool:
 
     @cached_property
     def stems(self) -> frozenset[str]:
-        return frozenset().union(*(self._indexed(i).stems for i, t in enumerate(self._texts) if t))
+        """The stems of every word that is not a number: stemmed once per distinct word of the pool
+        (the union of the passages' stems, without stemming a word each passage repeats)."""
+        found = set(map(_word_stem, self.words))
+        found.discard(None)
+        return frozenset(found)
 
     def lower(self, index: int) -> str:
         return self._texts[index]
@@ -211,14 +214,19 @@ _MAX_FOUND = 8192
 
 
 class _Indexed:
-    """What is known of one lowercased passage text: its words, their stems, and the grader's memo."""
+    """What is known of one lowercased passage text: its words and the grader's memo."""
 
-    __slots__ = ("memo", "stems", "words")
+    __slots__ = ("memo", "words")
 
     def __init__(self, lower: str) -> None:
         self.words = frozenset(evidence_words(lower))
-        self.stems = frozenset(map(stem, filterfalse(str.isdigit, self.words)))
         self.memo: dict = {}
+
+
+@lru_cache(maxsize=131_072)
+def _word_stem(word: str) -> str | None:
+    """The stem of an evidence word, None for a number (numbers are matched by value, not stem)."""
+    return None if word.isdigit() else stem(word)
 
 
 _INDEX_CACHE: OrderedDict[str, _Indexed] = OrderedDict()

@@ -364,27 +364,46 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             known = verdicts[word] = _name_like(word, whole, runs[0])
         return known
 
+    shapes: dict[tuple[str, bool], tuple[tuple[str, ...], str | None]] = {}
     for m in NAME.finditer(text):
         start, end = m.span()
         if (taken and _overlaps(taken, start, end)) or _LABEL_AFTER.match(text, end):
             continue  # "Total Cost:", "**New Cabin**:" are labels, not names
         said = m.group()
-        words = said.replace("-", " ").split(" ")  # NAME joins its words by one space or hyphen
-        initial = None
-        if (start == 0 and opens_sentence) or (start > 0 and _START.search(text, max(0, start - 6), start)):
-            initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
-        words = [w for w in words if like(w)]
+        opening = (start == 0 and opens_sentence) or (start > 0 and _START.search(text, max(0, start - 6), start))
+        # What the words alone say is worked out once per name and place (a name recurs); whether a
+        # capitalised first word acts as a name depends on what follows it, so that is read each time.
+        shape = shapes.get((said, bool(opening)))
+        if shape is None:
+            shape = shapes[(said, bool(opening))] = _name_shape(said, bool(opening), like)
+        rest, initial = shape
         unit = None
-        if initial is not None and initial not in OPENERS and like(initial) and _acts_as_name(text, m, initial):
-            words.insert(0, initial)
+        if initial is not None and _acts_as_name(text, m, initial):
+            words = (initial.lower(), *rest)
             unit = "initial" if len(words) == 1 else None
+        else:
+            words = rest
         if words:
-            found.append(("name", said, tuple(map(str.lower, words)), start, end, unit))
+            found.append(("name", said, words, start, end, unit))
     found.sort(key=_START_OF)
     return found
 
 
 _START_OF = itemgetter(3)
+
+
+def _name_shape(said: str, opening: bool, like) -> tuple[tuple[str, ...], str | None]:
+    """(the lowered words of a NAME match that look like names, the first word when it opens a sentence
+    and may still be a name if it acts like one). `like` says whether a word looks like a name."""
+    words = said.replace("-", " ").split(" ")  # NAME joins its words by one space or hyphen
+    initial = None
+    if opening:
+        initial, words = words[0], words[1:]  # the first word of a sentence is capitalised anyway
+        if initial in OPENERS or not like(initial):
+            initial = None
+    return tuple([w.lower() for w in words if like(w)]), initial
+
+
 # The [\w-]+ runs of lowercased ASCII text (what STATUS_PATTERN's (?<![\w-]) and (?![\w-]) bound), by split.
 _TOKEN_BYTES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 or c in b"_-" else 32 for c in range(256))
 # Each status word or phrase by its last token: a match of the pattern ends with a whole token.
