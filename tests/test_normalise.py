@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from claimwatch import OutputValidator
-from claimwatch.core.normalise import fold, fold_key
+from claimwatch.core.normalise import _nothing_to_fold, _suspect, fold, fold_key
 from tests.conftest import DOCKER_RUNNING
 
 NODE_FACT = {
@@ -92,3 +96,25 @@ def test_folding_maps_every_position_back_into_the_original():
 def test_subject_keys_fold_like_detection():
     assert fold_key("No\u0301de.JS") == fold_key("node.js") == "node.js"
     assert fold_key("Zürich") == "zurich"
+
+
+# Characters around the shortcut of `fold` that reads only the non-ASCII characters: combining
+# marks that compose with ASCII letters (and with "=" or "<"), marks of other blocks, Hangul
+# jamo that compose with each other, compatibility forms, typographic punctuation, controls.
+_TRICKY = (
+    "ae=<> \n\t.\u0301\u0302\u0338\u0327\u0323\u3099\u309a\u0951\u093c\u05b0\u1100\u1161\u11a8\uac00"
+    "\ufb01\uff21\u00e9\u2019\u2014\u25cf\u00a0\u200b\x00\x0b\u0430"
+)
+
+
+@given(st.text(alphabet=_TRICKY, max_size=12))
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_fold_shortcut_agrees_with_the_whole_text_checks_when_text_mixes_ascii_and_marks(text):
+    data = text.encode("utf-8")
+    assert _nothing_to_fold(text, data) == (unicodedata.is_normalized("NFKC", text) and not _suspect(data))
+
+
+def test_fold_shortcut_keeps_a_mark_that_composes_with_the_ascii_letter_before_it():
+    # Alone, the accent is NFKC; after "e" it composes: the text must still be folded.
+    assert fold("Cafe\u0301 is not running.").text == "Cafe is not running."
+    assert fold("\u1100a\u1161 \u25cf").changed is False

@@ -6,6 +6,8 @@ import re
 from dataclasses import replace
 from string import Formatter
 
+import re2
+
 from .context import HEDGE_FACTOR, frame_claim
 from .detectors._fragments import NEGATION
 from .model import Claim
@@ -42,14 +44,18 @@ _NON_NAMES = frozenset(
 
 
 def build_claim(text: str, raw: RawMatch) -> Claim | None:
-    """Turn one match into a claim, or None when the context shows it is not an assertion."""
+    """Turn one match into a claim, or None when the context shows it is not an assertion.
+
+    `text` is the folded detection text (`normalise.fold`): no control characters but tab,
+    CR and LF, which the RE2 shortcut of `_rejected_before` relies on.
+    """
     spec = raw.spec
     if spec.builtin and spec.subject_before and "state" in raw.groups:
         if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
             return None
     if spec.reject_after and _compiled(spec.reject_after).match(text, raw.end):
         return None
-    if spec.reject_before and _compiled_before(spec.reject_before).search(text[max(0, raw.start - 40) : raw.start]):
+    if spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 40) : raw.start]):
         return None
     located = _subject(text, raw)
     if located is None:
@@ -66,7 +72,7 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
     if not frame.asserted:
         return None
     negative = spec.negative or _negated(raw)
-    if spec.subject_before and _NO_BEFORE.search(text, max(0, start - 4), start):
+    if spec.subject_before and _no_before(text, start):
         negative = not negative  # "no results are found": the determiner carries the negation
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
     end = _claim_end(text, raw, subject)
@@ -81,9 +87,35 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
         subject,
         _assertion(spec.assertion, raw, negative),
         negative,
-        round(confidence, 3),
+        _rounded(confidence),
         role,
     )
+
+
+def _no_before(text: str, start: int) -> bool:
+    """Whether "no" and spaces end the four characters before `start` (`_NO_BEFORE`).
+
+    The search runs only when an "n" is there at all: most subjects follow "the", a
+    bullet or nothing, and a regex call costs more than two `str.find`s.
+    """
+    low = max(0, start - 4)
+    if text.find("n", low, start) < 0 and text.find("N", low, start) < 0:
+        return False
+    return _NO_BEFORE.search(text, low, start) is not None
+
+
+# Confidences rounded to three places: the same few products of a detector's confidence and
+# the hedge and resolution factors come up again and again.
+_ROUNDED: dict[float, float] = {}
+
+
+def _rounded(confidence: float) -> float:
+    rounded = _ROUNDED.get(confidence)
+    if rounded is None:
+        rounded = round(confidence, 3)
+        if len(_ROUNDED) < 1024:
+            _ROUNDED[confidence] = rounded
+    return rounded
 
 
 def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
@@ -183,15 +215,42 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     return at + len(last) if at >= 0 else raw.end
 
 
-_before: dict[str, re.Pattern] = {}
+_before: dict[str, tuple[re.Pattern, object | None]] = {}
 
 
-def _compiled_before(source: str) -> re.Pattern:
-    """`reject_before` compiled to match at the end of the window before a match."""
-    pattern = _before.get(source)
-    if pattern is None:
-        pattern = _before[source] = re.compile(source + r"\s*$", re.IGNORECASE)
-    return pattern
+def _rejected_before(source: str, window: str) -> bool:
+    """Whether `window` (the text just before a match) ends with `reject_before`.
+
+    Python's engine tries the pattern at every offset of the window (3-4 us a candidate);
+    RE2 reads a `$`-anchored pattern from the end and saves about a third of that. Same
+    answer on ASCII: the detection text is folded, so it holds no control characters but
+    tab, CR and LF, and there RE2's word boundaries, word and space classes and case folding
+    are Python's. Other windows, and patterns RE2 cannot compile, keep Python's engine.
+    """
+    compiled = _before.get(source)
+    if compiled is None:
+        compiled = _before[source] = _compile_before(source)
+    python, fast = compiled
+    if fast is not None and window.isascii():
+        data = window.encode("ascii")
+        return fast.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
+    return python.search(window) is not None
+
+
+def _compile_before(source: str) -> tuple[re.Pattern, object | None]:
+    """`reject_before` compiled to match at the end of a window: Python's and RE2's (or None)."""
+    python = re.compile(source + r"\s*$", re.IGNORECASE)
+    try:
+        fast = re2.compile(f"(?i){source}\\s*$", _BEFORE_OPTIONS)  # spelled as `python` is
+    except re2.error:
+        return python, None
+    regexp = getattr(fast, "_regexp", None)
+    return python, (regexp if regexp is not None and _UNANCHORED is not None else None)
+
+
+_BEFORE_OPTIONS = re2.Options()
+_BEFORE_OPTIONS.log_errors = False  # a pattern RE2 cannot read simply stays on Python's engine
+_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 
 
 def _compiled(source: str) -> re.Pattern:
@@ -239,11 +298,29 @@ def _assertion(template: str, raw: RawMatch, negative: bool) -> str:
         return template
     fields = _template_fields(template)
     groups = raw.groups
-    # "_".join(split()) is `\s+` -> "_" on the stripped text, without a regex.
     if fields is None:
-        values = {name: "_".join(g.text.lower().split()) for name, g in groups.items()}
-    else:  # only the groups the template names: most matches carry several it never reads
-        values = {name: "_".join(groups[name].text.lower().split()) for name in fields if name in groups}
+        return _formatted(template, {name: g.text for name, g in groups.items()}, negative)
+    # Only the groups the template names (most matches carry several it never reads). The
+    # outcome is a function of their texts, and those are a few state words ("installed",
+    # "not running") said again and again: remembered.
+    key = (template, negative, *[groups[name].text if name in groups else None for name in fields])
+    assertion = _ASSERTIONS.get(key)
+    if assertion is None:
+        assertion = _formatted(template, {name: groups[name].text for name in fields if name in groups}, negative)
+        if len(_ASSERTIONS) >= _MAX_ASSERTIONS:
+            _ASSERTIONS.clear()
+        _ASSERTIONS[key] = assertion
+    return assertion
+
+
+_ASSERTIONS: dict[tuple, str] = {}
+_MAX_ASSERTIONS = 4096  # remembered assertions; the whole memo is dropped when full
+
+
+def _formatted(template: str, texts: dict[str, str], negative: bool) -> str:
+    """`template` filled with the group texts (lowercased, runs of spaces as "_") and `{not_}`."""
+    # "_".join(split()) is `\s+` -> "_" on the stripped text, without a regex.
+    values = {name: "_".join(text.lower().split()) for name, text in texts.items()}
     values["not_"] = "not_" if negative else ""
     try:
         return template.format_map(_Default(values))
