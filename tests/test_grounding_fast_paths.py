@@ -24,12 +24,14 @@ from claimwatch.grounding.text import (
     EVIDENCE_WORDS,
     NAME,
     SPECIFIC,
+    WORD,
     Folded,
     _letter_runs,
     _lowercase_elsewhere,
     _specific_matches,
     _status_spans,
     evidence_words,
+    lower_words,
 )
 
 PIECES = (
@@ -196,3 +198,10 @@ def test_kept_splits_are_bounded():
     for i in range(_KEPT_SPLITS + 5):
         grounder.claims(f"{REPLY} {i}")
     assert len(grounder._splits) == _KEPT_SPLITS
+
+
+def test_words_split_in_one_pass_are_the_word_pattern_s_words_on_lowercased_and_other_text():
+    for text in texts(10):
+        for given in (text, text.lower()):
+            plain = WORD.findall(given) if not given.isascii() else re.compile(WORD.pattern).findall(given)
+            assert lower_words(given) == plain

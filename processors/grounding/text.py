@@ -56,8 +56,14 @@ _WORD_CASED = re.compile(WORD.pattern)
 
 
 def lower_words(lower: str) -> list[str]:
-    """`WORD.findall(lower)` for text already lowercased (ASCII text skips case folding: same words)."""
-    return _WORD_CASED.findall(lower) if lower.isascii() else WORD.findall(lower)
+    """`WORD.findall(lower)` for text already lowercased (ASCII text skips case folding: same words).
+
+    Without an apostrophe or a hyphen a word of ASCII text is a run of letters, split out in one C pass."""
+    if not lower.isascii():
+        return WORD.findall(lower)
+    if "'" in lower or "-" in lower:
+        return _WORD_CASED.findall(lower)
+    return _letter_words(lower)
 
 
 def content_words(text: str) -> list[re.Match]:
