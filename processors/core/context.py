@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 import re2
 
@@ -406,7 +407,10 @@ _HEDGE_HINTS = (
 _HEDGE_HINT = re.compile("|".join(map(re.escape, _HEDGE_HINTS)))
 
 
+@lru_cache(maxsize=4096)
 def _hedged(claim_text: str) -> bool:
+    """Whether the claim's own words hedge it; remembered, as the same claims recur ("the build
+    is failing"), and the two searches cost more than the lookup."""
     return _HEDGE_HINT.search(claim_text) is not None and _HEDGE_SHORT.search(claim_text) is not None
 
 

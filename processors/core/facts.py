@@ -15,6 +15,7 @@ from datetime import UTC
 import re2
 
 from .budget import US_PER_FACT_CHECK, Budget
+from .claims import positional, subject_key
 from .config import Fact, FactRegistry
 from .model import Claim, FactCheck
 from .patterns import compile_pattern, set_matches
@@ -119,10 +120,13 @@ class FactIndex:
                 outcome = compare(claim, indexed.fact)
                 if outcome is not None:
                     status, expected = outcome
-                    return FactCheck(claim, status, indexed.fact.id, expected, _claimed(claim))
+                    return _fact_check(claim, status, indexed.fact.id, expected, _claimed(claim))
         if expired is not None:
-            return FactCheck(claim, "expired_fact", expired.fact.id, None, _claimed(claim))
-        return FactCheck(claim, "no_fact_found")
+            return _fact_check(claim, "expired_fact", expired.fact.id, None, _claimed(claim))
+        return _fact_check(claim, "no_fact_found", None, None, None)
+
+
+_fact_check = positional(FactCheck)
 
 
 def _build_set(entries):
@@ -167,12 +171,12 @@ def _expiry(fact: Fact, loaded_at: float) -> float | None:
 def _candidates(claim: Claim) -> list[str]:
     """Subjects to try: for names the role first ("the user"), then the name itself."""
     if not claim.role:  # most claims: the subject's candidates, in order, each once
-        return list(dict.fromkeys(subject_candidates(normalize_subject(claim.subject)))) if claim.subject else []
+        return list(dict.fromkeys(subject_candidates(subject_key(claim.subject)))) if claim.subject else []
     out: list[str] = []
     sources = [claim.role, claim.subject] if claim.category == "entity_name" else [claim.subject, claim.role]
     for source in sources:
         if source:
-            for candidate in subject_candidates(normalize_subject(source)):
+            for candidate in subject_candidates(subject_key(source)):
                 if candidate not in out:
                     out.append(candidate)
     return out

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from .budget import US_PER_MATCH, Budget
-from .claims import build_claim, relocate
+from .claims import build_claim, positional, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .context import code_spans, in_code, overlaps
 from .detectors import builtin_detectors
@@ -177,17 +177,21 @@ class OutputValidator:
             claims = [c for c in claims if c.category in checkable]
         checks, violations = self._judge(claims, policy, budget)
         bailed = bailed or budget.spent
-        return ValidationResult(
-            verdict=_verdict(violations, truncated, policy),
-            claims=tuple(claims),
-            fact_checks=tuple(checks),
-            violations=tuple(violations),
-            evaluation_us=_elapsed_us(started),
-            trust=trust,
-            agent_id=agent,
-            truncated=truncated,
-            bailed_out=bailed,
-            patterns_timed_out=tuple(timed_out),
+        # verdict, claims, fact_checks, violations, evaluation_us, trust, agent_id, skipped,
+        # truncated, bailed_out, error, patterns_timed_out
+        return _new_result(
+            _verdict(violations, truncated, policy),
+            tuple(claims),
+            tuple(checks),
+            tuple(violations),
+            _elapsed_us(started),
+            trust,
+            agent,
+            None,
+            truncated,
+            bailed,
+            None,
+            tuple(timed_out),
         )
 
     def _detect(self, text: str, budget: Budget | None) -> tuple[list[Claim], list[str], bool]:
@@ -279,15 +283,15 @@ class OutputValidator:
         if action == "block" and claim.confidence < threshold:
             action = "flag"
             reason += f" (confidence {claim.confidence:.2f} is below {threshold:.2f}: flagged, not blocked)"
-        return Violation(
-            claim=claim,
-            reason=reason,
-            severity=_SEVERITY[kind],
-            policy=action,  # type: ignore[arg-type]
-            fact_id=check.fact_id if check else None,
-            expected=check.expected if check else None,
-            fact_status=check.status if check else None,
-        )
+        # claim, reason, severity, policy, fact_id, expected, fact_status
+        if check is None:
+            return _new_violation(claim, reason, _SEVERITY[kind], action, None, None, None)
+        return _new_violation(claim, reason, _SEVERITY[kind], action, check.fact_id, check.expected, check.status)
+
+
+# Built for every output and every claim: positional constructors that skip the frozen `__init__`.
+_new_result = positional(ValidationResult)
+_new_violation = positional(Violation)
 
 
 def _skipped(reason: str, started: float, trust, agent: str) -> ValidationResult:
