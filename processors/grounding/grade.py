@@ -30,7 +30,7 @@ from .lexicon import (
     STATUS_GROUPS,
     STOPWORDS,
 )
-from .text import Specific, parse_date, parse_number, parse_time, stem
+from .text import Folded, Specific, parse_date, parse_number, parse_time, stem
 
 _HYPHEN = re.compile(r"[-'’]")
 _WORD3 = re.compile(r"[a-z]{3,}")
@@ -52,6 +52,7 @@ _FAILED_COUNT = (
     re.compile(r"(?<!expected )\bfailures=[1-9]|\berrors=[1-9]"),
 )
 _SENT_BREAK = re.compile(r"[.!?]\s|\n")
+_NEGATION = Folded(NEGATION)  # on the pool's lowercased text: the case-sensitive compile where it is ASCII
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +201,8 @@ def _content_support(claim: Claim, pool: EvidencePool, known: dict[str, bool]) -
 
 
 def _hyphen_parts(word: str, pool: EvidencePool) -> bool:
+    if "-" not in word and "'" not in word and "’" not in word:
+        return False  # one part: nothing to look up
     parts = [p for p in _HYPHEN.split(word) if len(p) > 1]
     return len(parts) > 1 and all(pool.has_word(p) for p in parts)
 
@@ -711,6 +714,7 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
     lowered = claim.text.lower()
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []
+    classed_here: list[str] | None = None  # the window's closed-class words, in order, read at the first need
     for word in unknown:
         opposite = _opposite_in(word, pool)
         if (
@@ -723,7 +727,9 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
             continue
         cls = CLOSED_CLASS.get(word)
         if cls is not None:
-            other = next((w for w in _WORDS.findall(window) if CLOSED_CLASS.get(w) == cls and w != word), None)
+            if classed_here is None:
+                classed_here = _closed_class_words(pool, region, radius, window)
+            other = next((w for w in classed_here if CLOSED_CLASS[w] == cls and w != word), None)
             if other is not None:
                 classed.append((word, other, cls))
     if not (swapped or classed):
@@ -746,6 +752,19 @@ def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems:
 
 
 _WORDS = re.compile(r"[a-z]+")
+
+
+def _closed_class_words(pool: EvidencePool, region: Hit, radius: int, window: str) -> list[str]:
+    """The closed-class words of `window` (the region with `radius` around it), in order; remembered per
+    pool and window, since the claims of one passage share their region."""
+    memo = pool.cache.setdefault("closed_class_words", {})
+    key = (region, radius)
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= 8192:  # a pool reused by many outputs: keep the memo bounded
+            memo.clear()
+        found = memo[key] = [w for w in _WORDS.findall(window) if w in CLOSED_CLASS]
+    return found
 
 
 def _in_window(word: str, window: str) -> bool:
@@ -813,7 +832,7 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     cite = pool.passages[region.passage].cite
     # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
     scope = text[region.start : region.end] if prose else window  # a document's own sentence; a log's surroundings
-    if claim.negated and not NEGATION.search(scope):
+    if claim.negated and not _NEGATION.search(scope, scope):
         problems.append(
             _Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
         )
@@ -821,6 +840,6 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if prose and not claim.negated:
         sentence = text[region.start : region.end]
         on = len([s for s in stems if s in sentence])
-        if on / len(words) >= 0.7 and NEGATION.search(sentence):
+        if on / len(words) >= 0.7 and _NEGATION.search(sentence, sentence):
             reason = f"the passage it rests on ({cite}) is negated; the claim is not"
             problems.append(_Problem("negation", reason, 0.55, region))
