@@ -43,6 +43,7 @@ class FactIndex:
         self._regex: dict[str, list[tuple[IndexedFact, object, str]]] = {}
         self._sets: dict[str, object] = {}
         self._hits: dict[tuple[str, str], list[int]] = {}
+        self._found: dict[tuple[str, str, frozenset[str]], tuple[IndexedFact, ...]] = {}
         self.categories_by_registry: dict[str, frozenset[str]] = {}
         order = 0
         for registry in registries:
@@ -104,6 +105,22 @@ class FactIndex:
             self._hits[key] = hits
         return hits
 
+    def _remembered_lookup(
+        self, category: str, subject: str, registries: frozenset[str], budget: Budget | None
+    ) -> tuple[IndexedFact, ...] | list[IndexedFact]:
+        """`lookup`, remembered where it is a function of its arguments alone: the index never
+        changes, and only backtracking-engine subjects (searched within the budget) vary."""
+        if self._backtracking.get(category):
+            return self.lookup(category, subject, registries, budget)
+        key = (category, subject, registries)
+        found = self._found.get(key)
+        if found is None:
+            found = tuple(self.lookup(category, subject, registries))
+            if len(self._found) >= _MAX_REMEMBERED:
+                self._found.clear()
+            self._found[key] = found
+        return found
+
     def check(
         self, claim: Claim, registries: frozenset[str], now: float | None = None, budget: Budget | None = None
     ) -> FactCheck:
@@ -113,7 +130,7 @@ class FactIndex:
             budget.charge(US_PER_FACT_CHECK)
         expired: IndexedFact | None = None
         for candidate in _candidates(claim):
-            for indexed in self.lookup(claim.category, candidate, registries, budget):
+            for indexed in self._remembered_lookup(claim.category, candidate, registries, budget):
                 if indexed.expires_at is not None and now > indexed.expires_at:
                     expired = expired or indexed
                     continue

@@ -419,12 +419,24 @@ def _raw_match(c: _Compiled, text: str, spans, to_char: _CharOffsets | None) -> 
                 groups[name] = _tuple_new(Group, (start, end, text[start:end]))
         start, end = spans[0]
     else:
-        for name, idx in c.group_slots:
-            start, end = spans[idx]
-            if start >= 0:
-                start, end = to_char(start), to_char(end)
-                groups[name] = _tuple_new(Group, (start, end, text[start:end]))
-        start, end = to_char(spans[0][0]), to_char(spans[0][1])
+        byte_start, byte_end = spans[0]
+        start, end = to_char(byte_start), to_char(byte_end)
+        shift = byte_start - start
+        if byte_end - shift == end:
+            # No multi-byte character inside the match: every group (groups lie within the
+            # match) moves by the same shift, without a lookup per offset.
+            for name, idx in c.group_slots:
+                g_start, g_end = spans[idx]
+                if g_start >= 0:
+                    g_start -= shift
+                    g_end -= shift
+                    groups[name] = _tuple_new(Group, (g_start, g_end, text[g_start:g_end]))
+        else:
+            for name, idx in c.group_slots:
+                g_start, g_end = spans[idx]
+                if g_start >= 0:
+                    g_start, g_end = to_char(g_start), to_char(g_end)
+                    groups[name] = _tuple_new(Group, (g_start, g_end, text[g_start:g_end]))
     return _tuple_new(RawMatch, (c.spec, start, end, text[start:end], groups))
 
 
