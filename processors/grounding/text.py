@@ -471,18 +471,15 @@ def _acts_as_name(text: str, m: re.Match, initial: str) -> bool:
 
 def _name_like(word: str, whole: str, runs: frozenset[str] | None = None) -> bool:
     """`runs` is `_letter_runs(whole)` when the caller has it: the same answer as a search of `whole`."""
+    low = word.lower()
+    if len(word) <= 2 or low in _NOT_NAMES or word.isupper():  # ID, EST, TEXT: abbreviations and shouting
+        return False
     if runs is not None and word.isascii():
-        elsewhere = word.lower() in runs
-    else:
-        elsewhere = _lowercase_elsewhere(word, whole)
-    return (
-        word.lower() not in STOPWORDS
-        and word.lower() not in CLOSED_CLASS
-        and word.lower() not in LOOSE
-        and len(word) > 2
-        and not word.isupper()  # ID, EST, TEXT, FAILURE: abbreviations and shouting, not names
-        and not elsewhere
-    )
+        return low not in runs
+    return not _lowercase_elsewhere(word, whole)
+
+
+_NOT_NAMES = frozenset(STOPWORDS | CLOSED_CLASS.keys() | LOOSE)  # common words, whatever their case
 
 
 _NOT_LETTER = bytes(c if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
