@@ -829,10 +829,10 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     prose = source in ("evidence", "retrieval")
     if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
         return
-    cite = pool.passages[region.passage].cite
     # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
     scope = text[region.start : region.end] if prose else window  # a document's own sentence; a log's surroundings
     if claim.negated and not _NEGATION.search(scope, scope):
+        cite = pool.passages[region.passage].cite
         problems.append(
             _Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
         )
@@ -841,5 +841,6 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
         sentence = text[region.start : region.end]
         on = len([s for s in stems if s in sentence])
         if on / len(words) >= 0.7 and _NEGATION.search(sentence, sentence):
+            cite = pool.passages[region.passage].cite
             reason = f"the passage it rests on ({cite}) is negated; the claim is not"
             problems.append(_Problem("negation", reason, 0.55, region))
