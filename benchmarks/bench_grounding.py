@@ -13,13 +13,15 @@ results built from the same data), p50 and p99 per output, next to a naive
 baseline measured in the same run (every answer word looked up in every
 evidence sentence's word set). Three cases, as the collector meets them:
 - evidence seen before: the same output graded again against the same
-  evidence (the Grounder keeps its recent evidence pools and their lookups);
+  evidence (the Grounder keeps its recent evidence pools and their lookups,
+  and the claims of its recent outputs);
 - other outputs, same evidence: a different 2,000-character answer each round
   against the same evidence, as the LLM calls of one trace are;
 - new evidence: every round a new Grounder and evidence no call has seen
   (each passage gets a round number), so nothing is cached: the cold figure.
 Then the check as the collector runs it, on a reply after 50 tool spans.
 Compare ratios, not absolute times: these machines are shared and noisy.
+`benchmarks/grounding_golden.py` shows that a speed change changes no result.
 
 --replay N grades every assistant reply of agent-text-dev against the tool and
 user messages before it and prints N seeded random FABRICATED grades to judge
