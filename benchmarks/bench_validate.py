@@ -1,6 +1,6 @@
 """Benchmark: whole `validate()` vs a naive per-pattern `re.finditer` baseline, in one run.
 
-    python benchmarks/bench_validate.py [--count 200] [--rounds 5] [--against CHECKOUT]
+    python benchmarks/bench_validate.py [--count 200] [--rounds 5] [--against CHECKOUT] [--core CHECKOUT]
 
 Prints medians and p99 in microseconds per output and the ratio to the
 baseline. Figures are for orientation: these machines are shared and noisy,
@@ -11,6 +11,9 @@ so compare ratios measured in the same run, not absolute times across runs.
 validated by both in turn, so a before/after comparison sees the same load:
 it prints both, the ratio, validator construction times, and how many outputs
 get different claims or verdicts.
+
+`--core` times another checkout's core (instead of this one's) against the naive
+baseline: the before figures of a change, measured the same way as the after ones.
 """
 
 from __future__ import annotations
@@ -159,12 +162,16 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=200, help="outputs per size")
     parser.add_argument("--rounds", type=int, default=5, help="passes over the outputs")
     parser.add_argument("--against", type=Path, metavar="CHECKOUT", help="also time this checkout's core, interleaved")
+    parser.add_argument("--core", type=Path, metavar="CHECKOUT", help="time this checkout's core instead of this one's")
     args = parser.parse_args()
     if args.against:
         compare(other_validator_class(args.against.resolve()), args.count, args.rounds)
         return
 
-    validator = OutputValidator(hundred_facts())
+    validator_cls = other_validator_class(args.core.resolve()) if args.core else OutputValidator
+    started = time.perf_counter()
+    validator = validator_cls(hundred_facts())
+    print(f"validator construction: {time.perf_counter() - started:.2f} s (a first build also pays one-time imports)")
     patterns = naive_patterns()
     print(f"builtin patterns: {len(patterns)}, facts: 102, outputs per size: {args.count}, rounds: {args.rounds}")
     print(f"{'size':>6} {'what':<26} {'median us':>10} {'p99 us':>10} {'ratio':>7}")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimwatch import OutputValidator
+from claimwatch.core.claims import _rejected_before, positional
+from claimwatch.core.detectors import builtin_detectors
+from claimwatch.core.model import Claim
 
 _V = OutputValidator(
     {
@@ -74,3 +79,27 @@ def test_validation_is_idempotent(text):
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=3000))
 def test_arbitrary_unicode_never_raises(text):
     assert _V.validate(text, agent_id="prop").error is None
+
+
+# The words the builtin `reject_before` expressions turn on, and what sits around them.
+_LEAD_WORDS = st.sampled_from(
+    "when whenever if unless until once would will should shall 'll 'd to still also now really "
+    "quickly the build it fails . ; , ! ? \n \t".split(" ") + ["\n", "\t", "  ", "Once", "WHEN", "IF"]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_LEAD_WORDS, max_size=14), st.sampled_from([" ", "", "\t", "  "]))
+def test_reject_before_gives_pythons_answer_when_the_window_is_ascii(words, tail):
+    window = (" ".join(words) + tail)[-40:]
+    for spec in builtin_detectors():
+        if spec.reject_before:
+            python = re.compile(spec.reject_before + r"\s*$", re.IGNORECASE)
+            assert _rejected_before(spec.reject_before, window) == (python.search(window) is not None)
+
+
+@given(st.text(max_size=20), st.integers(), st.booleans(), st.floats(allow_nan=False), st.none() | st.text(max_size=5))
+def test_positional_constructor_builds_the_same_claim_as_the_dataclass(text, offset, negative, confidence, role):
+    args = ("system_state", "d", text, offset, text[:3], "running", negative, confidence, role)
+    made = positional(Claim)(*args)
+    assert made == Claim(*args) and type(made) is Claim and repr(made) == repr(Claim(*args))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import types
 from dataclasses import fields, replace
-from functools import lru_cache
 from string import Formatter
 
 import re2
@@ -69,10 +68,22 @@ def positional(cls):
 _claim = positional(Claim)
 
 
-# `normalize_subject`, remembered: agents name the same few things over and over ("the build",
-# "docker", "the list"), and folding, stripping and splitting a subject costs about 3 us. Both
-# claim building and the fact lookup read it.
-subject_key = lru_cache(maxsize=8192)(normalize_subject)
+def prepare(specs) -> None:
+    """Compile the context expressions of `specs` now, at construction, rather than in the
+    first validation that meets a match of theirs (a large alternation costs Python's
+    compiler a millisecond or more). A source that does not compile is left to fail there,
+    where the validator fails open."""
+    for spec in specs:
+        try:
+            for source in (spec.reject_after, spec.reject_subject):
+                if source:
+                    _compiled(source)
+            if spec.code_narration:
+                _compiled(f"(?:{spec.code_narration})$")
+            if spec.reject_before and spec.reject_before not in _before:
+                _before[spec.reject_before] = _compile_before(spec.reject_before)
+        except re.error:
+            continue
 
 
 def build_claim(text: str, raw: RawMatch) -> Claim | None:
@@ -166,7 +177,7 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
             return subject, None, start
         if found is None:
             return None
-        normalized = subject_key(found[0])
+        normalized = normalize_subject(found[0])
         if spec.builtin and _unusable(normalized, spec):
             referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
             if referent is None:
@@ -185,7 +196,7 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         if trimmed is None:
             return None
         subject = _after_of(trimmed[0])
-        words = subject_key(subject).split(" ")
+        words = normalize_subject(subject).split(" ")
         while len(words) > 1 and words[-1] in _TRAILING_PARTICIPLES:
             words = words[:-1]  # "no immediate action needed": the head noun is "action"
         if _unusable(" ".join(words), spec) or words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS:
@@ -194,7 +205,7 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
     start = raw.start
     if spec.role_before:
         found = phrase_before(text, raw.start)
-        if found and not is_pronoun(subject_key(found[0])):
+        if found and not is_pronoun(normalize_subject(found[0])):
             role, start = found
     return subject, role, start
 
@@ -212,7 +223,7 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     role = None
     if spec.role_before:
         found = phrase_before(text, raw.start)
-        if found and not is_pronoun(subject_key(found[0])):
+        if found and not is_pronoun(normalize_subject(found[0])):
             role, start = found
     elif spec.subject_group and spec.subject_group in raw.groups:
         role = raw.groups[spec.subject_group].text

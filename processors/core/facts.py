@@ -15,7 +15,7 @@ from datetime import UTC
 import re2
 
 from .budget import US_PER_FACT_CHECK, Budget
-from .claims import positional, subject_key
+from .claims import positional
 from .config import Fact, FactRegistry
 from .model import Claim, FactCheck
 from .patterns import compile_pattern, set_matches
@@ -188,12 +188,12 @@ def _expiry(fact: Fact, loaded_at: float) -> float | None:
 def _candidates(claim: Claim) -> list[str]:
     """Subjects to try: for names the role first ("the user"), then the name itself."""
     if not claim.role:  # most claims: the subject's candidates, in order, each once
-        return list(dict.fromkeys(subject_candidates(subject_key(claim.subject)))) if claim.subject else []
+        return list(dict.fromkeys(subject_candidates(normalize_subject(claim.subject)))) if claim.subject else []
     out: list[str] = []
     sources = [claim.role, claim.subject] if claim.category == "entity_name" else [claim.subject, claim.role]
     for source in sources:
         if source:
-            for candidate in subject_candidates(subject_key(source)):
+            for candidate in subject_candidates(normalize_subject(source)):
                 if candidate not in out:
                     out.append(candidate)
     return out

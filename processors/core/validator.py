@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from .budget import US_PER_MATCH, Budget
-from .claims import build_claim, positional, relocate
+from .claims import build_claim, positional, prepare, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .context import code_spans, in_code, overlaps
 from .detectors import builtin_detectors
@@ -71,6 +71,7 @@ class OutputValidator:
         families = self.config.builtin_detectors.model_dump(by_alias=True)
         specs = builtin_detectors(families) + [custom_spec(d) for d in self.config.custom_detectors]
         self.detectors: tuple[DetectorSpec, ...] = tuple(specs)
+        prepare(specs)
         self._engine = PatternEngine(
             specs, regex_timeout_s=self.config.performance.regex_timeout_ms / 1000, warm_up=warm_up
         )
