@@ -20,6 +20,7 @@ from claimwatch.grounding.evidence import EvidencePool
 from claimwatch.grounding.grade import _acronym_pattern, _all_numbers, _close, _first_equal
 from claimwatch.grounding.lexicon import STATUS_PATTERN, STATUS_STATE
 from claimwatch.grounding.text import (
+    _START,
     _STATUS,
     EVIDENCE_WORDS,
     NAME,
@@ -28,6 +29,7 @@ from claimwatch.grounding.text import (
     Folded,
     _letter_runs,
     _lowercase_elsewhere,
+    _opens,
     _specific_matches,
     _status_spans,
     evidence_words,
@@ -205,3 +207,12 @@ def test_words_split_in_one_pass_are_the_word_pattern_s_words_on_lowercased_and_
         for given in (text, text.lower()):
             plain = WORD.findall(given) if not given.isascii() else re.compile(WORD.pattern).findall(given)
             assert lower_words(given) == plain
+
+
+def test_a_sentence_opening_is_settled_before_the_search_as_the_search_settles_it():
+    pieces = [*'.!?:;*()"“-•#1 \t\n', "**", "x", "ab", "é", "\u2003"]
+    rng = random.Random(11)
+    for _ in range(50_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 10))) + "Ann"
+        for start in range(1, len(text) + 1):
+            assert _opens(text, start) == (_START.search(text, max(0, start - 6), start) is not None)

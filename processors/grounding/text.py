@@ -376,7 +376,7 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
         if (taken and _overlaps(taken, start, end)) or _LABEL_AFTER.match(text, end):
             continue  # "Total Cost:", "**New Cabin**:" are labels, not names
         said = m.group()
-        opening = (start == 0 and opens_sentence) or (start > 0 and _START.search(text, max(0, start - 6), start))
+        opening = (start == 0 and opens_sentence) or (start > 0 and _opens(text, start))
         # What the words alone say is worked out once per name and place (a name recurs); whether a
         # capitalised first word acts as a name depends on what follows it, so that is read each time.
         shape = shapes.get((said, bool(opening)))
@@ -455,6 +455,17 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
 
 
+def _opens(text: str, start: int) -> bool:
+    """Whether a word at `start` (> 0) opens a sentence: `_START` in the six characters before it. Each
+    of its forms ends in a line break and white space, or in one of `_OPENING_MARKS` and white space, so
+    most places (a word and a space before) are settled without the search."""
+    window = text[max(0, start - 6) : start]
+    if "\n" not in window and not window.rstrip().endswith(_OPENING_MARKS):
+        return False
+    return _START.search(text, max(0, start - 6), start) is not None
+
+
+_OPENING_MARKS = tuple('.!?:;*("“')
 _START = re.compile(r"(?:^|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
 _AFTER_NAME = re.compile(
     r"(?:'s\b|\s+(?:and|or)\s+[A-Z]|,\s+[A-Z][a-z]+\s+and\s|\s+(?!is\b|was\b|has\b|does\b)[a-z]{2,}s\b(?:\s+\S+){2})"
