@@ -101,5 +101,11 @@ def test_reject_before_gives_pythons_answer_when_the_window_is_ascii(words, tail
 @given(st.text(max_size=20), st.integers(), st.booleans(), st.floats(allow_nan=False), st.none() | st.text(max_size=5))
 def test_positional_constructor_builds_the_same_claim_as_the_dataclass(text, offset, negative, confidence, role):
     args = ("system_state", "d", text, offset, text[:3], "running", negative, confidence, role)
-    made = positional(Claim)(*args)
+    names = "category detector_id matched_text offset subject assertion negative confidence role"
+    made = positional(Claim, names)(*args)
     assert made == Claim(*args) and type(made) is Claim and repr(made) == repr(Claim(*args))
+    # Fields named out of the model's order are passed by keyword: the same claim again.
+    swapped = positional(Claim, names.replace("category detector_id", "detector_id category"))
+    assert swapped(*(args[1], args[0], *args[2:])) == Claim(*args)
+    # Fields left out take their defaults.
+    assert positional(Claim, names.removesuffix(" role"))(*args[:-1]) == Claim(*args[:-1])

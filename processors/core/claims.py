@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import types
-from dataclasses import fields, replace
+from dataclasses import MISSING, fields, replace
 from string import Formatter
 
 import re2
@@ -44,28 +44,38 @@ _NON_NAMES = frozenset(
 )
 
 
-def positional(cls):
-    """A constructor of the frozen, slotted dataclass `cls` taking every field, in order, by position.
+def positional(cls, names: str):
+    """A constructor of the frozen, slotted dataclass `cls` taking the fields `names` (spaced) by position.
 
     It sets the slots directly: the generated `__init__` goes through `object.__setattr__`
     once per field (frozen), about twice the cost, and the validator makes a claim, a fact
     check and a violation per claim and a result per output. The same object either way.
-    A class this cannot copy faithfully (a `__post_init__`, no slots) keeps its own constructor.
+    Callers spell out the fields they pass, so a change to the model cannot shift values:
+    when `names` are not its first fields in order, or a later field has no plain default,
+    or the class has a `__post_init__` or no slots, the class itself is called by keyword.
     """
-    names = [f.name for f in fields(cls)]
-    slots = [cls.__dict__.get(name) for name in names]
-    if hasattr(cls, "__post_init__") or not all(isinstance(s, types.MemberDescriptorType) for s in slots):
-        return cls
-    if any(name.startswith("_") or name == "self" for name in names):
-        return cls
+    wanted = names.split()
+    declared = fields(cls)
+    slots = [cls.__dict__.get(f.name) for f in declared]
+    rest = declared[len(wanted) :]
+    if (
+        [f.name for f in declared[: len(wanted)]] != wanted
+        or any(f.default is MISSING for f in rest)
+        or hasattr(cls, "__post_init__")
+        or not all(isinstance(slot, types.MemberDescriptorType) for slot in slots)
+        or any(name.startswith("_") or name == "self" for name in wanted)
+    ):
+        return lambda *values: cls(**dict(zip(wanted, values, strict=True)))
     namespace = {"_new": object.__new__, "_cls": cls}
-    namespace.update({f"_set_{name}": slot.__set__ for name, slot in zip(names, slots, strict=True)})
-    body = "".join(f"\n    _set_{name}(self, {name})" for name in names)
-    exec(f"def new_{cls.__name__}({', '.join(names)}):\n    self = _new(_cls){body}\n    return self", namespace)
+    namespace.update({f"_set_{f.name}": slot.__set__ for f, slot in zip(declared, slots, strict=True)})
+    namespace.update({f"_default_{f.name}": f.default for f in rest})
+    body = "".join(f"\n    _set_{name}(self, {name})" for name in wanted)
+    body += "".join(f"\n    _set_{f.name}(self, _default_{f.name})" for f in rest)
+    exec(f"def new_{cls.__name__}({', '.join(wanted)}):\n    self = _new(_cls){body}\n    return self", namespace)
     return namespace[f"new_{cls.__name__}"]
 
 
-_claim = positional(Claim)
+_claim = positional(Claim, "category detector_id matched_text offset subject assertion negative confidence role")
 
 
 def prepare(specs) -> None:

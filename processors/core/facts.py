@@ -143,7 +143,7 @@ class FactIndex:
         return _fact_check(claim, "no_fact_found", None, None, None)
 
 
-_fact_check = positional(FactCheck)
+_fact_check = positional(FactCheck, "claim status fact_id expected claimed")
 
 
 def _build_set(entries):

@@ -178,8 +178,6 @@ class OutputValidator:
             claims = [c for c in claims if c.category in checkable]
         checks, violations = self._judge(claims, policy, budget)
         bailed = bailed or budget.spent
-        # verdict, claims, fact_checks, violations, evaluation_us, trust, agent_id, skipped,
-        # truncated, bailed_out, error, patterns_timed_out
         return _new_result(
             _verdict(violations, truncated, policy),
             tuple(claims),
@@ -284,15 +282,17 @@ class OutputValidator:
         if action == "block" and claim.confidence < threshold:
             action = "flag"
             reason += f" (confidence {claim.confidence:.2f} is below {threshold:.2f}: flagged, not blocked)"
-        # claim, reason, severity, policy, fact_id, expected, fact_status
         if check is None:
             return _new_violation(claim, reason, _SEVERITY[kind], action, None, None, None)
         return _new_violation(claim, reason, _SEVERITY[kind], action, check.fact_id, check.expected, check.status)
 
 
 # Built for every output and every claim: positional constructors that skip the frozen `__init__`.
-_new_result = positional(ValidationResult)
-_new_violation = positional(Violation)
+_new_result = positional(
+    ValidationResult,
+    "verdict claims fact_checks violations evaluation_us trust agent_id skipped truncated bailed_out error patterns_timed_out",
+)
+_new_violation = positional(Violation, "claim reason severity policy fact_id expected fact_status")
 
 
 def _skipped(reason: str, started: float, trust, agent: str) -> ValidationResult:
