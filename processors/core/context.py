@@ -204,9 +204,12 @@ def _fence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     opened: tuple[int, str] | None = None
     for at in markers:
-        line_start = text.rfind("\n", 0, at) + 1
-        if line_start != at and text[line_start:at].strip(" \t"):
-            continue  # not at the start of a line
+        if at == 0 or text[at - 1] == "\n":
+            line_start = at  # most fences open their line: no look back for the line start
+        else:
+            line_start = text.rfind("\n", 0, at) + 1
+            if text[line_start:at].strip(" \t"):
+                continue  # not at the start of a line
         marker = text[at : at + 3]
         if opened is None:
             opened = (line_start, marker)
