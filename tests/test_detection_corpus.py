@@ -47,6 +47,8 @@ SHAPES = [
     ("There is a Dockerfile in the repository root.", "existence"),
     ("There is an available slot with the night nurse on Friday.", "existence"),
     ("The new parser works for the nested case.", "operational_status"),
+    ("I'm unable to access the shared drive from this session.", "capability"),
+    ("We are unable to provide information about other passengers.", "capability"),
     ("The footer is part of the base layout.", "existence"),
     ("`parse_args` is in `cli/main.py`.", "existence"),
     # first-person discovery
@@ -114,6 +116,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "Is the import task still in progress?",
         "Is there an available room on the third floor?",
         "The support team works on the billing queue.",
+        "I can't stress enough how much the docs helped.",
+        "There is no information about the refund yet.",
         "If the settings page has loaded, click Save.",
         "Make sure the search field is focused.",
         "You might want to check whether the toolbar shows two Delete buttons.",

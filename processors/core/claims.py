@@ -96,6 +96,20 @@ def prepare(specs) -> None:
             continue
 
 
+# The verbs of _IDIOM_SUBJECTS: what "I can't ..." says as a manner of speaking, or what
+# another detector reports ("I can't find the file" is a system-state claim).
+_IDIOM_ACTIONS = frozenset(
+    "find locate detect see wait stress help thank imagine say tell guarantee believe recall remember overstate".split()
+)
+
+
+def _idiom(words: list[str], spec) -> bool:
+    """Whether the subject's words make the match an idiom rather than a claim about a thing."""
+    if spec.action_subject:
+        return words[0] in _IDIOM_ACTIONS
+    return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
+
+
 def build_claim(text: str, raw: RawMatch) -> Claim | None:
     """Turn one match into a claim, or None when the context shows it is not an assertion.
 
@@ -209,7 +223,7 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         words = normalize_subject(subject).split(" ")
         while len(words) > 1 and words[-1] in _TRAILING_PARTICIPLES:
             words = words[:-1]  # "no immediate action needed": the head noun is "action"
-        if _unusable(" ".join(words), spec) or words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS:
+        if _unusable(" ".join(words), spec) or _idiom(words, spec):
             return None
     role = None
     start = raw.start

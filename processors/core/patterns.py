@@ -102,6 +102,10 @@ class DetectorSpec:
     # States that, said in the present tense of a `backticked` code subject, narrate what code
     # does ("`xa` is created", "`f` is opened") rather than report a state: regex or None.
     code_narration: str | None = None
+    # The subject is what the agent says it cannot do ("access the billing records"): verbs
+    # and their objects, so the noun idioms of "there is no X" ("no access", "no information")
+    # do not apply; only idiomatic verbs ("I can't stress enough", "I can't imagine") do.
+    action_subject: bool = False
     # Sentences each pattern matches: the engine runs every pattern on them at load, so
     # RE2 builds its automata then and not on the first real use (a test checks they match).
     examples: tuple[str, ...] = ()

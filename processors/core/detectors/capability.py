@@ -137,6 +137,7 @@ DETECTORS = (
         negative=True,
         confidence=0.8,
         priority=3,
+        action_subject=True,
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
         reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$",
         examples=(
@@ -144,6 +145,7 @@ DETECTORS = (
             "We cannot use Docker here.",
             "I’m unable to remove a passenger from an existing reservation.",
             "I don't have the ability to make exceptions.",
+            "I'm unable to access the billing records.",
         ),
     ),
     DetectorSpec(
