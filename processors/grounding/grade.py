@@ -40,8 +40,9 @@ GROUNDED, INFERRED, FABRICATED = "GROUNDED", "INFERRED", "FABRICATED"
 
 _EV_NUMBER = re.compile(r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)")
 _EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
+# An ISO date may run on into its time ("2024-05-02t06:02:56" once lowercased): no word boundary there.
 _EV_DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+    r"\b\d{4}-\d{2}-\d{2}(?:\b|(?=t\d))|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
 )
