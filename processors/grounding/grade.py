@@ -31,6 +31,7 @@ from .lexicon import (
     STOPWORDS,
 )
 from .text import Specific, parse_date, parse_number, parse_time, stem
+from .trace import AGENT_ACTION
 
 _HYPHEN = re.compile(r"[-'’]")
 _WORD3 = re.compile(r"[a-z]{3,}")
@@ -94,6 +95,7 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     if region is not None:
         _check_polarity(claim, pool, region, problems, words, stems)
     found, total = _content_support(claim, pool, known)
+    action = _own_action(support, pool)
     if region is not None and not support:
         support.append(region)
     if problems:
@@ -101,6 +103,9 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         worst = max(problems, key=lambda p: p.confidence)
         cites = tuple(p.hit for p in problems if p.hit is not None)
         return Grade(FABRICATED, cites, "; ".join(p.reason for p in problems), worst.confidence, worst.issue)
+    if action is not None:
+        reason = f"rests on the agent's own action ({action}): what it ran or wrote, not what a tool returned"
+        return Grade(INFERRED, tuple(support), reason, 0.7, "own_action")
     if derived:
         return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
     ratio = found / total if total else 1.0
@@ -117,6 +122,20 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     return Grade(
         INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase"
     )
+
+
+def _own_action(support: list[Hit], pool: EvidencePool) -> str | None:
+    """The citation of the agent's own earlier action a specific was found in, if any.
+
+    An action (a command it ran, a file it wrote, a tool call's arguments) shows what the agent did, so a
+    detail taken from it is not FABRICATED; but it is not what a tool returned (the command may have failed,
+    the file may differ), so the claim is INFERRED, not GROUNDED. Actions come after all other evidence in
+    the pool, so a specific found there first is one no tool result or user message states."""
+    for hit in support:
+        passage = pool.passages[hit.passage]
+        if passage.source == AGENT_ACTION:
+            return passage.cite
+    return None
 
 
 def _weigh(problem: _Problem, pool: EvidencePool) -> _Problem:
@@ -700,8 +719,8 @@ def _check_run_status(spec, claim, pool, state, negated, support, problems) -> N
 def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[_Problem], words: list[str],
                  known: dict[str, bool]) -> None:  # fmt: skip
     """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
-    if region is None:
-        return
+    if region is None or pool.passages[region.passage].source == AGENT_ACTION:
+        return  # a command or a file the agent wrote is no statement of what is so
     unknown = [w for w in words if not (known[w] or ("-" in w and pool.lookup(w, True, 1)))]
     if not unknown:
         return  # the evidence has every word: nothing was swapped
@@ -801,8 +820,8 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if len(words) < 2:
         return
     source = pool.passages[region.passage].source
-    if source == "user_message":
-        return  # what the user said is no evidence of what is or is not so
+    if source in ("user_message", AGENT_ACTION):
+        return  # what the user said, or what the agent ran, is no evidence of what is or is not so
     text = pool.lower(region.passage)
     lo = max(0, region.start - 160)
     window = text[lo : region.end + 160]
