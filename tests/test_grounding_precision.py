@@ -44,7 +44,42 @@ def test_tool_call_arguments_are_evidence_of_what_the_agent_did_but_its_prose_an
                         {"id": "c2", "name": "rebook", "arguments": '{"trip_id": "TRP4410"}'}]},
         {"role": "tool", "content": '{"ok": true}'},
     ]  # fmt: skip
-    grades = _transcript_grades(messages, "Trip TRP4410 was rebooked.\nThe voucher VCH-5521 was applied.\nIts code is `KXQ88T`.")
+    grades = _transcript_grades(
+        messages, "Trip TRP4410 was rebooked.\nThe voucher VCH-5521 was applied.\nIts code is `KXQ88T`."
+    )
     assert grades["Trip TRP4410 was rebooked."].grade == "INFERRED"
     assert grades["The voucher VCH-5521 was applied."].grade == FABRICATED
     assert grades["Its code is `KXQ88T`."].grade == FABRICATED
+
+
+def test_a_reasoning_claim_is_labelled_not_graded_when_the_evidence_lacks_its_figure():
+    report = ground("Since the parcel left 36 hours ago, the return window has closed.", ['{"parcel": "shipped"}'])
+    (claim,) = report.claims
+    assert claim.claim.kind == "REASONING"
+    assert claim.grade.grade is None
+    assert report.decision.decision != "FAIL" and not report.fabricated
+
+
+def test_hand_traces_equations_and_code_only_lines_are_reasoning_not_factual_claims():
+    from claimwatch.grounding import FACTUAL, split_claims
+
+    text = (
+        "`tmp_node` = `Gt(7, 1)`\n`parse_args(9 > 8)`\n1990 - 1875 = 115 > 100.\n`07` -> 2007\nThe cache holds 12 rows."
+    )
+    kinds = {c.text: c.kind for c in split_claims(text)}
+    assert kinds.pop("The cache holds 12 rows.") == FACTUAL
+    assert set(kinds.values()) == {"REASONING"} and len(kinds) == 4
+
+
+def test_a_heading_ending_in_a_colon_is_not_a_claim_but_a_price_sum_still_is():
+    from claimwatch.grounding import FACTUAL, split_claims
+
+    claims = split_claims("In `server/routes/api.py`:\nFare: $210 + $95 = $305")
+    assert [(c.text, c.kind) for c in claims] == [("Fare: $210 + $95 = $305", FACTUAL)]
+
+
+def test_a_reported_total_amount_stays_a_graded_fact_unless_it_opens_with_a_conclusion_word():
+    from claimwatch.grounding import FACTUAL, split_claims
+
+    kinds = {c.text: c.kind for c in split_claims("You were refunded a total of $412. So the total is $412.")}
+    assert kinds == {"You were refunded a total of $412.": FACTUAL, "So the total is $412.": "REASONING"}

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from .claims import OPINION_KIND, Claim
+from .claims import OPINION_KIND, REASONING_KIND, Claim
 from .evidence import EvidencePool, Hit
 from .lexicon import (
     ANTONYMS,
@@ -76,9 +76,12 @@ class _Problem:
 
 
 def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
-    """Grade one claim. Opinions are labelled, not graded; with no evidence nothing is GROUNDED."""
+    """Grade one FACTUAL claim. Opinions and reasoning are labelled, not graded; with no evidence nothing is
+    GROUNDED."""
     if claim.kind == OPINION_KIND:
         return Grade(None, (), "opinion: needs no evidence", 1.0)
+    if claim.kind == REASONING_KIND:  # issue 12 grades FACTUAL claims: a conclusion the agent draws is no report
+        return Grade(None, (), "reasoning: an inference the agent draws, not graded as a fact", 1.0)
     if not pool:
         return Grade(None, (), "no evidence", 0.0)
     support: list[Hit] = []
