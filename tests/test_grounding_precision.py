@@ -83,3 +83,10 @@ def test_a_reported_total_amount_stays_a_graded_fact_unless_it_opens_with_a_conc
 
     kinds = {c.text: c.kind for c in split_claims("You were refunded a total of $412. So the total is $412.")}
     assert kinds == {"You were refunded a total of $412.": FACTUAL, "So the total is $412.": "REASONING"}
+
+
+def test_a_money_key_inside_a_count_identifier_gives_no_contrast_for_an_amount():
+    booking = json.dumps({"booking_id": "QX77PL", "total_items": 3})
+    (claim,) = ground("Booking QX77PL: the total is $515.", [booking]).claims
+    assert claim.grade.grade == FABRICATED
+    assert "says 3" not in claim.grade.reason and "no evidence states it" in claim.grade.reason

@@ -448,7 +448,7 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
     taken for the evidence's answer."""
     keys: list[str] = []
     if money:  # an amount contrasts only with what the evidence says a price or total is
-        keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge"))
+        keys.extend(_MONEY_KEYS)
     else:
         after = [w for w in _WORD3.findall(claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
         before = [w for w in _WORD3.findall(claim.text[max(0, spec.start - 30) : spec.start].lower())
@@ -461,6 +461,8 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
             hits.sort(key=lambda h: (h.passage != region.passage, abs(h.start - region.start)))
         scored: list[tuple[int, str, Hit]] = []
         for hit in hits:
+            if money and not _names_money(hit, pool):
+                continue
             value = _value_at(hit, pool, pattern, year_ok)
             if value is not None:
                 scored.append((_qualifiers(hit, pool, claim_stems), value[0], value[1]))
@@ -471,6 +473,21 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
         if len(values) == 1:  # the evidence gives one answer for this key; several (a list of flights) is no answer
             return next(iter(values.items()))
     return None
+
+
+_MONEY_KEYS = ("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge")
+
+
+def _names_money(hit: Hit, pool: EvidencePool) -> bool:
+    """Whether the identifier a money key sits in names an amount: `total_price`, `refund` do;
+    `total_baggages` (a count of bags) does not, though "total" is in it. Its last part decides."""
+    text = pool.lower(hit.passage)
+    start, end = hit.start, hit.end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end].rsplit("_", 1)[-1].startswith(_MONEY_KEYS)
 
 
 def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> int:
