@@ -85,6 +85,15 @@ def test_a_reported_total_amount_stays_a_graded_fact_unless_it_opens_with_a_conc
     assert kinds == {"You were refunded a total of $412.": FACTUAL, "So the total is $412.": "REASONING"}
 
 
+def test_a_sum_of_two_prices_from_another_passage_is_inferred_when_the_claim_names_its_operands():
+    seats = list(range(300, 350))  # more numbers next to the booking than the nearest 40 a derivation tries
+    booking = json.dumps({"booking_id": "QX77PL", "seat_map": seats, "legs": [{"leg": "A"}, {"leg": "B"}]})
+    fares = json.dumps({"fares": [{"leg": "A", "price": 188}, {"leg": "B", "price": 244}]})
+    (claim,) = ground("Fare for booking QX77PL: $188 + $244 = $432", [fares, booking]).claims
+    assert claim.grade.grade == "INFERRED"
+    assert "188 + 244" in claim.grade.reason
+
+
 def test_a_money_key_inside_a_count_identifier_gives_no_contrast_for_an_amount():
     booking = json.dumps({"booking_id": "QX77PL", "total_items": 3})
     (claim,) = ground("Booking QX77PL: the total is $515.", [booking]).claims

@@ -358,7 +358,7 @@ def _check_number(spec: Specific, claim, pool, region, support, problems, derive
             support.append(Hit(index, s, e))
             return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
-    how = None if small else _derive(value, everywhere, region)
+    how = None if small else _derive(value, everywhere, region, _operands(spec, claim, pool))
     if how is not None:
         reason, hits = how
         derived.append(f"{spec.text} = {reason}")
@@ -380,14 +380,38 @@ def _fmt(v: float) -> str:
 _UNIT_FACTORS = (60.0, 24.0, 7.0, 12.0, 100.0, 1000.0, 1_000_000.0)
 
 
-def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None):
+def _operands(spec: Specific, claim: Claim, pool: EvidencePool) -> list[Hit]:
+    """Where the claim's other figures are in the evidence ("$123 + $167 = $290": the 123 and the 167):
+    the passages a derived figure most likely comes from, whatever passage the claim's words align to."""
+    found: list[Hit] = []
+    everywhere = _all_numbers(pool)
+    for other in claim.specifics:
+        if other is spec or other.kind not in ("number", "money", "percent") or len(found) >= 3:
+            continue
+        first = _first_equal(float(other.value), other.kind == "percent", pool)  # type: ignore[arg-type]
+        if first is not None:
+            _, s, e, index = everywhere[first]
+            found.append(Hit(index, s, e))
+    return found
+
+
+def _nearest(numbers: list[tuple[float, int, int, int]], at: Hit, count: int = 40) -> list:
+    """The `count` numbers nearest a place: in its passage first, by distance."""
+    return sorted(numbers, key=lambda n: (n[3] != at.passage, abs(n[1] - at.start)))[:count]
+
+
+def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None, operands: list[Hit] = ()):
     """value as a sum, difference, product, multiple or unit change of evidence numbers (nearest first).
 
-    Linear in the numbers: each candidate's partner is looked up in a dict of values, not paired with
-    every other number."""
-    if region is not None:
-        numbers = sorted(numbers, key=lambda n: (n[3] != region.passage, abs(n[1] - region.start)))
-    near = numbers[:40]
+    The candidates are the 40 numbers nearest the aligned region and the 40 nearest each of the claim's
+    other figures found in the evidence (at most three): bounded, yet a sum of two prices listed in another
+    passage than the one the claim's words align to is found. Linear in the candidates: each one's partner
+    is looked up in a dict of values, not paired with every other number."""
+    near = _nearest(numbers, region) if region is not None else numbers[:40]
+    if operands:
+        seen = set(near)
+        for at in operands:
+            near.extend(n for n in _nearest(numbers, at) if n not in seen and not seen.add(n))
     at: dict[float, tuple[float, int, int, int]] = {}
     for n in near:
         at.setdefault(round(n[0], 6), n)
