@@ -99,3 +99,18 @@ def test_a_money_key_inside_a_count_identifier_gives_no_contrast_for_an_amount()
     (claim,) = ground("Booking QX77PL: the total is $515.", [booking]).claims
     assert claim.grade.grade == FABRICATED
     assert "says 3" not in claim.grade.reason and "no evidence states it" in claim.grade.reason
+
+
+def test_every_clause_of_a_plan_is_an_opinion_when_the_splitter_cuts_it_from_its_i_will():
+    from claimwatch.grounding import FACTUAL, OPINION_KIND, split_claims
+
+    claims = split_claims("I'll register the `ledger_sync` hook, and then wire `flush_queue` into the worker.")
+    assert len(claims) == 2 and {c.kind for c in claims} == {OPINION_KIND}
+    facts = split_claims("The worker registers the `ledger_sync` hook, and the queue holds 40 items.")
+    assert [c.kind for c in facts] == [FACTUAL, FACTUAL]
+
+
+def test_a_question_that_trails_off_is_not_a_claim():
+    from claimwatch.grounding import split_claims
+
+    assert split_claims("Maybe the `SHIM_TABLE` entry is there to catch `legacy_io` imports?...") == []

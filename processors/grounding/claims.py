@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .lexicon import (
     COURTESY,
@@ -75,6 +75,11 @@ def _reports_amount(text: str, lower: str, found: tuple[Specific, ...]) -> bool:
 _ASSERTS = re.compile(r"\b(?:i|we|is|are|was|were|has|have|had|found|shows?|says?|costs?|departs?|arrives?)\b", re.I)
 
 
+def _question(text: str) -> bool:
+    """ "Is it X?" and a trailing-off "Is it X?..." are questions, not claims."""
+    return text.endswith("?") or (text.endswith(("...", "…")) and text.rstrip(".…").endswith("?"))
+
+
 def _heading(text: str) -> bool:
     """ "In `app/models.py`:", "Outgoing flight (May 19):": a label for what follows, asserting nothing.
     "I found a flight on May 24th:" asserts it found one, so a lead-in with a verb stays a claim."""
@@ -120,13 +125,24 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         offset = mark.end() if mark else 0
         lower = line.lower()
         for s_start, s_end in _sentences(line, offset):
-            for c_start, c_end in _clauses(line, s_start, s_end, lower, seen):
+            pieces = _clauses(line, s_start, s_end, lower, seen)
+            plan = len(pieces) > 1 and _plan(line[s_start:s_end])
+            for c_start, c_end in pieces:
                 claim = _claim(text, base + c_start, base + c_end, found, starts, seen)
+                if claim is not None and plan and claim.kind != OPINION_KIND:
+                    claim = replace(claim, kind=OPINION_KIND)  # "I'll add X and `y`": `y` is planned too
                 if claim is not None:
                     claims.append(claim)
                     if len(claims) >= max_claims:
                         return claims
     return claims
+
+
+def _plan(sentence: str) -> bool:
+    """Whether a sentence opens with an intent ("I'll", "let me", "if ..."): every clause the splitter cuts
+    from it is part of the plan, not only the first."""
+    lead = sentence.strip().strip("*_|").strip()
+    return _INTENT.match(lead, lead.lower())
 
 
 def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
@@ -183,7 +199,7 @@ def _claim(
     lead = raw.find(stripped)
     start, end = start + lead, start + lead + len(stripped)
     lower = stripped.lower()
-    if stripped.endswith("?") or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
+    if _question(stripped) or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
         return None
     if _heading(stripped):
         return None
