@@ -114,3 +114,10 @@ def test_a_question_that_trails_off_is_not_a_claim():
     from claimwatch.grounding import split_claims
 
     assert split_claims("Maybe the `SHIM_TABLE` entry is there to catch `legacy_io` imports?...") == []
+
+
+def test_a_likely_hedge_is_a_guess_not_a_fact():
+    from claimwatch.grounding import OPINION_KIND, split_claims
+
+    (claim,) = split_claims("`Ratio.simplify()` on a `Fraction` likely calls `gcd_terms`.")
+    assert claim.kind == OPINION_KIND

@@ -53,7 +53,7 @@ _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
 _REASONING_LEAD = Folded(REASONING_LEAD)
 _COURTESY = Folded(COURTESY)
-_GUESS_WORDS = ("should", "might", "would", "probably", "presumably", "perhaps", "maybe")  # GUESS's words
+_GUESS_WORDS = ("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely")  # GUESS's
 
 
 def _may_guess(lower: str) -> bool:
