@@ -23,6 +23,7 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from threading import Lock
 from typing import Any
 
@@ -73,9 +74,8 @@ def evidence_for(
     for other in earlier:
         passages.extend(_cached_span_passages(other))
     own, query = input_passages(span)
-    actions = [_action(p.arguments, p.span_id, GEN_AI_TOOL_ARGUMENTS, p.tool_name, p.end_ns)
-               for p in passages if p.arguments and p.arguments.strip()
-               and str(p.tool_name or "").lower() not in PROSE_TOOLS]  # fmt: skip
+    actions = [_span_action(p.arguments, p.span_id, p.tool_name, p.end_ns) for p in passages if p.arguments]
+    actions = [a for a in actions if a is not None]
     passages.extend(own)
     passages.extend(actions)
     return passages, query
@@ -91,6 +91,14 @@ _CODE_BLOCK = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 def _action(text: str, span_id: str | None, key: str, tool: str | None = None, end_ns: int = 0) -> Passage:
     """One of the agent's own earlier actions as evidence of what it did (not of what the world said)."""
     return Passage(text[:_ACTION_CHARS], AGENT_ACTION, span_id, key, tool, False, end_ns)
+
+
+@lru_cache(maxsize=4096)
+def _span_action(arguments: str, span_id: str | None, tool: str | None, end_ns: int) -> Passage | None:
+    """A tool span's arguments as an action, remembered: every later LLM call of a trace reads the same spans."""
+    if not arguments.strip() or (tool or "").lower() in PROSE_TOOLS:
+        return None
+    return _action(arguments, span_id, GEN_AI_TOOL_ARGUMENTS, tool, end_ns)
 
 
 def actions_from_message(message: Mapping[str, Any], key: str) -> list[Passage]:
