@@ -358,7 +358,10 @@ def _check_number(spec: Specific, claim, pool, region, support, problems, derive
             support.append(Hit(index, s, e))
             return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
-    how = None if small else _derive(value, everywhere, region, _operands(spec, claim, pool))
+    how = None if small else _derive(value, everywhere, region)
+    if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
+        operands = _operands(spec, claim, pool)
+        how = _derive(value, everywhere, region, operands) if operands else None
     if how is not None:
         reason, hits = how
         derived.append(f"{spec.text} = {reason}")
