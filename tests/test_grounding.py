@@ -272,6 +272,7 @@ def test_tool_results_documents_and_input_messages_become_cited_evidence():
         ("system_message", "3" * 16, "gen_ai.input.messages[0]"),
         ("user_message", "3" * 16, "gen_ai.input.messages[1]"),
         ("tool_message", "3" * 16, "gen_ai.input.messages[2]"),
+        ("agent_action", "1" * 16, "gen_ai.tool.call.arguments"),  # what the agent did, after all else
     ]
     assert passages[0].tool_name == "get_flight_status" and passages[0].arguments == '{"flight_number": "HAT039"}'
 

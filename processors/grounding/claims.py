@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .lexicon import (
     COURTESY,
@@ -22,7 +22,9 @@ from .lexicon import (
     OPINION_HINTS,
     REASONING,
     REASONING_HINTS,
+    REASONING_LEAD,
     STOPWORDS,
+    WORKED,
 )
 from .text import WORD, Folded, Specific, SpecificFields, lower_words, specific_fields
 
@@ -49,8 +51,9 @@ _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
 _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
+_REASONING_LEAD = Folded(REASONING_LEAD)
 _COURTESY = Folded(COURTESY)
-_GUESS_WORDS = ("should", "might", "would", "probably", "presumably", "perhaps", "maybe")  # GUESS's words
+_GUESS_WORDS = ("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely")  # GUESS's
 
 
 def _may_guess(lower: str) -> bool:
@@ -60,6 +63,37 @@ def _may_guess(lower: str) -> bool:
 
 
 _NOT_CONTENT = STOPWORDS | LOOSE
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+
+
+def _reports_amount(text: str, lower: str, found: tuple[Specific, ...]) -> bool:
+    """ "You saved a total of $310": an amount the agent reports, a sum the grader can check (INFERRED when
+    it adds up), not reasoning; unless the sentence opens with a conclusion word ("So the total is $242")."""
+    return any(s.kind == "money" for s in found) and not _REASONING_LEAD.match(text, lower)
+
+
+_ASSERTS = re.compile(r"\b(?:i|we|is|are|was|were|has|have|had|found|shows?|says?|costs?|departs?|arrives?)\b", re.I)
+
+
+def _question(text: str) -> bool:
+    """ "Is it X?" and a trailing-off "Is it X?..." are questions, not claims."""
+    return text.endswith("?") or (text.endswith(("...", "…")) and text.rstrip(".…").endswith("?"))
+
+
+def _heading(text: str) -> bool:
+    """ "In `app/models.py`:", "Outgoing flight (May 19):": a label for what follows, asserting nothing.
+    "I found a flight on May 24th:" asserts it found one, so a lead-in with a verb stays a claim."""
+    return text.endswith(":") and _ASSERTS.search(text) is None
+
+
+def _worked(text: str, found: tuple[Specific, ...]) -> bool:
+    """A hand trace, a worked example or a line of code ("`x` = `f(2)`", "`visit(3 < 4)`"): the agent
+    reasoning, not reporting. An amount keeps it a claim: a sum of prices is checked."""
+    if any(s.kind == "money" for s in found):
+        return False
+    if WORKED.search(text):
+        return True
+    return "`" in text and not _INLINE_CODE.sub("", text).strip(" .,:;!*_-")  # nothing but inline code
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,13 +125,24 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         offset = mark.end() if mark else 0
         lower = line.lower()
         for s_start, s_end in _sentences(line, offset):
-            for c_start, c_end in _clauses(line, s_start, s_end, lower, seen):
+            pieces = _clauses(line, s_start, s_end, lower, seen)
+            plan = len(pieces) > 1 and _plan(line[s_start:s_end])
+            for c_start, c_end in pieces:
                 claim = _claim(text, base + c_start, base + c_end, found, starts, seen)
+                if claim is not None and plan and claim.kind != OPINION_KIND:
+                    claim = replace(claim, kind=OPINION_KIND)  # "I'll add X and `y`": `y` is planned too
                 if claim is not None:
                     claims.append(claim)
                     if len(claims) >= max_claims:
                         return claims
     return claims
+
+
+def _plan(sentence: str) -> bool:
+    """Whether a sentence opens with an intent ("I'll", "let me", "if ..."): every clause the splitter cuts
+    from it is part of the plan, not only the first."""
+    lead = sentence.strip().strip("*_|").strip()
+    return _INTENT.match(lead, lead.lower())
 
 
 def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
@@ -154,7 +199,9 @@ def _claim(
     lead = raw.find(stripped)
     start, end = start + lead, start + lead + len(stripped)
     lower = stripped.lower()
-    if stripped.endswith("?") or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
+    if _question(stripped) or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
+        return None
+    if _heading(stripped):
         return None
     mine: list[Specific] = []
     for i in range(bisect_left(starts, start), len(every)):
@@ -176,12 +223,13 @@ def _claim(
     # Every alternative of INTENT is anchored at ^ (and it is no MULTILINE pattern): match = search.
     if _INTENT.match(stripped, lower) or (_may_guess(lower) and _GUESS.search(stripped, lower)):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
-    elif not bag.isdisjoint(REASONING_HINTS) and _REASONING.search(stripped, lower):
+    elif (not bag.isdisjoint(REASONING_HINTS) and _REASONING.search(stripped, lower)
+          and not _reports_amount(stripped, lower, found)):  # fmt: skip
         kind = REASONING_KIND
     elif (not bag.isdisjoint(OPINION_HINTS) and not any(s.kind != "name" for s in found)
           and _OPINION.search(stripped, lower)):  # fmt: skip
         kind = OPINION_KIND
     else:
-        kind = FACTUAL
+        kind = REASONING_KIND if _worked(stripped, found) else FACTUAL
     negated = not bag.isdisjoint(NEGATORS) or "n't" in stripped or "n’t" in stripped
     return Claim(stripped, start, end, kind, found, content, negated)

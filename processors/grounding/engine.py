@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from threading import Lock
 from typing import Protocol
 
-from .claims import OPINION_KIND, Claim, split_claims
+from .claims import FACTUAL, Claim, split_claims
 from .decision import Decision, decide
 from .evidence import EvidencePool, Hit, Passage, looks_truncated
 from .grade import FABRICATED, GROUNDED, INFERRED, Grade, grade_claim
@@ -201,7 +201,7 @@ class Grounder:
         scored = [weights[c.grade.grade] for c in graded if c.grade.grade is not None]
         score = sum(scored) / len(scored) if scored else None
         fabricated = [_label(c) for c in graded if c.grade.grade == FABRICATED]
-        factual = [c for c in graded if c.claim.kind != OPINION_KIND]
+        factual = [c for c in graded if c.claim.kind == FACTUAL]  # reasoning is not graded either
         unsupported = [_label(c) for c in factual if c.grade.grade is None]
         kinds = {s.kind for c in graded for s in c.claim.specifics}
         decision = decide(text, query, score, fabricated, unsupported, bool(pool), kinds)

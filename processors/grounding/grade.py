@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from .claims import OPINION_KIND, Claim
+from .claims import OPINION_KIND, REASONING_KIND, Claim
 from .evidence import EvidencePool, Hit
 from .lexicon import (
     ANTONYMS,
@@ -31,6 +31,7 @@ from .lexicon import (
     STOPWORDS,
 )
 from .text import Folded, Specific, parse_date, parse_number, parse_time, stem
+from .trace import AGENT_ACTION
 
 _HYPHEN = re.compile(r"[-'’]")
 _WORD3 = re.compile(r"[a-z]{3,}")
@@ -40,8 +41,9 @@ GROUNDED, INFERRED, FABRICATED = "GROUNDED", "INFERRED", "FABRICATED"
 
 _EV_NUMBER = re.compile(r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)")
 _EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
+# An ISO date may run on into its time ("2024-05-02t06:02:56" once lowercased): no word boundary there.
 _EV_DATE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+    r"\b\d{4}-\d{2}-\d{2}(?:\b|(?=t\d))|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
 )
@@ -75,9 +77,12 @@ class _Problem:
 
 
 def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
-    """Grade one claim. Opinions are labelled, not graded; with no evidence nothing is GROUNDED."""
+    """Grade one FACTUAL claim. Opinions and reasoning are labelled, not graded; with no evidence nothing is
+    GROUNDED."""
     if claim.kind == OPINION_KIND:
         return Grade(None, (), "opinion: needs no evidence", 1.0)
+    if claim.kind == REASONING_KIND:  # issue 12 grades FACTUAL claims: a conclusion the agent draws is no report
+        return Grade(None, (), "reasoning: an inference the agent draws, not graded as a fact", 1.0)
     if not pool:
         return Grade(None, (), "no evidence", 0.0)
     support: list[Hit] = []
@@ -94,6 +99,7 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     if region is not None:
         _check_polarity(claim, pool, region, problems, words, stems)
     found, total = _content_support(claim, pool, known)
+    action = _own_action(support, pool)
     if region is not None and not support:
         support.append(region)
     if problems:
@@ -101,6 +107,9 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         worst = max(problems, key=lambda p: p.confidence)
         cites = tuple(p.hit for p in problems if p.hit is not None)
         return Grade(FABRICATED, cites, "; ".join(p.reason for p in problems), worst.confidence, worst.issue)
+    if action is not None:
+        reason = f"rests on the agent's own action ({action}): what it ran or wrote, not what a tool returned"
+        return Grade(INFERRED, tuple(support), reason, 0.7, "own_action")
     if derived:
         return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
     ratio = found / total if total else 1.0
@@ -117,6 +126,20 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     return Grade(
         INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase"
     )
+
+
+def _own_action(support: list[Hit], pool: EvidencePool) -> str | None:
+    """The citation of the agent's own earlier action a specific was found in, if any.
+
+    An action (a command it ran, a file it wrote, a tool call's arguments) shows what the agent did, so a
+    detail taken from it is not FABRICATED; but it is not what a tool returned (the command may have failed,
+    the file may differ), so the claim is INFERRED, not GROUNDED. Actions come after all other evidence in
+    the pool, so a specific found there first is one no tool result or user message states."""
+    for hit in support:
+        passage = pool.passages[hit.passage]
+        if passage.source == AGENT_ACTION:
+            return passage.cite
+    return None
 
 
 def _weigh(problem: _Problem, pool: EvidencePool) -> _Problem:
@@ -339,6 +362,9 @@ def _check_number(spec: Specific, claim, pool, region, support, problems, derive
             return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
     how = None if small else _derive(value, everywhere, region)
+    if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
+        operands = _operands(spec, claim, pool)
+        how = _derive(value, everywhere, region, operands) if operands else None
     if how is not None:
         reason, hits = how
         derived.append(f"{spec.text} = {reason}")
@@ -360,14 +386,38 @@ def _fmt(v: float) -> str:
 _UNIT_FACTORS = (60.0, 24.0, 7.0, 12.0, 100.0, 1000.0, 1_000_000.0)
 
 
-def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None):
+def _operands(spec: Specific, claim: Claim, pool: EvidencePool) -> list[Hit]:
+    """Where the claim's other figures are in the evidence ("$123 + $167 = $290": the 123 and the 167):
+    the passages a derived figure most likely comes from, whatever passage the claim's words align to."""
+    found: list[Hit] = []
+    everywhere = _all_numbers(pool)
+    for other in claim.specifics:
+        if other is spec or other.kind not in ("number", "money", "percent") or len(found) >= 3:
+            continue
+        first = _first_equal(float(other.value), other.kind == "percent", pool)  # type: ignore[arg-type]
+        if first is not None:
+            _, s, e, index = everywhere[first]
+            found.append(Hit(index, s, e))
+    return found
+
+
+def _nearest(numbers: list[tuple[float, int, int, int]], at: Hit, count: int = 40) -> list:
+    """The `count` numbers nearest a place: in its passage first, by distance."""
+    return sorted(numbers, key=lambda n: (n[3] != at.passage, abs(n[1] - at.start)))[:count]
+
+
+def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None, operands: list[Hit] = ()):
     """value as a sum, difference, product, multiple or unit change of evidence numbers (nearest first).
 
-    Linear in the numbers: each candidate's partner is looked up in a dict of values, not paired with
-    every other number."""
-    if region is not None:
-        numbers = sorted(numbers, key=lambda n: (n[3] != region.passage, abs(n[1] - region.start)))
-    near = numbers[:40]
+    The candidates are the 40 numbers nearest the aligned region and the 40 nearest each of the claim's
+    other figures found in the evidence (at most three): bounded, yet a sum of two prices listed in another
+    passage than the one the claim's words align to is found. Linear in the candidates: each one's partner
+    is looked up in a dict of values, not paired with every other number."""
+    near = _nearest(numbers, region) if region is not None else numbers[:40]
+    if operands:
+        seen = set(near)
+        for at in operands:
+            near.extend(n for n in _nearest(numbers, at) if n not in seen and not seen.add(n))
     at: dict[float, tuple[float, int, int, int]] = {}
     for n in near:
         at.setdefault(round(n[0], 6), n)
@@ -428,7 +478,7 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
     taken for the evidence's answer."""
     keys: list[str] = []
     if money:  # an amount contrasts only with what the evidence says a price or total is
-        keys.extend(("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge"))
+        keys.extend(_MONEY_KEYS)
     else:
         after = [w for w in _WORD3.findall(claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
         before = [w for w in _WORD3.findall(claim.text[max(0, spec.start - 30) : spec.start].lower())
@@ -441,6 +491,8 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
             hits.sort(key=lambda h: (h.passage != region.passage, abs(h.start - region.start)))
         scored: list[tuple[int, str, Hit]] = []
         for hit in hits:
+            if money and not _names_money(hit, pool):
+                continue
             value = _value_at(hit, pool, pattern, year_ok)
             if value is not None:
                 scored.append((_qualifiers(hit, pool, claim_stems), value[0], value[1]))
@@ -451,6 +503,21 @@ def _contrast(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | No
         if len(values) == 1:  # the evidence gives one answer for this key; several (a list of flights) is no answer
             return next(iter(values.items()))
     return None
+
+
+_MONEY_KEYS = ("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge")
+
+
+def _names_money(hit: Hit, pool: EvidencePool) -> bool:
+    """Whether the identifier a money key sits in names an amount: `total_price`, `refund` do;
+    `total_baggages` (a count of bags) does not, though "total" is in it. Its last part decides."""
+    text = pool.lower(hit.passage)
+    start, end = hit.start, hit.end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end].rsplit("_", 1)[-1].startswith(_MONEY_KEYS)
 
 
 def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> int:
@@ -702,8 +769,8 @@ def _check_run_status(spec, claim, pool, state, negated, support, problems) -> N
 def _check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[_Problem], words: list[str],
                  known: dict[str, bool]) -> None:  # fmt: skip
     """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
-    if region is None:
-        return
+    if region is None or pool.passages[region.passage].source == AGENT_ACTION:
+        return  # a command or a file the agent wrote is no statement of what is so
     unknown = [w for w in words if not (known[w] or ("-" in w and pool.lookup(w, True, 1)))]
     if not unknown:
         return  # the evidence has every word: nothing was swapped
@@ -819,8 +886,8 @@ def _check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: lis
     if len(words) < 2:
         return
     source = pool.passages[region.passage].source
-    if source == "user_message":
-        return  # what the user said is no evidence of what is or is not so
+    if source in ("user_message", AGENT_ACTION):
+        return  # what the user said, or what the agent ran, is no evidence of what is or is not so
     text = pool.lower(region.passage)
     lo = max(0, region.start - 160)
     window = text[lo : region.end + 160]

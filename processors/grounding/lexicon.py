@@ -197,9 +197,14 @@ STATUS_PATTERN = re.compile(
 )
 
 # Sentence openers and markers that make a clause reasoning or opinion rather than a fact.
-REASONING = re.compile(
+_REASONING_LEADS = (
     r"^\s*(?:so|thus|therefore|hence|consequently|as a result|this means|which means|that means|because|since"
-    r"|given that|this suggests|this implies|it follows)\b|\b(?:therefore|which means|this means|so that|"
+    r"|given that|this suggests|this implies|it follows)\b"
+)
+# A sentence that opens with a conclusion word: reasoning even when it states an amount ("So the total is $242").
+REASONING_LEAD = re.compile(_REASONING_LEADS, re.IGNORECASE)
+REASONING = re.compile(
+    _REASONING_LEADS + r"|\b(?:therefore|which means|this means|so that|"
     r"implies that|as a result|because of this|in total|altogether|the total|totals?|sums? (?:up )?to|adds? up to)\b",
     re.IGNORECASE,
 )
@@ -230,7 +235,9 @@ HYPOTHETICAL = re.compile(
     re.IGNORECASE,
 )
 # A modal that makes the whole sentence a guess or a plan ("this should fix it", "it might be affected").
-GUESS = re.compile(r"\b(?:should|might|would|probably|presumably|perhaps|maybe)\b", re.IGNORECASE)
+# A worked example or a hand trace, not a report: "`a` = `b`", "`00` -> 2000", "2080 - 2025 = 55 > 50".
+WORKED = re.compile(r"\s(?:==?|->|=>|→)\s")
+GUESS = re.compile(r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely)\b", re.IGNORECASE)
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
 COURTESY = re.compile(
     r"^\s*(?:(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*"

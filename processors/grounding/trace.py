@@ -8,8 +8,13 @@ Evidence is what the agent could see before it spoke:
 - the span's own input messages: tool results and user messages in
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*` and
   OpenLLMetry `gen_ai.prompt.{i}.*`.
-The agent's own earlier words are not evidence. Each passage keeps its span id
-and attribute (or message index) so a grade can cite it.
+The agent's own earlier words are not evidence. Its own earlier actions are, of
+what it did: the arguments of the tool calls it made and the code blocks of its
+earlier turns (the commands it ran, the files it wrote) become `agent_action`
+passages, placed after all other evidence so that a lookup finds a tool's or
+user's statement first (the grader grades a claim resting on an action INFERRED,
+see `grade.py`). Each passage keeps its span id and attribute (or message index)
+so a grade can cite it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from threading import Lock
 from typing import Any
 
@@ -68,8 +74,47 @@ def evidence_for(
     for other in earlier:
         passages.extend(_cached_span_passages(other))
     own, query = input_passages(span)
+    actions = [_span_action(p.arguments, p.span_id, p.tool_name, p.end_ns) for p in passages if p.arguments]
+    actions = [a for a in actions if a is not None]
     passages.extend(own)
+    passages.extend(actions)
     return passages, query
+
+
+AGENT_ACTION = "agent_action"
+_ACTION_CHARS = 4_000  # an action is a command or a file body: kept short so it cannot crowd tool results out
+# Tools whose arguments are the agent's own prose (a scratchpad, a hand-off summary), not an action.
+PROSE_TOOLS = frozenset({"think", "thinking", "reason", "reasoning", "scratchpad", "transfer_to_human_agents"})
+_CODE_BLOCK = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+
+
+def _action(text: str, span_id: str | None, key: str, tool: str | None = None, end_ns: int = 0) -> Passage:
+    """One of the agent's own earlier actions as evidence of what it did (not of what the world said)."""
+    return Passage(text[:_ACTION_CHARS], AGENT_ACTION, span_id, key, tool, False, end_ns)
+
+
+@lru_cache(maxsize=4096)
+def _span_action(arguments: str, span_id: str | None, tool: str | None, end_ns: int) -> Passage | None:
+    """A tool span's arguments as an action, remembered: every later LLM call of a trace reads the same spans."""
+    if not arguments.strip() or (tool or "").lower() in PROSE_TOOLS:
+        return None
+    return _action(arguments, span_id, GEN_AI_TOOL_ARGUMENTS, tool, end_ns)
+
+
+def actions_from_message(message: Mapping[str, Any], key: str) -> list[Passage]:
+    """The actions in one earlier assistant message: its tool calls' arguments and its code blocks (the
+    commands a shell agent runs). Its prose is left out: what the agent said before is no evidence."""
+    out: list[Passage] = []
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, Mapping):
+            fn = call.get("function") if isinstance(call.get("function"), Mapping) else call
+            arguments = _text(fn.get("arguments"))
+            if arguments and arguments.strip() and str(fn.get("name", "")).lower() not in PROSE_TOOLS:
+                out.append(_action(arguments, None, key, _str(fn.get("name"))))
+    content = message.get("content")
+    if isinstance(content, str) and "```" in content:
+        out.extend(_action(m.group(1), None, key) for m in _CODE_BLOCK.finditer(content) if m.group(1).strip())
+    return out
 
 
 _SPAN_CACHE: OrderedDict[tuple[str, str, int, int], tuple[Passage, ...]] = OrderedDict()
@@ -247,11 +292,16 @@ def _str(value: Any) -> str | None:
 
 
 def passages_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Passage], str | None]:
-    """Evidence from a plain chat transcript (OpenAI shape): tool and user messages, and the last user turn."""
+    """Evidence from a plain chat transcript (OpenAI shape): tool and user messages, and the last user turn;
+    then the agent's own actions (tool-call arguments, code blocks) in the assistant messages."""
     out: list[Passage] = []
+    actions: list[Passage] = []
     query = None
     for i, m in enumerate(messages):
         role, text = m.get("role"), m.get("content")
+        if role == "assistant":
+            actions.extend(actions_from_message(m, str(i)))
+            continue
         if not isinstance(text, str) or not text.strip():
             continue
         if role == "tool":
@@ -261,4 +311,4 @@ def passages_from_messages(messages: Sequence[Mapping[str, Any]]) -> tuple[list[
             query = text
         elif role in ("system", "developer"):
             out.append(Passage(text, "system_message", None, str(i)))
-    return out, query
+    return out + actions, query

@@ -1,0 +1,123 @@
+"""Grounding precision (issue 12 spot-check): shapes of text that were graded FABRICATED though the trace
+supports them or they assert nothing. All texts here are invented."""
+
+from __future__ import annotations
+
+import json
+
+from claimwatch.grounding import FABRICATED, ground
+
+
+def test_a_date_is_found_in_an_iso_timestamp_when_the_time_follows_it():
+    booking = json.dumps({"booking_id": "QX77PL", "opened_at": "2023-11-14T17:45:09"})
+    report = ground("The booking was opened on 2023-11-14.", [booking])
+    (claim,) = report.claims
+    assert claim.grade.grade != FABRICATED
+    assert claim.grade.evidence
+
+
+def _transcript_grades(messages: list[dict], reply: str) -> dict[str, object]:
+    from claimwatch.grounding import Grounder
+    from claimwatch.grounding.trace import passages_from_messages
+
+    passages, query = passages_from_messages(messages)
+    report = Grounder().ground(reply, passages, query)
+    return {c.claim.text: c.grade for c in report.claims}
+
+
+def test_a_detail_from_the_agents_own_command_is_inferred_citing_the_action_when_no_tool_states_it():
+    messages = [
+        {"role": "user", "content": "Make the importer skip blank rows."},
+        {"role": "assistant", "content": "THOUGHT: patch it.\n```bash\nsed -i '212,219d' ingest/rowreader.py\n```"},
+        {"role": "user", "content": "<returncode>0</returncode>"},
+    ]
+    (grade,) = _transcript_grades(messages, "My edit removed the old loop in `ingest/rowreader.py`.").values()
+    assert grade.grade == "INFERRED"
+    assert "own action" in grade.reason
+
+
+def test_tool_call_arguments_are_evidence_of_what_the_agent_did_but_its_prose_and_scratchpad_are_not():
+    messages = [
+        {"role": "user", "content": "Please move my trip."},
+        {"role": "assistant", "content": "The new code is `KXQ88T`.",
+         "tool_calls": [{"id": "c1", "name": "think", "arguments": '{"thought": "use voucher VCH-5521"}'},
+                        {"id": "c2", "name": "rebook", "arguments": '{"trip_id": "TRP4410"}'}]},
+        {"role": "tool", "content": '{"ok": true}'},
+    ]  # fmt: skip
+    grades = _transcript_grades(
+        messages, "Trip TRP4410 was rebooked.\nThe voucher VCH-5521 was applied.\nIts code is `KXQ88T`."
+    )
+    assert grades["Trip TRP4410 was rebooked."].grade == "INFERRED"
+    assert grades["The voucher VCH-5521 was applied."].grade == FABRICATED
+    assert grades["Its code is `KXQ88T`."].grade == FABRICATED
+
+
+def test_a_reasoning_claim_is_labelled_not_graded_when_the_evidence_lacks_its_figure():
+    report = ground("Since the parcel left 36 hours ago, the return window has closed.", ['{"parcel": "shipped"}'])
+    (claim,) = report.claims
+    assert claim.claim.kind == "REASONING"
+    assert claim.grade.grade is None
+    assert report.decision.decision != "FAIL" and not report.fabricated
+
+
+def test_hand_traces_equations_and_code_only_lines_are_reasoning_not_factual_claims():
+    from claimwatch.grounding import FACTUAL, split_claims
+
+    text = (
+        "`tmp_node` = `Gt(7, 1)`\n`parse_args(9 > 8)`\n1990 - 1875 = 115 > 100.\n`07` -> 2007\nThe cache holds 12 rows."
+    )
+    kinds = {c.text: c.kind for c in split_claims(text)}
+    assert kinds.pop("The cache holds 12 rows.") == FACTUAL
+    assert set(kinds.values()) == {"REASONING"} and len(kinds) == 4
+
+
+def test_a_heading_ending_in_a_colon_is_not_a_claim_but_a_price_sum_still_is():
+    from claimwatch.grounding import FACTUAL, split_claims
+
+    claims = split_claims("In `server/routes/api.py`:\nFare: $210 + $95 = $305")
+    assert [(c.text, c.kind) for c in claims] == [("Fare: $210 + $95 = $305", FACTUAL)]
+
+
+def test_a_reported_total_amount_stays_a_graded_fact_unless_it_opens_with_a_conclusion_word():
+    from claimwatch.grounding import FACTUAL, split_claims
+
+    kinds = {c.text: c.kind for c in split_claims("You were refunded a total of $412. So the total is $412.")}
+    assert kinds == {"You were refunded a total of $412.": FACTUAL, "So the total is $412.": "REASONING"}
+
+
+def test_a_sum_of_two_prices_from_another_passage_is_inferred_when_the_claim_names_its_operands():
+    seats = list(range(300, 350))  # more numbers next to the booking than the nearest 40 a derivation tries
+    booking = json.dumps({"booking_id": "QX77PL", "seat_map": seats, "legs": [{"leg": "A"}, {"leg": "B"}]})
+    fares = json.dumps({"fares": [{"leg": "A", "price": 188}, {"leg": "B", "price": 244}]})
+    (claim,) = ground("Fare for booking QX77PL: $188 + $244 = $432", [fares, booking]).claims
+    assert claim.grade.grade == "INFERRED"
+    assert "188 + 244" in claim.grade.reason
+
+
+def test_a_money_key_inside_a_count_identifier_gives_no_contrast_for_an_amount():
+    booking = json.dumps({"booking_id": "QX77PL", "total_items": 3})
+    (claim,) = ground("Booking QX77PL: the total is $515.", [booking]).claims
+    assert claim.grade.grade == FABRICATED
+    assert "says 3" not in claim.grade.reason and "no evidence states it" in claim.grade.reason
+
+
+def test_every_clause_of_a_plan_is_an_opinion_when_the_splitter_cuts_it_from_its_i_will():
+    from claimwatch.grounding import FACTUAL, OPINION_KIND, split_claims
+
+    claims = split_claims("I'll register the `ledger_sync` hook, and then wire `flush_queue` into the worker.")
+    assert len(claims) == 2 and {c.kind for c in claims} == {OPINION_KIND}
+    facts = split_claims("The worker registers the `ledger_sync` hook, and the queue holds 40 items.")
+    assert [c.kind for c in facts] == [FACTUAL, FACTUAL]
+
+
+def test_a_question_that_trails_off_is_not_a_claim():
+    from claimwatch.grounding import split_claims
+
+    assert split_claims("Maybe the `SHIM_TABLE` entry is there to catch `legacy_io` imports?...") == []
+
+
+def test_a_likely_hedge_is_a_guess_not_a_fact():
+    from claimwatch.grounding import OPINION_KIND, split_claims
+
+    (claim,) = split_claims("`Ratio.simplify()` on a `Fraction` likely calls `gcd_terms`.")
+    assert claim.kind == OPINION_KIND
