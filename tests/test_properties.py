@@ -82,10 +82,10 @@ def test_arbitrary_unicode_never_raises(text):
 
 
 # The words the builtin `reject_before` expressions turn on, and what sits around them.
-_LEAD_WORDS = st.sampled_from(
-    "when whenever if unless until once would will should shall 'll 'd to still also now really "
-    "quickly the build it fails . ; , ! ? \n \t".split(" ") + ["\n", "\t", "  ", "Once", "WHEN", "IF"]
-)
+_LEAD_WORDS = st.sampled_from([
+    *"when whenever if unless until once would will should shall 'll 'd to still also now really "
+    "quickly the build it fails . ; , ! ? \n \t".split(" "), "\n", "\t", "  ", "Once", "WHEN", "IF",
+])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
