@@ -511,26 +511,26 @@ _MONEY_KEYS = ("price", "amount", "cost", "total", "fee", "balance", "refund", "
 def _names_money(hit: Hit, pool: EvidencePool) -> bool:
     """Whether the identifier a money key sits in names an amount: `total_price`, `refund` do;
     `total_baggages` (a count of bags) does not, though "total" is in it. Its last part decides."""
+    return _identifier(hit, pool).rsplit("_", 1)[-1].startswith(_MONEY_KEYS)
+
+
+def _identifier(hit: Hit, pool: EvidencePool) -> str:
+    """The lowercased identifier (letters, digits, `_`) the hit sits in: `total_baggages` for "total"."""
     text = pool.lower(hit.passage)
     start, end = hit.start, hit.end
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
         start -= 1
     while end < len(text) and (text[end].isalnum() or text[end] == "_"):
         end += 1
-    return text[start:end].rsplit("_", 1)[-1].startswith(_MONEY_KEYS)
+    return text[start:end]
 
 
 def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> int:
     """How many words of the identifier around a key the claim does not say ("nonfree_baggages" for "bags":
     one, and a negating one counts double), so "total_baggages" wins over "nonfree_baggages"."""
     text = pool.lower(hit.passage)
-    start, end = hit.start, hit.end
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
-        start -= 1
-    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        end += 1
     extra = 0
-    for part in text[start:end].split("_"):
+    for part in _identifier(hit, pool).split("_"):
         if not part or part in text[hit.start : hit.end] or stem(part) in claim_stems or part in ("total", "id"):
             continue
         extra += 2 if part.startswith(("non", "un", "not")) else 1
