@@ -172,13 +172,23 @@ def _align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str])
     if not anchors:
         return None
     key = tuple(dict.fromkeys(anchors))[:4]
-    regions = pool.cache.setdefault("regions", {})  # a pure function of the pool and the anchors
-    region = regions.get(key, False)
-    if region is False:
-        if len(regions) >= 8192:  # a pool reused by many outputs: keep the memo bounded
-            regions.clear()
-        region = regions[key] = _region(key, pool)
-    return region
+    return _remembered(pool, "regions", key, lambda: _region(key, pool))
+
+
+_MEMO_LIMIT = 8192  # entries per table: a pool reused by many outputs keeps its memos bounded
+_MISSING = object()
+
+
+def _remembered(pool: EvidencePool, table: str, key, compute):
+    """`compute()`, remembered in the pool's cache under `table` and `key`; for answers that are a
+    pure function of the pool and the key. A full table is cleared rather than grown."""
+    memo = pool.cache.setdefault(table, {})
+    found = memo.get(key, _MISSING)
+    if found is _MISSING:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        found = memo[key] = compute()
+    return found
 
 
 _ANCHOR_KINDS = frozenset(("id", "email", "url", "code"))
@@ -642,15 +652,9 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
 
 def _near_spelling(word: str, pool: EvidencePool) -> bool:
     """Whether the pool has a word spelt nearly as `word` (remembered per pool: a name recurs)."""
-    memo = pool.cache.setdefault("near_spellings", {})
-    found = memo.get(word)
-    if found is None:
-        if len(memo) >= 8192:  # a pool reused by many outputs: keep the memo bounded
-            memo.clear()
-        found = memo[word] = any(
-            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
-        )
-    return found
+    return _remembered(pool, "near_spellings", word, lambda: any(
+        abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
+    ))
 
 
 def _by_initial(pool: EvidencePool) -> dict[str, list[str]]:
@@ -669,10 +673,7 @@ def _acronym(word: str, pool: EvidencePool) -> bool:
     letters = re.sub(r"[^a-z]", "", word.lower()).rstrip("s")
     if len(letters) < 2 or len(letters) > 6:
         return False
-    memo = pool.cache.setdefault("acronyms", {})
-    if letters not in memo:
-        memo[letters] = pool.search(_acronym_pattern(letters))
-    return memo[letters]
+    return _remembered(pool, "acronyms", letters, lambda: pool.search(_acronym_pattern(letters)))
 
 
 @lru_cache(maxsize=1024)
@@ -824,14 +825,8 @@ _WORDS = re.compile(r"[a-z]+")
 def _closed_class_words(pool: EvidencePool, region: Hit, radius: int, window: str) -> list[str]:
     """The closed-class words of `window` (the region with `radius` around it), in order; remembered per
     pool and window, since the claims of one passage share their region."""
-    memo = pool.cache.setdefault("closed_class_words", {})
-    key = (region, radius)
-    found = memo.get(key)
-    if found is None:
-        if len(memo) >= 8192:  # a pool reused by many outputs: keep the memo bounded
-            memo.clear()
-        found = memo[key] = [w for w in _WORDS.findall(window) if w in CLOSED_CLASS]
-    return found
+    return _remembered(pool, "closed_class_words", (region, radius),
+                       lambda: [w for w in _WORDS.findall(window) if w in CLOSED_CLASS])
 
 
 def _in_window(word: str, window: str) -> bool:
@@ -857,13 +852,7 @@ def _compound(opposite: str, word: str, claim: str) -> bool:
 
 def _opposite_in(word: str, pool: EvidencePool) -> str | None:
     """`_opposite`, remembered per pool: a pure function of the word and the pool's words."""
-    memo = pool.cache.setdefault("opposites", {})
-    found = memo.get(word, False)
-    if found is False:
-        if len(memo) >= 8192:  # a pool reused by many outputs: keep the memo bounded
-            memo.clear()
-        found = memo[word] = _opposite(word, pool)
-    return found
+    return _remembered(pool, "opposites", word, lambda: _opposite(word, pool))
 
 
 def _opposite(word: str, pool: EvidencePool) -> str | None:
