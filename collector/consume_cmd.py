@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import signal
 import sys
@@ -67,11 +66,12 @@ def add_parser(sub) -> None:
 
 
 def run_consume(args: argparse.Namespace) -> int:
+    from .engine import tune_gc
     from .kafka import KafkaSource, consumer_settings
     from .service import Collector
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    gc.set_threshold(50_000, 20, 20)  # as in serve: per-span garbage is freed by reference counting
+    tune_gc()
     options = _options(args.options)
     if isinstance(options, str):
         print(f"claimwatch: {options}", file=sys.stderr)

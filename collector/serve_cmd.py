@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import signal
@@ -63,12 +62,11 @@ def add_server_flag(parser) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    from .engine import tune_gc
     from .service import Collector
 
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # Every span allocates a handful of short-lived objects; at CPython's default thresholds the
-    # cyclic collector runs thousands of times a second for garbage that reference counting frees.
-    gc.set_threshold(50_000, 20, 20)
+    tune_gc()
     _raise_fd_limit()
     config = resolve(args.config, flag_values(args))
     collector = Collector(config)

@@ -426,7 +426,7 @@ class _RowPipe:
 
 def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool) -> None:
     """A worker process: an ordinary engine fed with the spans of its traces."""
-    from .engine import CollectorEngine
+    from .engine import CollectorEngine, tune_gc
     from .forward import build_forwarder
 
     # Ctrl-C reaches the whole process group: the parent stops the workers in order (flush, then
@@ -442,6 +442,7 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
     engine: CollectorEngine | None = None
     pipe = _RowPipe(send, lambda: engine.stats() if engine else {}, mask_secrets)
     engine = CollectorEngine(config, pipe, build_forwarder(config), on_processed=pipe.processed)
+    tune_gc()  # a spawned process does not inherit serve's setting
     send(("ready", index))  # checks built and warmed up: the parent may count this worker in
     try:
         while True:
