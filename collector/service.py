@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -159,6 +160,7 @@ def _address(server) -> str:
     return f"{host}:{port}"
 
 
+@functools.cache  # reading the installed metadata takes about a millisecond: /api/status and /metrics ask often
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
