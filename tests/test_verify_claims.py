@@ -99,3 +99,16 @@ def test_nothing_was_installed_is_no_install_claim():
     from claimwatch.verify.claims import ClaimDetector
 
     assert ClaimDetector().detect("The installer could not reach its host, so nothing was installed.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I installed requests and I committed the changes.", [("install", "requests", None), ("commit", None, None)]),
+        ("I installed requests and then restarted the worker.", [("install", "requests", None)]),
+        ("I created `a.py` and we ran the linter.", [("file_create", "a.py", None)]),
+    ],
+)
+def test_a_listed_subject_stops_where_the_next_clause_starts_when_and_opens_a_new_sentence(detector, text, expected):
+    # "and I committed": "I" is the next clause's subject, not a second package installed.
+    assert found(detector, text) == expected

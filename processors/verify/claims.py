@@ -195,6 +195,8 @@ _INSTRUMENT = re.compile(r"\b(?:with|using|via|through|by\s+running|by)\s*$", re
 _PREPOSITION = re.compile(r"\b(?:in|to|into|from|inside|within|of|at)\s*$|\b(?:in|to|into|from|inside|within)\s", re.I)
 _LIST_NEXT = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)")
 _NOTHING = frozenset({"nothing", "none", "no", "neither", "nor", "never"})
+# Words after "and" that start the next clause ("I installed requests and I committed"), not a listed subject.
+_CLAUSE_OPENERS = frozenset({"i", "we", "you", "they", "he", "she", "it", "then", "also", "finally"})
 _GENERIC_PACKAGES = frozenset(
     {"the", "a", "an", "all", "any", "it", "them", "dependencies", "deps", "requirements", "packages", "package",
      "everything", "this", "that", "these", "those", "missing", "required", "needed", "project"}
@@ -283,7 +285,7 @@ class ClaimDetector:
             if joint is None:
                 break
             nxt = slot.match(masked, joint.end())
-            if nxt is None:
+            if nxt is None or nxt.group(0).lower() in _CLAUSE_OPENERS:
                 break
             out.append(_clean(nxt.group(0)))
             position = nxt.end()
