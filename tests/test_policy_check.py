@@ -40,6 +40,9 @@ def tool_span(n, name, arguments, convention="genai"):
                  "gen_ai.tool.call.arguments": json.dumps(arguments), "gen_ai.tool.call.id": f"call_{n}"}
     elif convention == "openinference":
         attrs = {"openinference.span.kind": "TOOL", "tool.name": name, "input.value": json.dumps(arguments)}
+    elif convention == "pydantic-ai-v2":  # `running tool` spans of pydantic-ai's older attribute format
+        attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+                 "tool_arguments": json.dumps(arguments)}
     else:
         attrs = {"traceloop.span.kind": "tool", "traceloop.entity.name": name,
                  "traceloop.entity.input": json.dumps({"args": [], "kwargs": arguments})}
@@ -68,7 +71,7 @@ def test_the_check_is_registered_with_its_table():
     assert "tool_policy_decisions" in MIGRATIONS[0].sql
 
 
-@pytest.mark.parametrize("convention", ["genai", "openinference", "traceloop"])
+@pytest.mark.parametrize("convention", ["genai", "openinference", "traceloop", "pydantic-ai-v2"])
 def test_a_risky_execution_is_a_block_verdict_with_a_decision_row(check, convention):
     result = run(check, tool_span(1, "exec", RISKY, convention))
     assert result.verdict == "block" and result.severity == "critical"

@@ -31,6 +31,9 @@ def tool_span(n, name, arguments, result, status=None, convention="genai"):
     elif convention == "openinference":
         attrs = {"openinference.span.kind": "TOOL", "tool.name": name, "input.value": json.dumps(arguments),
                  "output.value": result}
+    elif convention == "pydantic-ai-v2":  # `running tool` spans of pydantic-ai's older attribute format
+        attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
+                 "tool_arguments": json.dumps(arguments), "tool_response": result}
     else:
         attrs = {"traceloop.span.kind": "tool", "traceloop.entity.name": name,
                  "traceloop.entity.input": json.dumps({"args": [], "kwargs": arguments}),
@@ -59,7 +62,7 @@ def check():
     return ActionsCheck(ActionsConfig())
 
 
-@pytest.mark.parametrize("convention", ["genai", "openinference", "traceloop"])
+@pytest.mark.parametrize("convention", ["genai", "openinference", "traceloop", "pydantic-ai-v2"])
 def test_a_passing_claim_after_a_failed_test_span_is_contradicted_and_flagged(check, convention):
     spans = [tool_span(1, "bash", {"command": "pytest -q"}, "=== 2 failed, 5 passed ===", "ERROR", convention)]
     result = run(check, llm_span(2, "Done: all tests pass."), spans)

@@ -2,7 +2,8 @@
 
 An `Action` is one tool call with its arguments, result and status, read from
 - `execute_tool` spans (GenAI `gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
-  `gen_ai.tool.call.result`, error status), OpenInference TOOL spans
+  `gen_ai.tool.call.result`, error status; pydantic-ai's older `tool_arguments` /
+  `tool_response`), OpenInference TOOL spans
   (`tool.name`, `input.value`/`tool.parameters`, `output.value`) and
   OpenLLMetry tool spans (`traceloop.span.kind == "tool"`,
   `traceloop.entity.input`/`output`), among the spans that ended before the
@@ -45,6 +46,10 @@ TRACELOOP_SPAN_KIND = "traceloop.span.kind"
 TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
 TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
 TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+# pydantic-ai's older attribute format (InstrumentationSettings(version=2), its default before 1.0):
+# `running tool` spans with gen_ai.tool.name and these in place of gen_ai.tool.call.arguments / .result.
+PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
+PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
 STATUS_CODE = "otel.status_code"  # the collector and the SDK adapter copy the span status here
 ERROR_TYPE = "error.type"
 
@@ -198,9 +203,12 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
     # The status is read only for a tool span: this runs on every LLM span too.
     if GEN_AI_TOOL_NAME in attrs and (
         attrs.get(GEN_AI_OPERATION_NAME) == "execute_tool" or span.name.startswith("execute_tool")
-        or GEN_AI_TOOL_RESULT in attrs or GEN_AI_TOOL_ARGUMENTS in attrs
+        or GEN_AI_TOOL_RESULT in attrs or GEN_AI_TOOL_ARGUMENTS in attrs or PYDANTIC_AI_TOOL_ARGUMENTS in attrs
     ):
-        return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(GEN_AI_TOOL_ARGUMENTS), attrs.get(GEN_AI_TOOL_RESULT),
+        args = attrs.get(GEN_AI_TOOL_ARGUMENTS)
+        result = attrs.get(GEN_AI_TOOL_RESULT)
+        return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args,
+                attrs.get(PYDANTIC_AI_TOOL_RESPONSE) if result is None else result,
                 _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
