@@ -26,6 +26,7 @@ TOOL_RESULT = "docker.service: active (running) since 09:12"
 TOOL_DELAY_S = 0.0
 REVIEW_DELAY_S = 0.0
 STREAM = False
+INSTRUMENTATION_VERSION: int | None = None  # pydantic-ai's attribute format (--instrumentation-version)
 
 
 def check_docker() -> str:
@@ -144,6 +145,112 @@ def run_openllmetry(llm_url: str, provider, logger_provider=None) -> str:
     return _chat_loop(llm_url)
 
 
+# --- A help-desk agent whose tools take arguments (tests/test_real_clients_checks.py) ----------------
+
+RESERVATION_CODE = "K7QX2"
+RESERVATION = f"Reservation {RESERVATION_CODE}: 1 checked bag, total price $120, flight LH 404 on 2026-12-01."
+INSTALLED = "Successfully installed requests-2.32.3"
+DESK_PROMPT = f"What does reservation {RESERVATION_CODE} include? Also make sure requests is installed."
+
+
+def get_reservation(code: str) -> str:
+    """Looks up a reservation by its code."""
+    return RESERVATION if code == RESERVATION_CODE else f"No reservation {code}."
+
+
+def bash(command: str) -> str:
+    """Runs a shell command on the build host (canned answers: nothing is run)."""
+    return INSTALLED if command.startswith("pip install") else ""
+
+
+DESK_TOOLS: tuple[Callable[[str], str], ...] = (get_reservation, bash)
+_DESK_PARAMS = {"get_reservation": "code", "bash": "command"}
+
+
+def run_pydantic_ai_desk(llm_url: str, provider) -> str:
+    """pydantic-ai with the desk tools: `execute_tool` spans with arguments and results."""
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    model = OpenAIChatModel("gpt-test", provider=OpenAIProvider(base_url=llm_url, api_key="test-key"))
+    version = {} if INSTRUMENTATION_VERSION is None else {"version": INSTRUMENTATION_VERSION}
+    instrumentation = Instrumentation(InstrumentationSettings(tracer_provider=provider, **version))
+    agent = Agent(model, name=AGENT, tools=list(DESK_TOOLS), capabilities=[instrumentation])
+    return agent.run_sync(DESK_PROMPT).output
+
+
+def run_openai_agents_desk(llm_url: str, provider) -> str:
+    """The OpenAI Agents SDK with the desk tools, traced by OpenInference (TOOL spans from its function spans)."""
+    from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=provider, exclusive_processor=True)
+    client = AsyncOpenAI(base_url=llm_url, api_key="test-key", max_retries=0)
+    agent = Agent(
+        name=AGENT,
+        instructions="Answer questions about reservations and the build host.",
+        model=OpenAIResponsesModel(model="gpt-test", openai_client=client),
+        tools=[function_tool(t) for t in DESK_TOOLS],
+    )
+    return str(Runner.run_sync(agent, DESK_PROMPT).final_output)
+
+
+def _desk_chat_loop(llm_url: str, tools: dict[str, Callable[..., str]]) -> str:
+    """`_chat_loop` with the desk tools: each call's JSON arguments are passed to the tool by name."""
+    from openai import OpenAI
+
+    client = OpenAI(base_url=llm_url, api_key="test-key", max_retries=0)
+    schemas = [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "parameters": {"type": "object", "properties": {param: {"type": "string"}}, "required": [param]},
+            },
+        }
+        for name, param in _DESK_PARAMS.items()
+    ]
+    messages: list[dict] = [{"role": "user", "content": DESK_PROMPT}]
+    for _ in range(6):
+        message = client.chat.completions.create(model="gpt-test", messages=messages, tools=schemas).choices[0].message
+        if not message.tool_calls:
+            return message.content or ""
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls:
+            result = tools[call.function.name](**json.loads(call.function.arguments or "{}"))
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    raise RuntimeError("the model kept calling tools")
+
+
+def run_openinference_openai_desk(llm_url: str, provider) -> str:
+    """OpenInference's OpenAI instrumentation, the tools traced with OpenInference's own `@tracer.tool`
+    (TOOL spans: `tool.name`, `input.value`, `output.value`), under an AGENT span."""
+    from openinference.instrumentation import OITracer, TraceConfig
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    tracer = OITracer(provider.get_tracer("ops-agent"), config=TraceConfig())
+    tools = {t.__name__: tracer.tool(t) for t in DESK_TOOLS}
+    with tracer.start_as_current_span(
+        AGENT, attributes={"openinference.span.kind": "AGENT", "agent.name": AGENT, "session.id": "s-1"}
+    ):
+        return _desk_chat_loop(llm_url, tools)
+
+
+def run_openllmetry_desk(llm_url: str, provider) -> str:
+    """OpenLLMetry's OpenAI instrumentation with the desk tools (the tools run untraced: no tool spans;
+    the calls and results travel in the LLM spans' completions and prompts)."""
+    os.environ.setdefault("TRACELOOP_TRACE_CONTENT", "true")
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    return _desk_chat_loop(llm_url, {t.__name__: t for t in DESK_TOOLS})
+
+
 CLIENTS: dict[str, Callable[[str, object], str]] = {
     "pydantic-ai": run_pydantic_ai,
     "pydantic-ai-structured": run_pydantic_ai_structured,
@@ -151,6 +258,10 @@ CLIENTS: dict[str, Callable[[str, object], str]] = {
     "openinference-openai": run_openinference_openai,
     "openllmetry": run_openllmetry,
     "openllmetry-events": run_openllmetry,  # with a logger provider (see main)
+    "pydantic-ai-desk": run_pydantic_ai_desk,
+    "openai-agents-desk": run_openai_agents_desk,
+    "openinference-openai-desk": run_openinference_openai_desk,
+    "openllmetry-desk": run_openllmetry_desk,
 }
 
 
@@ -167,9 +278,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool-delay", type=float, default=0.0, help="seconds the tool takes")
     parser.add_argument("--review-delay", type=float, default=0.0, help="seconds an output guardrail takes")
     parser.add_argument("--stream", action="store_true", help="stream the model's answers (pydantic-ai)")
+    parser.add_argument(
+        "--instrumentation-version", type=int, help="pydantic-ai's attribute format (pydantic-ai-desk; 2: the old one)"
+    )
     args = parser.parse_args(argv)
-    global TOOL_DELAY_S, REVIEW_DELAY_S, STREAM
+    global TOOL_DELAY_S, REVIEW_DELAY_S, STREAM, INSTRUMENTATION_VERSION
     TOOL_DELAY_S, REVIEW_DELAY_S, STREAM = args.tool_delay, args.review_delay, args.stream
+    INSTRUMENTATION_VERSION = args.instrumentation_version
 
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
