@@ -204,3 +204,45 @@ def test_a_growing_trace_is_read_incrementally_and_a_late_span_rebuilds_it(check
         "gen_ai.tool.call.result": "ok"}, start_ns=0, end_ns=1)
     third = run(check, llm_span(5, "I wrote `a.py`."), [late_fix, passing, failing])
     assert [(r["grade"], r["evidence_index"]) for r in third.rows["action_findings"]] == [("verified", 0)]
+
+
+def openinference_llm_span(n, text, history):
+    """An OpenInference LLM span: the conversation in indexed llm.input_messages attributes."""
+    attrs = {"openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant",
+             "llm.output_messages.0.message.content": text}
+    for i, message in enumerate(history):
+        prefix = f"llm.input_messages.{i}.message"
+        attrs[f"{prefix}.role"] = message["role"]
+        if "content" in message:
+            attrs[f"{prefix}.content"] = message["content"]
+        if "tool_call_id" in message:
+            attrs[f"{prefix}.tool_call_id"] = message["tool_call_id"]
+        for j, (call_id, name, arguments) in enumerate(message.get("calls", ())):
+            attrs[f"{prefix}.tool_calls.{j}.tool_call.id"] = call_id
+            attrs[f"{prefix}.tool_calls.{j}.tool_call.function.name"] = name
+            attrs[f"{prefix}.tool_calls.{j}.tool_call.function.arguments"] = json.dumps(arguments)
+    return SpanRecord(TRACE, f"{n:016x}", "a" * 16, "ChatCompletion", attrs, start_ns=n * 10, end_ns=n * 10 + 5)
+
+
+def test_tool_calls_in_an_openinference_input_conversation_are_actions_when_no_tool_span_was_recorded(check):
+    # The OpenAI client under OpenInference, its tools untraced: the calls are only in the LLM span's input.
+    history = [
+        {"role": "user", "content": "install requests"},
+        {"role": "assistant", "calls": [("call_1", "bash", {"command": "pip install requests"})]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Successfully installed requests-2.32.3"},
+    ]
+    result = run(check, openinference_llm_span(2, "I installed requests and I committed the changes.", history))
+    graded = [(r["claim_kind"], r["grade"]) for r in result.rows["action_findings"]]
+    assert sorted(graded) == [("commit", "unverified"), ("install", "verified")]
+
+
+def test_a_tool_span_echoed_in_the_conversation_is_one_action_citing_the_span(check):
+    spans = [tool_span(1, "bash", {"command": "pip install requests"}, "Successfully installed requests-2.32.3")]
+    history = [
+        {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "bash",
+                                         "arguments": json.dumps({"command": "pip install requests"})}]},
+        {"role": "user", "parts": [{"type": "tool_call_response", "id": "c1", "result": "Successfully installed"}]},
+    ]
+    result = run(check, llm_span(2, "I installed requests.", history), spans)
+    (row,) = result.rows["action_findings"]
+    assert (row["grade"], row["evidence_index"], row["evidence_span_id"]) == ("verified", 0, spans[0].span_id)

@@ -117,7 +117,7 @@ class ActionsCheck:
         output = ctx.output
         if output is None or not output.text.strip():
             return None
-        inputs = span.attributes.get(V.GEN_AI_INPUT_MESSAGES)
+        inputs = V.input_conversation(span)
         result = self.verifier.verify(
             output.text,
             agent=ctx.identity.agent_id,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -40,6 +40,7 @@ GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
 OI_SPAN_KIND = "openinference.span.kind"
 OI_TOOL_NAME = "tool.name"
 OI_TOOL_PARAMETERS = "tool.parameters"
+OI_INPUT_MESSAGES_PREFIX = "llm.input_messages."
 INPUT_VALUE = "input.value"
 OUTPUT_VALUE = "output.value"
 TRACELOOP_SPAN_KIND = "traceloop.span.kind"
@@ -249,30 +250,106 @@ def _str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_OI_INPUT = re.compile(
+    r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|tool_call_id|name)"
+    r"|tool_calls\.(\d+)\.tool_call\.(id|function\.name|function\.arguments))$"
+)
+_last_conversation: tuple[object, Any] = (None, None)
+
+
+def input_conversation(span: SpanRecord) -> Any:
+    """The span's input conversation: GenAI `gen_ai.input.messages` as written, else OpenInference's
+    indexed `llm.input_messages.{i}.message.*` (role, content, tool calls, tool_call_id) rebuilt as
+    OpenAI-shaped messages; None when it carries neither."""
+    global _last_conversation
+    attrs = span.attributes
+    value = attrs.get(GEN_AI_INPUT_MESSAGES)
+    if value is not None or str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
+        return value
+    last, found = _last_conversation  # asked twice per output span: for the timeline and for its actions
+    if last is span:
+        return found
+    found = _openinference_conversation(attrs)
+    _last_conversation = (span, found)
+    return found
+
+
+def _openinference_conversation(attrs: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    messages: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if not key.startswith(OI_INPUT_MESSAGES_PREFIX):
+            continue
+        m = _OI_INPUT.match(key)
+        if m is None:
+            continue
+        message = messages.setdefault(int(m.group(1)), {})
+        if m.group(2):
+            message[m.group(2)] = value
+            continue
+        call = message.setdefault("_calls", {}).setdefault(int(m.group(3)), {"function": {}})
+        field = m.group(4)
+        if field == "id":
+            call["id"] = value
+        else:
+            call["function"][field.rsplit(".", 1)[-1]] = value
+    if not messages:
+        return None
+    out = []
+    for index in sorted(messages):
+        message = messages[index]
+        calls = message.pop("_calls", None)
+        if calls:
+            message["tool_calls"] = [calls[j] for j in sorted(calls)]
+        out.append(message)
+    return out
+
+
+def _call_key(tool: str, arguments: Any) -> tuple[str, str]:
+    """A call by tool name and arguments, the same whether they were written as a JSON string or an object."""
+    decoded = _decode(arguments)
+    return tool, _arguments_key(decoded if isinstance(decoded, (Mapping, list)) else arguments)
+
+
 def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | None = None) -> list[Action]:
     """The actions before `span`: its own input conversation first, then tool spans it does not already hold.
 
     A tool call both recorded as a span and echoed in the conversation is kept
-    once (matched by call id, else by tool name and arguments).
+    once (matched by call id, else by tool name and arguments), in the
+    conversation's place, citing the span (and taking its status and result
+    where the conversation has none).
     """
     actions: list[Action] = []
-    seen_ids: set[str] = set()
-    seen_calls: set[tuple[str, str]] = set()
+    by_id: dict[str, int] = {}
+    by_call: dict[tuple[str, str], list[int]] = {}
     if span is not None:
-        for tool, args, result, status, call_id in messages_tool_calls(span.attributes.get(GEN_AI_INPUT_MESSAGES)):
-            actions.append(Action(len(actions), tool, args, result, status, None, call_id, cut(args)))
+        for tool, args, result, status, call_id in messages_tool_calls(input_conversation(span)):
             if call_id:
-                seen_ids.add(call_id)
-            seen_calls.add((tool, _arguments_key(args)))
+                by_id[call_id] = len(actions)
+            by_call.setdefault(_call_key(tool, args), []).append(len(actions))
+            actions.append(Action(len(actions), tool, args, result, status, None, call_id, cut(args)))
     for other in spans_before:
         call = tool_call_of_span(other)
         if call is None:
             continue
         tool, args, result, status, call_id = call
-        if (call_id and call_id in seen_ids) or (tool, _arguments_key(args)) in seen_calls:
+        key = _call_key(tool, args)
+        if (call_id and call_id in by_id) or key in by_call:
+            _cite_span(actions, by_id.get(call_id) if call_id else None, by_call.get(key), other.span_id, status, result)
             continue
         actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id, cut(args)))
     return actions
+
+
+def _cite_span(actions: list[Action], index: int | None, candidates: list[int] | None, span_id: str,
+               status: str | None, result: Any) -> None:  # fmt: skip
+    """Point the conversation's copy of a call at the span that ran it (the first copy not yet pointed)."""
+    if index is None or actions[index].span_id is not None:
+        index = next((i for i in candidates or () if actions[i].span_id is None), None)
+    if index is None:
+        return
+    held = actions[index]
+    actions[index] = replace(held, span_id=span_id, status=held.status or status,
+                             result=held.result if held.result is not None else result)  # fmt: skip
 
 
 def cut(arguments: Any) -> bool:

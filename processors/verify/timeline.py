@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from . import commands as C
-from .actions import GEN_AI_INPUT_MESSAGES, Action, actions_from_trace, cut, tool_call_of_span
+from .actions import Action, actions_from_trace, cut, input_conversation, tool_call_of_span
 
 DIFF_HEADER = "diff --git a/"
 
@@ -146,7 +146,7 @@ class TraceActions:
     def timeline(self, spans_before: Sequence, span=None) -> Timeline:
         """The actions before `span`: its input conversation's tool calls when it has them (plus tool
         spans it does not echo), else the trace's tool spans."""
-        if span is not None and span.attributes.get(GEN_AI_INPUT_MESSAGES) is not None:
+        if span is not None and input_conversation(span) is not None:
             return Timeline(actions_from_trace(spans_before, span))
         with self._lock:
             tools, ids = self._tool_spans(spans_before)
