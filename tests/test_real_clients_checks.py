@@ -304,7 +304,7 @@ def test_pydantic_ai_answer_agreeing_with_its_tool_result_is_grounded(desk):
 @needs("pydantic_ai")
 def test_pydantic_ai_action_claims_are_graded_against_its_tool_calls(desk):
     run = desk("pydantic-ai-desk")
-    assert_actions_graded(run, None)  # read from the LLM call's own input messages: no span to cite
+    assert_actions_graded(run, run.tool_span("bash"))
 
 
 @e2e
@@ -330,7 +330,8 @@ def test_pydantic_ai_old_format_tool_call_is_blocked_by_a_deny_rule_on_its_argum
 @e2e
 @needs("pydantic_ai")
 def test_pydantic_ai_old_format_action_claims_are_graded_against_its_tool_calls(desk):
-    assert_actions_graded(desk("pydantic-ai-desk", extra=OLD_FORMAT), None)
+    run = desk("pydantic-ai-desk", extra=OLD_FORMAT)
+    assert_actions_graded(run, run.tool_span("bash"))
 
 
 @e2e
@@ -420,6 +421,32 @@ def test_openinference_openai_action_claims_are_graded_against_its_tool_spans(de
 def test_openinference_openai_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(desk):
     run = desk("openinference-openai-desk")
     assert_deny_rule_blocks_the_lookup(run, run.tool_span("get_reservation"))
+
+
+# --- 3b. The same without tool spans (only the OpenAI client instrumented, as most users run it) ----------
+
+UNTRACED = ("--untraced-tools",)
+
+
+@e2e
+@needs("openinference.instrumentation.openai")
+def test_openinference_openai_untraced_tools_answer_contradicting_its_tool_result_is_fabricated(desk):
+    run = desk("openinference-openai-desk", extra=UNTRACED)
+    assert not any(s.name in ("get_reservation", "bash") for s in run.spans)
+    assert_no_check_failed(run)
+    assert_contradictions_fabricated(run)
+
+
+@e2e
+@needs("openinference.instrumentation.openai")
+def test_openinference_openai_untraced_tools_action_claims_are_graded_against_the_calls_in_its_messages(desk):
+    assert_actions_graded(desk("openinference-openai-desk", extra=UNTRACED), None)
+
+
+@e2e
+@needs("openinference.instrumentation.openai")
+def test_openinference_openai_untraced_tools_requested_call_is_blocked_by_a_deny_rule(desk):
+    assert_deny_rule_blocks_the_lookup(desk("openinference-openai-desk", extra=UNTRACED), None)
 
 
 # --- 4. OpenAI client under OpenLLMetry: no tool spans, the calls and results are in the LLM spans ---------

@@ -27,6 +27,7 @@ TOOL_DELAY_S = 0.0
 REVIEW_DELAY_S = 0.0
 STREAM = False
 INSTRUMENTATION_VERSION: int | None = None  # pydantic-ai's attribute format (--instrumentation-version)
+UNTRACED_TOOLS = False  # openinference-openai-desk: the tools run without `@tracer.tool` spans
 
 
 def check_docker() -> str:
@@ -228,13 +229,14 @@ def _desk_chat_loop(llm_url: str, tools: dict[str, Callable[..., str]]) -> str:
 
 def run_openinference_openai_desk(llm_url: str, provider) -> str:
     """OpenInference's OpenAI instrumentation, the tools traced with OpenInference's own `@tracer.tool`
-    (TOOL spans: `tool.name`, `input.value`, `output.value`), under an AGENT span."""
+    (TOOL spans: `tool.name`, `input.value`, `output.value`), under an AGENT span. With --untraced-tools
+    the tools run untraced: the calls and results are only in the LLM spans' messages."""
     from openinference.instrumentation import OITracer, TraceConfig
     from openinference.instrumentation.openai import OpenAIInstrumentor
 
     OpenAIInstrumentor().instrument(tracer_provider=provider)
     tracer = OITracer(provider.get_tracer("ops-agent"), config=TraceConfig())
-    tools = {t.__name__: tracer.tool(t) for t in DESK_TOOLS}
+    tools = {t.__name__: t if UNTRACED_TOOLS else tracer.tool(t) for t in DESK_TOOLS}
     with tracer.start_as_current_span(
         AGENT, attributes={"openinference.span.kind": "AGENT", "agent.name": AGENT, "session.id": "s-1"}
     ):
@@ -281,10 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--instrumentation-version", type=int, help="pydantic-ai's attribute format (pydantic-ai-desk; 2: the old one)"
     )
+    parser.add_argument(
+        "--untraced-tools", action="store_true", help="run the tools without tool spans (openinference-openai-desk)"
+    )
     args = parser.parse_args(argv)
-    global TOOL_DELAY_S, REVIEW_DELAY_S, STREAM, INSTRUMENTATION_VERSION
+    global TOOL_DELAY_S, REVIEW_DELAY_S, STREAM, INSTRUMENTATION_VERSION, UNTRACED_TOOLS
     TOOL_DELAY_S, REVIEW_DELAY_S, STREAM = args.tool_delay, args.review_delay, args.stream
-    INSTRUMENTATION_VERSION = args.instrumentation_version
+    INSTRUMENTATION_VERSION, UNTRACED_TOOLS = args.instrumentation_version, args.untraced_tools
 
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
