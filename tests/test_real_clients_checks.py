@@ -27,12 +27,13 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import duckdb
 import pytest
 
 from tests.conftest import ROOT
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, RESERVATION_CODE
-from tests.otlp_helpers import Sink, start_collector, wait_for
+from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
 
 e2e = pytest.mark.e2e
 
@@ -89,7 +90,7 @@ class Run:
 
     client: str
     answer: str
-    collector: object
+    store: object  # what the rows are read from: the collector's store, or the in-process adapter's file
     spans: list
 
     @property
@@ -109,17 +110,32 @@ class Run:
     def rows(self, sql: str) -> list[tuple]:
         """`sql` over this run's rows only (every table in TABLES holds only its traces)."""
         scoped = ", ".join(f"{t} AS (SELECT * FROM main.{t} WHERE list_contains($traces, trace_id))" for t in TABLES)
-        cursor = self.collector.store.cursor()
+        cursor = self.store.cursor()
         try:
             return cursor.execute(f"WITH {scoped} {sql}", {"traces": self.trace_ids}).fetchall()
         finally:
             cursor.close()
 
 
-def run_desk(collector, sink: Sink, client: str, answer: str, extra=()) -> Run:
-    """Run `client`'s desk scenario in its own process; wait until all it sent is stored and forwarded."""
+class FileStore:
+    """The DuckDB file the in-process adapter wrote, read once its process has ended."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def cursor(self):
+        return duckdb.connect(self.path, read_only=True)
+
+
+def run_desk(collector, sink: Sink, client: str, answer: str, extra=(), in_process: dict | None = None) -> Run:
+    """Run `client`'s desk scenario in its own process; wait until all it sent is stored and forwarded.
+
+    With `in_process` (a config with a storage path), `ClaimwatchSpanProcessor` judges the spans in the
+    client's process and the rows are read from its file."""
     llm = FakeLLM([LOOKUP, INSTALL, Reply.text(answer)])
     before = len(sink.spans())
+    if in_process is not None:
+        extra = (*extra, "--claimwatch", json.dumps(in_process))
     command = [
         sys.executable,
         "-m",
@@ -149,7 +165,8 @@ def run_desk(collector, sink: Sink, client: str, answer: str, extra=()) -> Run:
     finally:
         llm.close()
     assert len(llm.requests) == 3, "the client must call both tools, then answer"
-    return Run(client, report["answer"], collector, sink.spans()[before:])
+    store = FileStore(in_process["storage"]["path"]) if in_process is not None else collector.store
+    return Run(client, report["answer"], store, sink.spans()[before:])
 
 
 @pytest.fixture(scope="module")
@@ -164,10 +181,14 @@ def desk(tmp_path_factory):
     )
     cache: dict[tuple, Run] = {}
 
-    def get(client: str, answer: str = CONTRADICTING, extra: tuple = ()) -> Run:
-        key = (client, answer, extra)
+    def get(client: str, answer: str = CONTRADICTING, extra: tuple = (), in_process: bool = False) -> Run:
+        key = (client, answer, extra, in_process)
         if key not in cache:
-            cache[key] = run_desk(collector, sink, client, answer, extra)
+            config = None
+            if in_process:
+                path = tmp_path_factory.mktemp("in-process") / "audit.duckdb"
+                config = {"validation": FACTS, "agents": AUDITING, "checks": CHECKS, "storage": {"path": str(path)}}
+            cache[key] = run_desk(collector, sink, client, answer, extra, config)
         return cache[key]
 
     try:
@@ -490,3 +511,18 @@ def test_openllmetry_requested_tool_call_is_blocked_by_a_deny_rule_on_its_argume
 )
 def test_openllmetry_fabrication_names_the_tool_whose_result_it_contradicts(desk):
     assert_fabrication_names_the_tool(desk("openllmetry-desk"), "get_reservation")
+
+
+# --- 5. The in-process adapter: the same checks judge the spans in the agent's own process ---------------
+
+
+@e2e
+@needs("agents", "openinference.instrumentation.openai_agents")
+def test_in_process_openai_agents_spans_get_the_same_grounding_actions_and_policy_rows(desk):
+    # The OpenAI Agents SDK's spans reach ClaimwatchSpanProcessor as the SDK ends them (its agent span last).
+    run = desk("openai-agents-desk", in_process=True)
+    assert run.answer == CONTRADICTING
+    assert_no_check_failed(run)
+    assert_contradictions_fabricated(run)
+    assert_actions_graded(run, run.tool_span("bash"))
+    assert_deny_rule_blocks_the_lookup(run, run.tool_span("get_reservation"))
