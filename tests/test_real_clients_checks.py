@@ -535,6 +535,40 @@ def test_openllmetry_fabrication_names_the_tool_whose_result_it_contradicts(desk
     assert_fabrication_names_the_tool(desk("openllmetry-desk"), "get_reservation")
 
 
+# --- 4b. OpenLLMetry in events mode: the messages travel as GenAI event log records ----------------------
+
+# The collector keeps only gen_ai.choice log records (collector/engine.py `_log_record`); the user, assistant
+# and tool messages sent with the request are dropped, so the answer has no evidence and no actions before it.
+MESSAGES_DROPPED = pytest.mark.xfail(
+    strict=True,
+    reason="events mode: the collector drops gen_ai.tool/user/assistant.message log records, the tool "
+    "results and calls the answer must be judged against",
+)
+
+
+@e2e
+@needs("opentelemetry.instrumentation.openai")
+def test_openllmetry_events_mode_requested_tool_call_is_blocked_by_a_deny_rule(desk):
+    run = desk("openllmetry-desk-events")
+    assert run.answer == CONTRADICTING
+    assert_no_check_failed(run)
+    assert_deny_rule_blocks_the_lookup(run, None)
+
+
+@e2e
+@needs("opentelemetry.instrumentation.openai")
+@MESSAGES_DROPPED
+def test_openllmetry_events_mode_answer_contradicting_its_tool_result_is_fabricated(desk):
+    assert_contradictions_fabricated(desk("openllmetry-desk-events"))
+
+
+@e2e
+@needs("opentelemetry.instrumentation.openai")
+@MESSAGES_DROPPED
+def test_openllmetry_events_mode_action_claims_are_graded_against_the_tool_calls_sent_with_the_request(desk):
+    assert_actions_graded(desk("openllmetry-desk-events"), None)
+
+
 # --- 5. The in-process adapter: the same checks judge the spans in the agent's own process ---------------
 
 

@@ -243,13 +243,16 @@ def run_openinference_openai_desk(llm_url: str, provider) -> str:
         return _desk_chat_loop(llm_url, tools)
 
 
-def run_openllmetry_desk(llm_url: str, provider) -> str:
+def run_openllmetry_desk(llm_url: str, provider, logger_provider=None) -> str:
     """OpenLLMetry's OpenAI instrumentation with the desk tools (the tools run untraced: no tool spans;
-    the calls and results travel in the LLM spans' completions and prompts)."""
+    the calls and results travel in the LLM spans' messages, or as log records in events mode)."""
     os.environ.setdefault("TRACELOOP_TRACE_CONTENT", "true")
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 
-    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    if logger_provider is None:
+        OpenAIInstrumentor().instrument(tracer_provider=provider)
+    else:
+        OpenAIInstrumentor(use_attributes=False).instrument(tracer_provider=provider, logger_provider=logger_provider)
     return _desk_chat_loop(llm_url, {t.__name__: t for t in DESK_TOOLS})
 
 
@@ -264,6 +267,7 @@ CLIENTS: dict[str, Callable[[str, object], str]] = {
     "openai-agents-desk": run_openai_agents_desk,
     "openinference-openai-desk": run_openinference_openai_desk,
     "openllmetry-desk": run_openllmetry_desk,
+    "openllmetry-desk-events": run_openllmetry_desk,  # with a logger provider (see main)
 }
 
 
