@@ -143,7 +143,7 @@ class CollectorEngine:
         items = [(record_.trace_id, LogItem(record_, size=log.ByteSize())) for log, record_ in found]
         seq = self._accept(items, sum(item.size for _, item in items))
         self.counts["logs_received"] += seen
-        self.counts["logs_with_output"] += len(items)
+        self.counts.update(log_counts(record_ for _, record_ in found))
         return Accepted(seen, 0, "", seq)
 
     def accept_log_items(self, items: list[LogItem], seq: int) -> None:
@@ -233,6 +233,7 @@ class CollectorEngine:
         """Check one trace; returns its spans, annotated, to forward."""
         try:
             spans = [i for i in items if isinstance(i, ReceivedSpan)]
+            items = with_request_messages(items)
             with self._lock:
                 index = dict(self.buffer.known(trace_id))
             index.update({s.record.span_id: s.record for s in spans})
@@ -357,8 +358,51 @@ def _identity_view(record_: SpanRecord) -> SpanRecord:
     )
 
 
+def log_counts(records) -> Counter:
+    """Counters of the GenAI event records kept from a logs request: outputs, and the request messages
+    held to be joined to them."""
+    counts: Counter = Counter()
+    for record_ in records:
+        counts["logs_with_messages" if record_.name in A.GEN_AI_INPUT_MESSAGE_EVENTS else "logs_with_output"] += 1
+    return counts
+
+
+def with_request_messages(items: list) -> list:
+    """The trace's items with the request-message event records joined to their call's output.
+
+    In events mode an instrumentation writes the messages of a request (system, user, the
+    assistant's earlier tool calls, tool results) as log records of their own, beside the
+    choice. Joined to the choice of the same call (same span id) as `gen_ai.input.messages`,
+    they are what the grounding and actions checks read as the evidence the model saw and the
+    tools it called; on their own they are not checked. Joining here, not per request, finds
+    messages an exporter sent in an earlier batch than the choice (a call longer than its
+    export interval)."""
+    messages: dict[str, list] = {}
+    kept = []
+    for item in items:
+        role = A.GEN_AI_INPUT_MESSAGE_EVENTS.get(item.record.name) if isinstance(item, LogItem) else None
+        if role is None:
+            kept.append(item)
+        elif item.record.span_id:
+            messages.setdefault(item.record.span_id, []).append(item.record)
+    if not messages:
+        return kept
+    for item in kept:
+        record_ = item.record
+        found = messages.get(record_.span_id) if isinstance(item, LogItem) else None
+        if found and A.GEN_AI_INPUT_MESSAGES not in record_.attributes:
+            found.sort(key=lambda r: r.start_ns)  # stable: same-time messages keep their order
+            joined = json.dumps([r.attributes[_REQUEST_MESSAGE] for r in found])
+            item.record = record_._replace(attributes={**record_.attributes, A.GEN_AI_INPUT_MESSAGES: joined})
+    return kept
+
+
+_REQUEST_MESSAGE = "claimwatch.request_message"  # where a request-message record keeps its message
+
+
 def output_logs(request) -> tuple[int, list[tuple[Any, SpanRecord]]]:
-    """(log records seen, [(log record, span-like record)] of the GenAI output events among them)."""
+    """(log records seen, [(log record, span-like record)] of the GenAI output events among them, and of
+    the request-message events to join to them)."""
     seen, found = 0, []
     for rl in request.resource_logs:
         resource = attributes(rl.resource.attributes)
@@ -371,11 +415,26 @@ def output_logs(request) -> tuple[int, list[tuple[Any, SpanRecord]]]:
     return seen, found
 
 
+def _request_message(role: str, body: Any, attrs: dict) -> dict:
+    """One request message in the chat shape the checks read: role, content, tool calls, tool call id."""
+    body = body if isinstance(body, dict) else {"content": body}
+    message: dict[str, Any] = {"role": str(body.get("role") or attrs.get("gen_ai.message.role") or role)}
+    content = body.get("content")
+    if content is not None:
+        message["content"] = content if isinstance(content, str) else json.dumps(content)
+    if isinstance(body.get("tool_calls"), list):
+        message["tool_calls"] = body["tool_calls"]
+    if role == "tool" and body.get("id") is not None:
+        message["tool_call_id"] = str(body["id"])
+    return message
+
+
 def _log_record(log, resource: dict) -> SpanRecord | None:
     """A GenAI output event log record as a span-like record, or None for other logs."""
     attrs = attributes(log.attributes)
     name = log.event_name or str(attrs.get(A.GEN_AI_EVENT_NAME, ""))
-    if name not in _LOG_OUTPUT_EVENTS:
+    role = A.GEN_AI_INPUT_MESSAGE_EVENTS.get(name)
+    if name not in _LOG_OUTPUT_EVENTS and role is None:
         return None
     body = any_value(log.body) if log.HasField("body") else None
     if isinstance(body, str) and body.lstrip()[:1] in "{[":
@@ -383,6 +442,8 @@ def _log_record(log, resource: dict) -> SpanRecord | None:
             body = json.loads(body)
         except ValueError:
             pass
+    if role is not None:
+        attrs = {A.GEN_AI_EVENT_NAME: name, _REQUEST_MESSAGE: _request_message(role, body, attrs)}
     if name == A.GEN_AI_CHOICE_EVENT and isinstance(body, dict):
         message = body.get("message") or {}
         message = dict(message) if isinstance(message, dict) else {}

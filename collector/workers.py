@@ -33,7 +33,15 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from claimwatch.checks.pipeline import Pipeline
 from claimwatch.core.config import ClaimwatchConfig
 
-from .engine import MEMORY_PER_WIRE_BYTE, Accepted, LogItem, Overloaded, output_logs, refuse_over_bound
+from .engine import (
+    MEMORY_PER_WIRE_BYTE,
+    Accepted,
+    LogItem,
+    Overloaded,
+    log_counts,
+    output_logs,
+    refuse_over_bound,
+)
 from .ledger import Ledger
 from .otlp import ReceivedSpan, build_request
 
@@ -150,7 +158,7 @@ class WorkerPool:
         for i, items in parts.items():
             self._workers[i].send(("logs", seq, items, len(items)))
         self.counts["logs_received"] += seen
-        self.counts["logs_with_output"] += sum(map(len, parts.values()))
+        self.counts.update(log_counts(record_ for _, record_ in found))
         return Accepted(seen, 0, "", seq)
 
     def admit(self, wire_bytes: int) -> None:

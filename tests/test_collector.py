@@ -148,6 +148,38 @@ def test_genai_log_events_are_validated_and_tied_to_their_span(collector):
     ]
 
 
+def _event_log(logs, name: str, body: dict, span: int, at: int) -> None:
+    record = logs.resource_logs.add().scope_logs.add().log_records.add(
+        trace_id=(6).to_bytes(16, "big"), span_id=span.to_bytes(8, "big"), event_name=name, time_unix_nano=at
+    )
+    record.body.CopyFrom(KeyValueOf("b", body).value)
+
+
+def test_request_message_events_sent_before_the_choice_are_its_evidence_and_are_not_judged(tmp_path):
+    collector = start_collector(tmp_path, checks={"grounding": {"enabled": True}})
+    try:
+        call = {"id": "call_1", "type": "function", "function": {"name": "get_reservation", "arguments": "{}"}}
+        messages = ExportLogsServiceRequest()  # exported before the call ended, as a batch of its own
+        _event_log(messages, "gen_ai.user.message", {"content": "How much did I pay?"}, 60, 1)
+        _event_log(messages, "gen_ai.assistant.message", {"content": None, "tool_calls": [call]}, 60, 2)
+        _event_log(messages, "gen_ai.tool.message", {"content": '{"price": 120}', "id": "call_1"}, 60, 3)
+        choice = ExportLogsServiceRequest()
+        _event_log(choice, "gen_ai.choice", {"index": 0, "message": {"role": "assistant",
+                   "content": "You paid $150 for the reservation."}}, 60, 4)  # fmt: skip
+        for request in (messages, choice):
+            status, _, _ = post(collector.addresses.otlp_http, "/v1/logs", request.SerializeToString())
+            assert status == 200
+        assert rows(collector, "SELECT check_name FROM evaluations ORDER BY 1") == [("grounding",), ("output",)]
+        ((source, reason),) = rows(
+            collector, "SELECT evidence_source, reason FROM grounding_claims WHERE grade = 'FABRICATED'"
+        )
+        assert source == "tool_message" and "120" in reason
+        counters = collector.engine.stats()
+        assert counters["logs_with_messages"] == 3 and counters["logs_with_output"] == 1
+    finally:
+        collector.stop()
+
+
 @pytest.mark.parametrize(
     ("body", "content_type", "code", "message"),
     [

@@ -537,13 +537,8 @@ def test_openllmetry_fabrication_names_the_tool_whose_result_it_contradicts(desk
 
 # --- 4b. OpenLLMetry in events mode: the messages travel as GenAI event log records ----------------------
 
-# The collector keeps only gen_ai.choice log records (collector/engine.py `_log_record`); the user, assistant
-# and tool messages sent with the request are dropped, so the answer has no evidence and no actions before it.
-MESSAGES_DROPPED = pytest.mark.xfail(
-    strict=True,
-    reason="events mode: the collector drops gen_ai.tool/user/assistant.message log records, the tool "
-    "results and calls the answer must be judged against",
-)
+# The collector joins the user, assistant and tool message records of a call to its choice record
+# (collector/engine.py `with_request_messages`): the evidence and the tool calls the answer is judged against.
 
 
 @e2e
@@ -557,14 +552,12 @@ def test_openllmetry_events_mode_requested_tool_call_is_blocked_by_a_deny_rule(d
 
 @e2e
 @needs("opentelemetry.instrumentation.openai")
-@MESSAGES_DROPPED
 def test_openllmetry_events_mode_answer_contradicting_its_tool_result_is_fabricated(desk):
     assert_contradictions_fabricated(desk("openllmetry-desk-events"))
 
 
 @e2e
 @needs("opentelemetry.instrumentation.openai")
-@MESSAGES_DROPPED
 def test_openllmetry_events_mode_action_claims_are_graded_against_the_tool_calls_sent_with_the_request(desk):
     assert_actions_graded(desk("openllmetry-desk-events"), None)
 

@@ -3,6 +3,7 @@
 # --- read: OpenTelemetry GenAI semantic conventions --------------------------------------------
 GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
 GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
+GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
 GEN_AI_AGENT_ID = "gen_ai.agent.id"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
 GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
@@ -15,6 +16,14 @@ GEN_AI_COMPLETION_PREFIX = "gen_ai.completion."
 GEN_AI_CHOICE_EVENT = "gen_ai.choice"
 GEN_AI_ASSISTANT_MESSAGE_EVENT = "gen_ai.assistant.message"
 GEN_AI_OPERATION_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+# The request's messages as events (OpenLLMetry and opentelemetry-instrumentation-openai-v2 in
+# events mode): event name -> the role of the message it carries.
+GEN_AI_INPUT_MESSAGE_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    GEN_AI_ASSISTANT_MESSAGE_EVENT: "assistant",
+    "gen_ai.tool.message": "tool",
+}
 GEN_AI_EVENT_NAME = "event.name"
 
 # --- read: OpenLLMetry / Traceloop decorators -------------------------------------------------
