@@ -243,13 +243,8 @@ def assert_fabrication_names_the_tool(run: Run, tool: str) -> None:
     assert cited == {tool}, cited
 
 
-# The evidence pool indexes a repeated text once, keeping the newest copy (EvidencePool in
-# processors/grounding/evidence.py); a client that echoes tool results into the next LLM call's input
-# (all of these do) gets its citations pointed at that echo, never at the tool span.
-CITES_THE_ECHO = pytest.mark.xfail(
-    strict=True,
-    reason="grounding cites the LLM span's input echo of a tool result, not the tool span it came from",
-)
+# Every client echoes tool results into the next LLM call's input: the grade must cite the tool span
+# (processors/grounding/trace.py keeps the span's copy of an echoed result).
 
 
 def assert_consistent_answer_grounded(run: Run) -> None:
@@ -308,8 +303,7 @@ def test_pydantic_ai_answer_contradicting_its_tool_result_is_fabricated_citing_t
 
 @e2e
 @needs("pydantic_ai")
-@CITES_THE_ECHO
-def test_pydantic_ai_answer_contradicting(desk):
+def test_pydantic_ai_fabrication_cites_the_tool_span_not_its_echo_in_the_next_input(desk):
     assert_fabrication_cites_the_tool_span(desk("pydantic-ai-desk"), "get_reservation")
 
 
@@ -364,11 +358,6 @@ def test_pydantic_ai_old_format_answer_contradicting_its_tool_result_is_fabricat
 
 @e2e
 @needs("pydantic_ai")
-@pytest.mark.xfail(
-    strict=True,
-    reason="grounding cites the input echo, and reads no tool result on a `running tool` span "
-    "(pydantic-ai's older format writes tool_response, not gen_ai.tool.call.result)",
-)
 def test_pydantic_ai_old_format_fabrication_cites_the_tool_span_not_its_echo_in_the_next_input(desk):
     assert_fabrication_cites_the_tool_span(desk("pydantic-ai-desk", extra=OLD_FORMAT), "get_reservation")
 
@@ -387,8 +376,7 @@ def test_openai_agents_answer_contradicting_its_tool_result_is_fabricated_citing
 
 @e2e
 @needs("agents", "openinference.instrumentation.openai_agents")
-@CITES_THE_ECHO
-def test_openai_agents_answer_contradicting(desk):
+def test_openai_agents_fabrication_cites_the_tool_span_not_its_echo_in_the_next_input(desk):
     assert_fabrication_cites_the_tool_span(desk("openai-agents-desk"), "get_reservation")
 
 
@@ -428,8 +416,7 @@ def test_openinference_openai_answer_contradicting_its_tool_result_is_fabricated
 
 @e2e
 @needs("openinference.instrumentation.openai")
-@CITES_THE_ECHO
-def test_openinference_openai_answer_contradicting(desk):
+def test_openinference_openai_fabrication_cites_the_tool_span_not_its_echo_in_the_next_input(desk):
     assert_fabrication_cites_the_tool_span(desk("openinference-openai-desk"), "get_reservation")
 
 
@@ -471,11 +458,6 @@ def test_openinference_openai_untraced_tools_answer_contradicting_its_tool_resul
 
 @e2e
 @needs("openinference.instrumentation.openai")
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool message that names only its call id (llm.input_messages.N.message.tool_call_id) is cited "
-    "without the tool's name: grounding does not look the id up among the calls before it",
-)
 def test_openinference_openai_untraced_tools_fabrication_names_the_tool_whose_result_it_contradicts(desk):
     assert_fabrication_names_the_tool(desk("openinference-openai-desk", extra=UNTRACED), "get_reservation")
 
@@ -526,11 +508,6 @@ def test_openllmetry_requested_tool_call_is_blocked_by_a_deny_rule_on_its_argume
 
 @e2e
 @needs("opentelemetry.instrumentation.openai")
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool message that names only its call id (tool_call_response part without a name) is cited "
-    "without the tool's name: grounding does not look the id up among the calls before it",
-)
 def test_openllmetry_fabrication_names_the_tool_whose_result_it_contradicts(desk):
     assert_fabrication_names_the_tool(desk("openllmetry-desk"), "get_reservation")
 

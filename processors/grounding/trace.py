@@ -48,13 +48,19 @@ TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
 TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
 TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
 OI_REDACTED = "__REDACTED__"
+# pydantic-ai's older attribute format (InstrumentationSettings(version=2)): `running tool` spans.
+PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
+PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
 
 _OI_MESSAGE = re.compile(
-    r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|name)|contents\.(\d+)\.message_content\.text)$"
+    r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|name|tool_call_id)|contents\.(\d+)\.message_content\.text"
+    r"|tool_calls\.(\d+)\.tool_call\.(id|function\.name))$"
 )
 _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
-_EVIDENCE_KEYS = frozenset({GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT})
+_EVIDENCE_KEYS = frozenset(
+    {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE}
+)
 
 
 def may_hold_evidence(span: SpanRecord) -> bool:
@@ -74,6 +80,11 @@ def evidence_for(
     for other in earlier:
         passages.extend(_cached_span_passages(other))
     own, query = input_passages(span)
+    # A tool result the client echoes into this call's input is the same evidence as the tool span it came
+    # from: keep the span's copy (the pool indexes a repeat once, the newest), so a grade cites the span.
+    results = {p.text for p in passages if p.source == "tool_result"}
+    if results:
+        own = [p for p in own if p.source != "tool_message" or p.text not in results]
     actions = [_span_action(p.arguments, p.span_id, p.tool_name, p.end_ns) for p in passages if p.arguments]
     actions = [a for a in actions if a is not None]
     passages.extend(own)
@@ -161,9 +172,13 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     if GEN_AI_TOOL_RESULT in attrs:
         name = attrs.get(GEN_AI_TOOL_NAME)
         return _str(name), _text(attrs.get(GEN_AI_TOOL_ARGUMENTS)), attrs[GEN_AI_TOOL_RESULT], GEN_AI_TOOL_RESULT
+    if PYDANTIC_AI_TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:
+        args = _text(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS))
+        return _str(attrs[GEN_AI_TOOL_NAME]), args, attrs[PYDANTIC_AI_TOOL_RESPONSE], PYDANTIC_AI_TOOL_RESPONSE
     kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
-        args = attrs.get(OI_TOOL_PARAMETERS, attrs.get(INPUT_VALUE))
+        # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
+        args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
         return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool" and TRACELOOP_ENTITY_OUTPUT in attrs:
         return (
@@ -207,6 +222,7 @@ def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
     if not isinstance(decoded, (list, tuple)):
         return []
     out = []
+    names: dict[Any, str] = {}  # tool call id -> tool name: a response may name only the call it answers
     for i, message in enumerate(decoded):
         if not isinstance(message, Mapping):
             continue
@@ -220,17 +236,25 @@ def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
                 kind = part.get("type")
                 if kind == "text" and isinstance(part.get("content"), str):
                     out.append((role, part["content"], None, key))
+                elif kind == "tool_call" and part.get("id") is not None and part.get("name"):
+                    names[part["id"]] = str(part["name"])
                 elif kind == "tool_call_response":
                     response = part.get("response", part.get("result"))
-                    out.append(("tool", _text(response) or "", _str(part.get("name")), key))
+                    name = part.get("name") or names.get(part.get("id"))
+                    out.append(("tool", _text(response) or "", _str(name), key))
             continue
+        for call in message.get("tool_calls") or ():
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if isinstance(fn, Mapping) and fn.get("name") and call.get("id") is not None:
+                names[call["id"]] = str(fn["name"])
         content = message.get("content")
         if isinstance(content, (list, tuple)):
             content = "\n".join(
                 c.get("text", "") for c in content if isinstance(c, Mapping) and isinstance(c.get("text"), str)
             )
         if isinstance(content, str):
-            out.append((role, content, _str(message.get("name")), key))
+            name = message.get("name") or names.get(message.get("tool_call_id"))
+            out.append((role, content, _str(name), key))
     return out
 
 
@@ -240,6 +264,8 @@ def _indexed_messages(
     roles: dict[int, str] = {}
     names: dict[int, str] = {}
     texts: dict[int, list[tuple[int, str]]] = {}
+    answers: dict[int, str] = {}  # message index -> the tool call id it answers
+    calls: dict[tuple[int, int], dict[str, str]] = {}  # (message, call) -> {"id", "function.name"}
     for key, value in attrs.items():
         m = pattern.match(key)
         if not m:
@@ -250,9 +276,18 @@ def _indexed_messages(
             roles[index] = str(value)
         elif field == "name":
             names[index] = str(value)
+        elif field == "tool_call_id":
+            answers[index] = str(value)
+        elif m.lastindex is not None and m.lastindex >= 5 and m.group(5):
+            calls.setdefault((index, int(m.group(4))), {})[m.group(5)] = str(value)
         else:
             sub = -1 if field == "content" or m.lastindex is None or m.lastindex < 3 else int(m.group(3))
             texts.setdefault(index, []).append((sub, str(value)))
+    if answers:  # a tool message names only the call it answers: name it after that call's tool
+        by_id = {c["id"]: c["function.name"] for c in calls.values() if "id" in c and "function.name" in c}
+        for index, call_id in answers.items():
+            if index not in names and call_id in by_id:
+                names[index] = by_id[call_id]
     return [
         (roles.get(i, ""), "\n".join(t for _, t in sorted(texts[i])), names.get(i), f"{prefix}.{i}")
         for i in sorted(texts)
