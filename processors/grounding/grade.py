@@ -27,6 +27,7 @@ from .lexicon import (
     HYPOTHETICAL,
     NEGATING_PREFIXES,
     NEGATION,
+    OPPOSED_PREFIXES,
     STATUS_GROUPS,
     STOPWORDS,
 )
@@ -866,6 +867,23 @@ def _opposite(word: str, pool: EvidencePool) -> str | None:
                 return base
         if prefix + word in pool.words:
             return prefix + word
+    return _opposed_prefix(word, pool)
+
+
+def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
+    """The same stem behind the opposite prefix, as the evidence writes it ("post-stimulus" for "pre-stimulus")."""
+    for a, b in OPPOSED_PREFIXES:
+        for mine, other in ((a, b), (b, a)):
+            if not word.startswith(mine):
+                continue
+            rest = word[len(mine) :]
+            hyphen = rest.startswith("-")
+            rest = rest.lstrip("-")
+            if len(rest) < 4:  # "up" + "on" is no prefix
+                continue
+            for candidate in (other + "-" + rest, other + rest) if hyphen else (other + rest, other + "-" + rest):
+                if candidate in pool.words or ("-" in candidate and pool.find(candidate, limit=1)):
+                    return candidate
     return None
 
 
