@@ -121,3 +121,11 @@ def test_a_likely_hedge_is_a_guess_not_a_fact():
 
     (claim,) = split_claims("`Ratio.simplify()` on a `Fraction` likely calls `gcd_terms`.")
     assert claim.kind == OPINION_KIND
+
+
+def test_welcome_as_a_greeting_is_courtesy_but_a_welcome_party_is_a_fact_to_check():
+    evidence = ["Maria: we should make a welcome party for Branwell. Ann: yes, in the garden!"]
+    assert [c.claim.kind for c in ground("Welcome aboard, Anna.", evidence).claims] == ["OPINION"]
+    (claim,) = ground("Friends plan a welcome party for Gandalf.", evidence).claims
+    assert claim.claim.kind == "FACTUAL"
+    assert claim.grade.grade == FABRICATED and "gandalf" in claim.grade.reason

@@ -224,7 +224,7 @@ OPINION = re.compile(
     r"|would you like|do you want|feel free|please|i'll|i will|i can|i'm going to|i am going to|happy to|glad to"
     r"|hope this|probably|perhaps|maybe|arguably|seems?|apparently|likely|it might|it may|it could"
     r"|best|great|excellent|nice|awesome|wonderful|beautiful|interesting|unfortunately|fortunately|sorry"
-    r"|thank you|thanks|welcome)\b",
+    r"|thank you|thanks|you'?re welcome|you are welcome|welcome(?= to| back| aboard|[!.,]|$))\b",
     re.IGNORECASE,
 )
 # Plans and intentions: what the agent will do is not a claim about what is.
