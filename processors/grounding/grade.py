@@ -121,12 +121,27 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         )
     if ratio >= 0.5:
         return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
+    if found == 0 and total >= 2 and _documents(pool):
+        # Against documents (a summary, a RAG answer), a statement none of whose words the documents
+        # use is unsupported, not a paraphrase. Tool output is another matter: agents rightly add what
+        # they know about the tools they run, so there it stays a weak INFERRED.
+        reason = f"unsupported: no evidence uses any of its {total} content words"
+        return Grade(FABRICATED, tuple(support), reason, 0.5, "unsupported")
     if total and ratio < 0.2:  # nothing contradicts it and nothing states it: a loose paraphrase at best
         reason = f"weak support: {found} of {total} content words in the evidence"
         return Grade(INFERRED, tuple(support), reason, 0.4, "paraphrase")
     return Grade(
         INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase"
     )
+
+
+_DOCUMENTS = frozenset(("evidence", "retrieval"))
+
+
+def _documents(pool: EvidencePool) -> bool:
+    """Whether the pool holds documents (given evidence, retrieved passages) rather than only tool output
+    and messages."""
+    return _remembered(pool, "documents", None, lambda: any(p.source in _DOCUMENTS for p in pool.passages))
 
 
 def _own_action(support: list[Hit], pool: EvidencePool) -> str | None:
