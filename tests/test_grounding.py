@@ -146,6 +146,15 @@ def test_an_antonym_of_what_the_passage_says_is_fabricated():
     assert claim.grade.reason.startswith("claimed 'inefficient'")
 
 
+def test_the_same_stem_behind_the_opposite_prefix_is_a_swapped_word():
+    evidence = ["We discount pre-stimulus baseline activity, which improves decoding on data with strong baselines."]
+    for claimed, opposite in (("post-stimulus", "pre-stimulus"), ("encoding", "decoding")):
+        text = evidence[0].replace(opposite, claimed)
+        claim = ground(text, evidence).claims[0]
+        assert claim.grade.grade == FABRICATED, claimed
+        assert claim.grade.reason.startswith(f"claimed '{claimed}'"), claim.grade.reason
+
+
 def test_with_no_evidence_nothing_is_grounded_and_the_reason_says_no_evidence():
     report = ground("Your flight HAT069 costs $121 and departs at 6:00 AM.", [])
     assert report.no_evidence and report.grounding_score is None

@@ -121,3 +121,27 @@ def test_a_likely_hedge_is_a_guess_not_a_fact():
 
     (claim,) = split_claims("`Ratio.simplify()` on a `Fraction` likely calls `gcd_terms`.")
     assert claim.kind == OPINION_KIND
+
+
+def test_welcome_as_a_greeting_is_courtesy_but_a_welcome_party_is_a_fact_to_check():
+    evidence = ["Maria: we should make a welcome party for Branwell. Ann: yes, in the garden!"]
+    assert [c.claim.kind for c in ground("Welcome aboard, Anna.", evidence).claims] == ["OPINION"]
+    (claim,) = ground("Friends plan a welcome party for Gandalf.", evidence).claims
+    assert claim.claim.kind == "FACTUAL"
+    assert claim.grade.grade == FABRICATED and "gandalf" in claim.grade.reason
+
+
+def test_a_statement_no_document_word_supports_is_unsupported_but_tool_output_keeps_it_inferred():
+    from claimwatch.grounding import Grounder
+    from claimwatch.grounding.evidence import Passage
+
+    doc = "Joe: we plan a small trip to Ukraine in January. Luke: it's February."
+    reply = "Joe invites Luke on a trip to Ukraine. They express jealousy over his accommodations."
+    graded = {c.claim.text: c.grade for c in ground(reply, [doc]).claims}
+    unsupported = graded["They express jealousy over his accommodations."]
+    assert unsupported.grade == FABRICATED and unsupported.confidence < 0.8
+    assert unsupported.reason.startswith("unsupported: no evidence uses any of")
+    assert graded["Joe invites Luke on a trip to Ukraine."].grade != FABRICATED
+    tool = Passage(doc, source="tool_result")
+    (_, same) = Grounder().ground(reply, [tool]).claims
+    assert same.grade.grade == "INFERRED"

@@ -27,6 +27,7 @@ from .lexicon import (
     HYPOTHETICAL,
     NEGATING_PREFIXES,
     NEGATION,
+    OPPOSED_PREFIXES,
     STATUS_GROUPS,
     STOPWORDS,
 )
@@ -120,12 +121,27 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         )
     if ratio >= 0.5:
         return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
+    if found == 0 and total >= 2 and _documents(pool):
+        # Against documents (a summary, a RAG answer), a statement none of whose words the documents
+        # use is unsupported, not a paraphrase. Tool output is another matter: agents rightly add what
+        # they know about the tools they run, so there it stays a weak INFERRED.
+        reason = f"unsupported: no evidence uses any of its {total} content words"
+        return Grade(FABRICATED, tuple(support), reason, 0.5, "unsupported")
     if total and ratio < 0.2:  # nothing contradicts it and nothing states it: a loose paraphrase at best
         reason = f"weak support: {found} of {total} content words in the evidence"
         return Grade(INFERRED, tuple(support), reason, 0.4, "paraphrase")
     return Grade(
         INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase"
     )
+
+
+_DOCUMENTS = frozenset(("evidence", "retrieval"))
+
+
+def _documents(pool: EvidencePool) -> bool:
+    """Whether the pool holds documents (given evidence, retrieved passages) rather than only tool output
+    and messages."""
+    return _remembered(pool, "documents", None, lambda: any(p.source in _DOCUMENTS for p in pool.passages))
 
 
 def _own_action(support: list[Hit], pool: EvidencePool) -> str | None:
@@ -866,6 +882,23 @@ def _opposite(word: str, pool: EvidencePool) -> str | None:
                 return base
         if prefix + word in pool.words:
             return prefix + word
+    return _opposed_prefix(word, pool)
+
+
+def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
+    """The same stem behind the opposite prefix, as the evidence writes it ("post-stimulus" for "pre-stimulus")."""
+    for a, b in OPPOSED_PREFIXES:
+        for mine, other in ((a, b), (b, a)):
+            if not word.startswith(mine):
+                continue
+            rest = word[len(mine) :]
+            hyphen = rest.startswith("-")
+            rest = rest.lstrip("-")
+            if len(rest) < 4:  # "up" + "on" is no prefix
+                continue
+            for candidate in (other + "-" + rest, other + rest) if hyphen else (other + rest, other + "-" + rest):
+                if candidate in pool.words or ("-" in candidate and pool.find(candidate, limit=1)):
+                    return candidate
     return None
 
 

@@ -99,6 +99,12 @@ upward downward; question answer; teacher student; parent child; ancient modern;
 online in-person; remote local; cheap pricey; stronger weaker; strongest weakest; dark light; heavier lighter
 sooner later; older newer; oldest newest; positive neutral; win draw; agreed refused; agree refuse; accepts declines
 accept decline; accepted declined; present past; alone together; single multiple; multiple single; same opposite
+encode decode; encoded decoded; encoding decoding; encoder decoder; encrypt decrypt; encrypted decrypted
+compress decompress; compression decompression; supervised unsupervised; upstream downstream; maximum minimum
+maximize minimize; maximizes minimizes; maximizing minimizing; improve worsen; improved worsened
+outperforms underperforms; efficient inefficient; accurate inaccurate; explicit implicit; linear nonlinear
+convex nonconvex; synchronous asynchronous; deterministic stochastic; discrete continuous; cooperation competition
+cooperative competitive
 """.strip()
 
 ANTONYMS: dict[str, frozenset[str]] = {}
@@ -122,6 +128,10 @@ _antonyms()
 
 # Prefixes that turn a word into its opposite ("suitable" -> "unsuitable").
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non-", "non", "dis")
+# Prefixes that stand for opposites in front of the same stem ("pre-training" / "post-training",
+# "overestimates" / "underestimates"), written with or without a hyphen.
+OPPOSED_PREFIXES = (("pre", "post"), ("over", "under"), ("inter", "intra"), ("multi", "single"), ("up", "down"),
+                    ("max", "min"), ("super", "sub"))
 
 # Closed classes: a member that the evidence does not say, where the evidence says another member of
 # the same class, is a substitution ("Friday" where the evidence says "Monday").
@@ -214,7 +224,7 @@ OPINION = re.compile(
     r"|would you like|do you want|feel free|please|i'll|i will|i can|i'm going to|i am going to|happy to|glad to"
     r"|hope this|probably|perhaps|maybe|arguably|seems?|apparently|likely|it might|it may|it could"
     r"|best|great|excellent|nice|awesome|wonderful|beautiful|interesting|unfortunately|fortunately|sorry"
-    r"|thank you|thanks|welcome)\b",
+    r"|thank you|thanks|you'?re welcome|you are welcome|welcome(?= to| back| aboard|[!.,]|$))\b",
     re.IGNORECASE,
 )
 # Plans and intentions: what the agent will do is not a claim about what is.
