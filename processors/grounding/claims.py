@@ -12,6 +12,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 
+from ..core.claims import positional
 from .lexicon import (
     COURTESY,
     GUESS,
@@ -53,13 +54,14 @@ _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
 _REASONING_LEAD = Folded(REASONING_LEAD)
 _COURTESY = Folded(COURTESY)
-_GUESS_WORDS = ("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely")  # GUESS's
+_GUESS_WORDS = frozenset(("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely"))
 
 
-def _may_guess(lower: str) -> bool:
-    """A substring test before GUESS: on ASCII text a match needs one of its words in the lowercased text
-    (elsewhere case folding can match more, "ſhould", so the pattern decides)."""
-    return not lower.isascii() or any(w in lower for w in _GUESS_WORDS)
+def _may_guess(lower: str, bag: set[str]) -> bool:
+    """A set test before GUESS. On ASCII text a match of one of GUESS's words between word boundaries is a
+    word of the claim, or a part of a hyphenated or apostrophed word, which `bag` also holds; elsewhere
+    case folding can match more ("ſhould"), so the pattern decides."""
+    return not bag.isdisjoint(_GUESS_WORDS) or not lower.isascii()
 
 
 _NOT_CONTENT = STOPWORDS | LOOSE
@@ -209,7 +211,7 @@ def _claim(
         if f_start >= end:
             break
         if f_end <= end:  # offsets relative to the claim's text
-            mine.append(Specific(kind, said, value, f_start - start, f_end - start, unit))
+            mine.append(_specific(kind, said, value, f_start - start, f_end - start, unit))
     found = tuple(mine)
     words = _words(lower, seen)
     content = tuple([w for w in words if w not in _NOT_CONTENT])
@@ -221,7 +223,7 @@ def _claim(
             if "-" in w or "'" in w:
                 bag.update(_PLAIN.findall(w))
     # Every alternative of INTENT is anchored at ^ (and it is no MULTILINE pattern): match = search.
-    if _INTENT.match(stripped, lower) or (_may_guess(lower) and _GUESS.search(stripped, lower)):
+    if _INTENT.match(stripped, lower) or (_may_guess(lower, bag) and _GUESS.search(stripped, lower)):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so
     elif (not bag.isdisjoint(REASONING_HINTS) and _REASONING.search(stripped, lower)
           and not _reports_amount(stripped, lower, found)):  # fmt: skip
@@ -232,4 +234,9 @@ def _claim(
     else:
         kind = REASONING_KIND if _worked(stripped, found) else FACTUAL
     negated = not bag.isdisjoint(NEGATORS) or "n't" in stripped or "n’t" in stripped
-    return Claim(stripped, start, end, kind, found, content, negated)
+    return _new_claim(stripped, start, end, kind, found, content, negated)
+
+
+# A claim and its specifics are made per claim of every output graded: set their slots directly.
+_new_claim = positional(Claim, "text start end kind specifics content negated")
+_specific = positional(Specific, "kind text value start end unit")

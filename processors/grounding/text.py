@@ -159,7 +159,6 @@ _UPPER = re.compile(r"[A-Z]")
 _ESCAPE = re.compile(r"\\.")
 _STATUS = Folded(STATUS_PATTERN)
 _MAYBE_CHARS = re.compile(r"[0-9$@`_]")  # on ASCII text: the characters of _MAYBE_SPECIFIC
-_CURRENCY_CODE = re.compile(r"\b(?:usd|eur|gbp)\b")
 
 
 def _maybe_specific(text: str, lower: str) -> bool:
@@ -169,7 +168,26 @@ def _maybe_specific(text: str, lower: str) -> bool:
         return _MAYBE_SPECIFIC.search(text) is not None
     if _MAYBE_CHARS.search(lower) or "www." in lower:
         return True
-    return ("usd" in lower or "eur" in lower or "gbp" in lower) and _CURRENCY_CODE.search(lower) is not None
+    return any(_bounded_word(lower, code) for code in _CURRENCY_CODES)
+
+
+_CURRENCY_CODES = ("usd", "eur", "gbp")
+
+
+def _bounded_word(lower: str, word: str) -> bool:
+    """Whether `word` occurs in ASCII `lower` between non-word characters: `str.find` and two character
+    tests ("eur" inside "europe" is common, and a \b alternation tried at every position is slow)."""
+    at = lower.find(word)
+    while at != -1:
+        end = at + len(word)
+        if (not at or not _word_char(lower[at - 1])) and (end == len(lower) or not _word_char(lower[end])):
+            return True
+        at = lower.find(word, at + 1)
+    return False
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 def _specific_matches(text: str) -> list[re.Match]:
