@@ -33,7 +33,14 @@ from claimwatch.core.validator import OutputValidator
 
 DATA = Path(__file__).resolve().parent / "data" / "agent_text_dev"
 # Predicates that may be read as system state or existence alike.
-_EITHER = re.compile(r"\b(?:found|find|locat\w*|present|missing|absent|available|exists?|defined|installed)\b", re.I)
+# Also what is shown, listed or empty: "the panel shows a Save button" and "the cart is empty" say what
+# is there as much as what state the page is in (GUIDE.md names "a Save button is shown" system state
+# and "present in" existence).
+_EITHER = re.compile(
+    r"\b(?:found|find|locat\w*|present|missing|absent|available|exists?|defined|installed"
+    r"|visible|shown|shows|showing|lists?|listed|displays?|displayed|appears?|empty|blank)\b",
+    re.I,
+)
 _STATE_OR_EXISTENCE = {"system_state", "existence"}
 
 

@@ -112,7 +112,6 @@ NOT_CLAIMS = [
     "The team is running out of time before the release.",
     "We're running the migration now.",
     "Not that the build failed.",
-    "I don't have access to the production database.",
     "Why is the build failing",
     "The API returns 404 when the resource is not found.",
     "Returns an empty list when no results are found.",
@@ -125,6 +124,13 @@ NOT_CLAIMS = [
 def test_no_claim_when_text_does_not_assert(validator, text):
     claims = validator.detect(text)
     assert claims == [], [(c.detector_id, c.matched_text) for c in claims]
+
+
+def test_missing_access_is_an_inability_not_an_existence_claim(validator):
+    # GUIDE.md: an inability stated as fact is a capability claim; nothing is said not to exist.
+    claims = validator.detect("I don't have access to the production database.")
+    assert [c.category for c in claims] == ["capability"]
+    assert claims[0].negative
 
 
 HEDGED = [

@@ -109,18 +109,21 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     window_start = max(0, end - _WINDOW)
     line_start = text.rfind("\n", window_start, end)
     window_start = line_start + 1 if line_start >= 0 else window_start
-    # At most five words are kept: split off the last six (str.rsplit runs in C) and find
-    # their offsets walking back, instead of tokenising the whole window.
-    words = text[window_start:end].rsplit(None, _MAX_WORDS + 1)[-(_MAX_WORDS + 1) :]
     start = -1
-    cursor = end
     kept = 0
-    for word in reversed(words):
-        at = text.rfind(word, window_start, cursor)
-        cursor = at
+    skipped = 0
+    for word, at in _last_words(text, window_start, end):
         if kept and word[-1] in _STOP_CHARS:
             break
         bare = word.strip(_EDGE_PUNCT).lower()
+        if not kept and skipped < 2 and bare in _SENTENCE_ADVERBS and word[-1] not in _STOP_CHARS:
+            # "the wiki page probably doesn't exist", "Docker also isn't running": the adverb stands
+            # between subject and predicate; the subject is before it (the frame still sees the hedge).
+            skipped += 1
+            end = at
+            while end > window_start and text[end - 1] in " \t":
+                end -= 1
+            continue
         if not bare or (word[-1] in _BULLET_LAST and _BULLET.match(word)):
             break
         if bare in _BOUNDARY_WORDS and not (not kept and bare in PRONOUN_SUBJECTS):
@@ -145,6 +148,34 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         return None  # the issue says: "the lookup doesn't work ...": reported words, not the agent's
     phrase = stripped.rstrip("*_:,")
     return (phrase, start) if phrase else None
+
+
+# Adverbs that may stand between a subject and its predicate without being part of the subject.
+_SENTENCE_ADVERBS = frozenset(
+    """
+    probably likely also still definitely really actually apparently clearly indeed now currently already
+    just possibly certainly obviously presumably simply even evidently seemingly
+    """.split()
+)
+# A double-quoted label inside a noun phrase ('the "Add to cart" button') is one word of it.
+_QUOTED_WORD = re.compile(r'"[^"\n]{1,80}"|“[^”\n]{1,80}”|\S+')
+
+
+def _last_words(text: str, window_start: int, end: int) -> list[tuple[str, int]]:
+    """The last words of text[window_start:end] with their offsets, nearest first (at most six).
+
+    Most windows hold no double quote: split off the last six words (str.rsplit runs in C) and find
+    their offsets walking back. A window with one tokenises forward, so a quoted label is one word."""
+    segment = text[window_start:end]
+    if '"' in segment or "“" in segment:
+        tokens = [(m.group(), window_start + m.start()) for m in _QUOTED_WORD.finditer(segment)]
+        return tokens[-(_MAX_WORDS + 1) :][::-1]
+    found = []
+    cursor = end
+    for word in reversed(segment.rsplit(None, _MAX_WORDS + 1)[-(_MAX_WORDS + 1) :]):
+        cursor = text.rfind(word, window_start, cursor)
+        found.append((word, cursor))
+    return found
 
 
 def _not_asserted_before(lead: str) -> bool:

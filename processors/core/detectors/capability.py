@@ -132,6 +132,9 @@ DETECTORS = (
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
             r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
             r"(?P<cop>ability|capability|authority|means|option|tools)\s+to\s+" + AFTER,
+            # "I don't have access to your password manager", "you don't have edit rights on it".
+            r"\b(?P<who>I|we|you)\s+(?:do\s+not|don't|don’t|no\s+longer)\s+have\s+(?:the\s+)?(?:[\p{L}-]+\s+)?"
+            r"(?P<cop>access|rights|permissions?|privileges)\s+(?:to|on|for)\s+" + AFTER,
         ),
         assertion="unable",
         negative=True,
@@ -146,6 +149,8 @@ DETECTORS = (
             "I’m unable to remove a passenger from an existing reservation.",
             "I don't have the ability to make exceptions.",
             "I'm unable to access the billing records.",
+            "I don't have access to your password manager.",
+            "You don't have edit rights on the folder.",
         ),
     ),
     DetectorSpec(
@@ -190,5 +195,39 @@ DETECTORS = (
         role_before=True,
         confidence=0.75,
         examples=("The compensation policy allows me to offer a certificate.",),
+    ),
+    DetectorSpec(
+        # "The search box accepts only exact SKUs", "exporting is restricted to admin accounts".
+        id="capability.only",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?:only\s+(?:accepts|allows|supports|permits|takes)|(?:accepts|allows|supports|permits|takes)\s+only)\s+"
+            + AFTER,
+            rf"\b{COPULA}\s+(?:only\s+)?(?P<state>restricted|limited|reserved)\s+to\s+" + AFTER,
+        ),
+        assertion="restricted",
+        role_before=True,
+        confidence=0.75,
+        examples=("The search box accepts only exact SKUs.", "Exporting is probably restricted to admin accounts."),
+    ),
+    DetectorSpec(
+        # "The CMS doesn't seem to accept WEBP", "the restaurant doesn't require a deposit", "the site requires
+        # a one-time code sent to your phone".
+        id="capability.accepts",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:accept|require)\s+"
+            r"(?:(?:a|an|the|any)\s+)?" + AFTER,
+            r"\b(?P<cop>requires|required)\s+(?:a|an|the|your|you\s+to)\s+" + AFTER,
+        ),
+        assertion="{not_}required",
+        role_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        # "the function requires two arguments", "requires the `x` parameter": what code takes, in general.
+        reject_subject=r"^(?:arguments?|args?|parameters?|params?|kwargs?|`)",
+        examples=("The CMS doesn't seem to accept WEBP.", "The site requires a one-time code sent to your phone."),
     ),
 )

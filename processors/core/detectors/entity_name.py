@@ -65,11 +65,15 @@ DETECTORS = (
         category="entity_name",
         family="entityName",
         patterns=(
-            r"\b(?i:hi|hello|hey|dear|thanks|thank\s+you|good\s+morning|good\s+afternoon|cc)[ \t]*,?[ \t]+"
+            r"\b(?i:hi|hello|hey|dear|thanks|thank\s+you|good\s+morning|good\s+afternoon|cc|you're\s+welcome"
+            r"|you’re\s+welcome|you\s+are\s+welcome|goodbye|bye)[ \t]*,?[ \t]+"
             + NAME
             + r"(?:[ \t]*[,!:.\n]|$)",
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"
-            r"|maintained|authored|designed|merged)\s+by|(?:spoke|talked|checked|met|paired|synced|confirmed)\s+with)"
+            r"|maintained|authored|designed|merged|submitted|posted|uploaded|opened|closed|edited|updated|modified"
+            r"|published|signed(?:\s+for)?|sent|shared)\s+by|assigned\s+to|belongs\s+to|under\s+the\s+name"
+            r"|(?:spoke|talked|checked|met|paired|synced"
+            r"|confirmed)\s+with)"
             r"[ \t]+" + NAME,
         ),
         assertion="name_reference",
@@ -77,7 +81,8 @@ DETECTORS = (
         subject_group=None,
         case_insensitive=False,
         confidence=0.75,
-        examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs."),
+        examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs.",
+                  "The issue is assigned to Priya Natarajan.", "You're welcome, Daniel!"),
     ),
     DetectorSpec(
         id="entity_name.actor",

@@ -26,7 +26,7 @@ DETECTORS = (
         patterns=(
             r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|no\s+longer)\s+(?:(?:actually|even|yet|really)\s+)?exists?\b",
             rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|deleted|removed|decommissioned|retired"
-            r"|undefined|undeclared)\b",
+            r"|undefined|undeclared|out\s+of\s+stock|sold\s+out)\b",
             r"\b(?P<cop>has|have)\s+(?:been\s+)?(?:deleted|removed|decommissioned|retired)\b",
         ),
         assertion="not_exists",
@@ -81,11 +81,27 @@ DETECTORS = (
         patterns=(
             r"\b(?:includes|contains|lists|shows|displays)\s+(?:only\s+|just\s+|also\s+)?"
             rf"(?:{_SOME}|no)\s+" + AFTER,
+            # "the menu contains only \"Delete\"": a quoted entry after "only".
+            r"\b(?:includes|contains|lists|shows|displays|offers)\s+(?:only|just)\s+" + AFTER,
         ),
         assertion="contains",
         role_before=True,
         confidence=0.75,
-        examples=("The reservation includes only one passenger.", "The panel shows a Save button."),
+        examples=("The reservation includes only one passenger.", "The panel shows a Save button.",
+                  'The Actions dropdown contains only "Delete" and "Update status".'),
+    ),
+    DetectorSpec(
+        # "The file is not there", "the folder \"Onboarding 2025\" is there": at the end of a clause
+        # ("is there a way" asks; "is there because" explains).
+        id="existence.there",
+        category="existence",
+        family="existence",
+        patterns=(rf"\b{COPULA}\s+(?:still\s+)?there(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:anymore|any\s+more|either|too|now)\b)",),
+        assertion="{not_}exists",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        examples=("The file `report_final.xlsx` is not there.", 'The folder "Onboarding 2025" is there.'),
     ),
     DetectorSpec(
         id="existence.exists",
@@ -190,13 +206,17 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            r"(?:^|[.!?:;]\s+|\n[ \t]*)(?P<cop>no)\s+" + AFTER + r"\s+(?:match(?:es)?|matched)\b",
+            r"(?:^|[.!?:;,]\s+|\n[ \t]*|\b(?:so|and|but)\s+)(?P<cop>no)\s+" + AFTER
+            + r"\s+(?:match(?:es)?|matched|meets?|met|satisf(?:y|ies|ied)|fits?)\b",
+            r"\b(?P<cop>0|zero)\s+" + AFTER + r"\s+(?:match(?:es)?|matched)\b",
             r"\b(?:gave|returned|found|shows|showed|yielded|returns)\s+(?P<cop>no|zero|one|two|three|several|\d+)\s+"
             r"(?:matches|results|hits|occurrences)\s+for\s+" + AFTER,
         ),
         assertion="{not_}found",
         negation_group="cop",
         confidence=0.75,
-        examples=("No open tickets match the filter.", "The search gave three matches for `init_db`."),
+        priority=2,  # over system_state.results: the matches of a named thing ("for `init_db`")
+        examples=("No open tickets match the filter.", "The search gave three matches for `init_db`.",
+                  "Zero tickets match the filter."),
     ),
 )

@@ -127,7 +127,7 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?P<cop>(?:did|does|do|has|have)(?:n't|n’t|\s+not|\s+NOT|\s+never))\s+"
+            r"\b(?P<cop>(?:did|does|do|has|have)(?:n't|n’t|\s+not|\s+NOT|\s+never))\s+(?:(?:seem|appear)\s+to\s+)?"
             r"(?P<state>fail|failed|crash|crashed|pass|passed|work|worked|run|succeed|succeeded|break|error)\b",
         ),
         assertion="not_{state}",
@@ -136,7 +136,69 @@ DETECTORS = (
         confidence=0.8,
         # "does not pass the flag", "did not run `make`": the verb takes an object, no outcome.
         reject_after=r"\s+(?:to|the|a|an|it|its|this|that|well|with)\b|\s+[`'\"“‘]",
-        examples=("`Literal[1]` did NOT fail.", "The job didn't crash."),
+        examples=("`Literal[1]` did NOT fail.", "The job didn't crash.", "The code SPRING10 does not seem to work."),
+    ),
+    DetectorSpec(
+        # A control or a command that does nothing: "the Post button does not respond to clicks", "the play
+        # button does nothing", "typing a date has no effect", "nothing happens when I press Load more".
+        id="operational_status.no_effect",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:respond|react)\b",
+            r"\b(?P<state>did\s+nothing|does\s+nothing|do\s+nothing|(?:has|had|have)\s+no\s+(?:visible\s+)?effect"
+            r"|made\s+no\s+difference|makes\s+no\s+difference|is\s+unresponsive|was\s+unresponsive)\b",
+        ),
+        assertion="unresponsive",
+        subject_before=True,
+        confidence=0.75,
+        priority=2,
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whether)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        examples=(
+            "The Post button does not respond to clicks.",
+            "The play button does nothing.",
+            "Typing a date into the field has no effect.",
+        ),
+    ),
+    DetectorSpec(
+        id="operational_status.nothing_happens",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(r"(?:^|[.!?:;]\s+|\n[ \t]*|,\s+(?:but|and)\s+)(?P<subject>nothing)\s+(?:happens|happened|changed|changes)\b",),
+        assertion="no_effect",
+        fixed_subject="the action",
+        confidence=0.7,
+        examples=("Nothing happens when I press the Load more button.",),
+    ),
+    DetectorSpec(
+        # An error a page, a request or a command gave back: "the page returned a 404 error", "the formula
+        # returns #REF!", "the checkout step shows an error under the ZIP field", "returning 500".
+        id="operational_status.error",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:(?:is|are|was|were|keeps|kept)\s+)?(?:returned|returns|returning|threw|throws|throwing|gave|gives"
+            r"|giving|shows|showed|showing|displays"
+            r"|displayed|raised|raises|hit|hits)\s+(?:an?\s+|the\s+|another\s+)?(?:(?:http\s+)?[45]\d\d\s+|internal\s+"
+            r"|server\s+|validation\s+|permission\s+|network\s+|javascript\s+|js\s+)?(?:error|exception|status\s+[45]\d\d)\b",
+            r"\b(?:(?:is|are|was|were|keeps|kept)\s+)?(?:returned|returns|returning|responded\s+with|responds\s+with"
+            r"|came\s+back\s+with)\s+(?:an?\s+|http\s+)?"
+            r"[45]\d\d\b",
+            r"\b(?:returned|returns|shows|showed|displays|displayed)\s+#(?:REF|VALUE|NAME|DIV/0|N/A|NUM|NULL)!?",
+        ),
+        assertion="error",
+        subject_before=True,
+        confidence=0.75,
+        priority=2,
+        # "raises an exception when the list is empty", "returns an error if ...": what code does, in general.
+        reject_after=r"[^.;:!?\n]{0,40}?\b(?:when|whenever|if|unless|for\s+(?:any|every|each|all))\b",
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        examples=(
+            "The page returned a 404 error.",
+            "The checkout step shows an error under the ZIP code field.",
+            "The formula in D2 returns #REF!",
+            "The request to /api/reviews is returning 500.",
+        ),
     ),
     DetectorSpec(
         # "The reproduction script confirms the issue", "my change fixes the issue".

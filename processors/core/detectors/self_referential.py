@@ -26,7 +26,9 @@ DETECTORS = (
         category="self_referential",
         family="selfReferential",
         patterns=(
-            r"\b(?:I\s+am|I'm|I’m)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?(?:an?\s+)?(?:AI|artificial\s+intelligence"
+            r"\b(?:I\s+am|I'm|I’m)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?(?:an?\s+|the\s+|your\s+)?"
+            # "a browser automation agent", "the shopping assistant": up to three words before the noun.
+            r"(?:[\p{L}-]+\s+){0,3}?(?:AI|artificial\s+intelligence"
             r"|AI\s+assistant|assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent|agent|chatbot|bot)\b",
             r"\bas\s+an?\s+(?:AI|AI\s+assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent)\b",
         ),
@@ -34,7 +36,8 @@ DETECTORS = (
         subject_group=None,
         fixed_subject="self",
         confidence=0.85,
-        examples=("I'm an AI assistant, so I cannot browse.", "As an AI language model I have no opinions."),
+        examples=("I'm an AI assistant, so I cannot browse.", "As an AI language model I have no opinions.",
+                  "I am a browser automation agent.", "I'm the shopping assistant for this session."),
     ),
     DetectorSpec(
         id="self_referential.tasked",

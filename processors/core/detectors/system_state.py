@@ -20,12 +20,18 @@ UI_STATES = (
     r"in\s+progress|pending|queued|complete|completed|finished|open|opened|closed|focused|selected"
     r"|visible|invisible|hidden|shown|displayed|highlighted|expanded|collapsed|disabled|unavailable"
     r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out"
+    # Controls, lists and pages as a browsing or computer-use agent reports them.
+    r"|loading|switched\s+(?:on|off)|turned\s+(?:on|off)|toggled\s+(?:on|off)|sorted|filtered|filled(?:\s+in|\s+out)?"
+    r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
+    r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
+    r"|disconnected|suspended|blocked|protected|unverified|deactivated|expired|frozen|unread|muted|unmuted"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
 RESULTS = (
     r"cancell?ed|booked|updated|added|applied|processed|charged|refunded|issued|confirmed|upgraded|downgraded"
     r"|modified|changed|replaced|reset|saved|restored|reverted|merged|committed|pushed|published|submitted"
     r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
+    r"|placed|posted|kept|uploaded|downloaded|dismissed"
     r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
     r"|sent|delivered|received|accepted|rejected|approved|scheduled|rescheduled|completed|verified|covered"
 )
@@ -74,13 +80,140 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?P<cop>has|have|had)(?:n't|n’t|\s+not)?\s+(?:(?:now|already|just|finally|fully|successfully|yet)\s+)?"
-            r"(?P<state>loaded|started|finished|completed|stopped|launched|opened|closed|rendered|appeared|exited)\b",
+            r"(?P<state>loaded|started|finished|completed|stopped|launched|opened|closed|rendered|appeared|exited"
+            r"|collapsed|expanded|disappeared|vanished|reloaded|refreshed|changed|gone\s+away|updated)\b",
         ),
         assertion="{state}",
         subject_before=True,
         confidence=0.8,
         reject_after=r"\s+(?:to|the|a|an|my|our|your|its|their|with)\b",
-        examples=("The dashboard has loaded.", "The worker has started."),
+        examples=("The dashboard has loaded.", "The worker has started.", "The counts haven't changed."),
+    ),
+    DetectorSpec(
+        # What a page or control did on its own, said in the past tense of a UI verb: "the dropdown
+        # closed", "the PDF opened in a new tab", "the sidebar collapsed"; and what it stays in.
+        id="system_state.ui_event",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<state>loaded|opened|closed|collapsed|expanded|disappeared|vanished|reloaded|refreshed|froze"
+            r"|appeared)\b",
+            r"\b(?P<cop>stays?|stayed|remains?|remained|is\s+still|are\s+still|was\s+still|were\s+still)[ \t]+"
+            r"(?P<state>the\s+same|unchanged|empty|blank|black|white|grey|gray|greyed\s+out|grayed\s+out|open|closed"
+            r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.7,
+        # "the file opened by the script", "closed it": the verb takes an agent or an object.
+        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|with|for"
+        r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]",
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|after|before)\b[^.!?;\n]{0,40}",
+        examples=(
+            "The dropdown closed before I could select an option.",
+            "The PDF opened in a new tab.",
+            "The frame stays black.",
+            "The URL and the result list stayed the same.",
+        ),
+    ),
+    DetectorSpec(
+        # Observation: "I can see a username field", "I see two items named X", "the file now appears in
+        # the downloads bar", "the project does not appear on the first page".
+        id="system_state.visible",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:I|we)[ \t]+(?:can[ \t]+)?(?:(?:now|also|still|clearly)[ \t]+)?(?:see|spot)[ \t]+"
+            r"(?:(?:a|an|the|two|three|several|only|just)[ \t]+)?" + AFTER,
+        ),
+        assertion="visible",
+        confidence=0.7,
+        # "I see that ...", "I see what you mean", "I see why": a clause or a figure of speech. "I see
+        # `stringify`", "I see the logic": reading code, which a coding agent narrates at every step.
+        reject_subject=r"^(?:that|what|why|how|whether|if|you|your|it|this|now|so|no|nothing|any|more|here|there)\b"
+        r"|^(?:the\s+|a\s+|an\s+)?`|\b(?:logic|code|codebase|issue|problem|point|difference|pattern|reason|query"
+        r"|implementation|definition|source|function|method|class|module|file|line|lines|traceback)\b",
+        examples=("I can see a username field and a Log in button.", "I see two items named Trail Runner."),
+    ),
+    DetectorSpec(
+        id="system_state.appears",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)[ \t]+)(?:appear|show\s+up|come\s+up|load|render)\b",
+            r"\b(?:now[ \t]+|also[ \t]+|still[ \t]+)?(?:appears|appeared|shows\s+up|showed\s+up)[ \t]+"
+            r"(?:now[ \t]+)?(?:in|at|on|under|below|above|next\s+to)\b",
+        ),
+        assertion="{not_}visible",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        # "does not appear to be": a hedge before a state, left to the state detectors.
+        reject_after=r"\s+to\b",
+        examples=(
+            "The project does not appear on the first page.",
+            "The reply now appears at the bottom of the thread.",
+            "The page doesn't load.",
+        ),
+    ),
+    DetectorSpec(
+        # A switch said to be on or off: "Bluetooth is off", "the toggle for Maps is on". Only at the end of
+        # a clause: "is on the page", "is off by one" say where or how much.
+        id="system_state.on_off",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b{COPULA}\s+(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+        ),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        examples=("Bluetooth is off.", "The toggle for Maps is already on, so nothing changes."),
+    ),
+    DetectorSpec(
+        # What a page or a record says something is set to or marked as: "Weather is set to \"Never\"",
+        # "the message is still marked as unread", "the flight is listed as cancelled", "the instance is in
+        # the stopped state".
+        id="system_state.marked",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b{COPULA}\s+(?P<state>set|marked|listed|flagged|labell?ed|tagged|shown|configured|switched)\s+"
+            r"(?:as|to)\s+" + AFTER,
+            rf"\b{COPULA}\s+in\s+(?:the\s+)?(?:\*\*)?(?P<state>[\p{{L}}-]+)(?:\*\*)?\s+(?:state|status)\b",
+        ),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        # "`x` is set to 5", "\"t\" is marked as used": a value or a name in code.
+        reject_subject=r"^(?:`[^`]+`|\"[^\"]+\"|'[^']+')$",
+        code_narration=r".*",
+        examples=(
+            'Weather is set to "Never".',
+            "The message is still marked as unread.",
+            "The EC2 instance is in the stopped state.",
+        ),
+    ),
+    DetectorSpec(
+        # Search outcomes: "the search returned 14 results", "the query came back with no results".
+        id="system_state.results",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:returned|returns|gave|gives|yielded|yields|shows|showed|lists|listed|found|came\s+back\s+with"
+            r"|comes\s+back\s+with)[ \t]+(?P<cop>no|zero|\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten"
+            r"|several|many|only\s+\d[\d,]*|only\s+one|only\s+two)[ \t]+(?:\w+[ \t]+)?(?:results?|matches|hits"
+            r"|items|records|entries|rows|listings|products)\b",
+            r"\b(?P<cop>came\s+back\s+empty|returned\s+nothing|found\s+nothing|comes\s+back\s+empty)\b",
+        ),
+        assertion="{not_}found",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.75,
+        examples=('The search for "wireless mouse" returned 14 results.', "The query came back with no results.",
+                  "The map search came back empty."),
     ),
     DetectorSpec(
         # "Your reservation has been cancelled", "the placeholder was not replaced", "the counter is not being reset".
@@ -99,7 +232,7 @@ DETECTORS = (
         confidence=0.75,
         code_narration=r".*",
         # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
-        reject_after=r"\s+(?:on\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
+        reject_after=r"\s+(?:on\s+\d|in\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
         r"|as\s+follows)",
         examples=(
             "Your reservation has been successfully cancelled.",
@@ -114,7 +247,7 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?:couldn't|could\s+not|couldn’t|can't|can’t|cannot|can\s+not|unable\s+to|failed\s+to|did\s+not"
-            rf"|didn't|didn’t)\s+(?:find|locate|detect)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
+            rf"|didn't|didn’t)\s+(?:find|locate|detect|spot)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
             r"\b(?:haven't|haven’t|have\s+not|hasn't|hasn’t|has\s+not|didn't|didn’t|did\s+not|don't|don’t|do\s+not)"
             rf"\s+(?:yet\s+)?(?:seen|see|spot|spotted|notice|noticed|found)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
         ),
@@ -167,7 +300,7 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
-            rf"[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES})\b",
+            rf"[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured)\b",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
