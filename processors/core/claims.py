@@ -39,6 +39,7 @@ _NON_NAMES = frozenset(
     Then Now Also But And So Yes No Ok Okay Note Please Thanks Sure Done Next First Finally As When If After
     Before Once While Since Because Although Though Today Yesterday Tomorrow All Each Every Some Any Both
     Hi Hello Hey Dear Team Everybody Nobody Someone Somebody Meanwhile However Still Just Only Even Let
+    Dr Mr Mrs Ms Mx Prof Sir Madam
     Our Your My Their His Her Its What Which Who Why How Where Great Good Perfect Sorry Unfortunately
     """.split()
 )

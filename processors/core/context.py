@@ -147,7 +147,8 @@ def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> b
         return True
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
-    if text.find("(", line_start, start) >= 0 and _in_call(text, line_start, start, end, line_end):
+    # A claim may begin at the call itself ('send_msg_to_user("The run failed")'): look for "(" up to its end.
+    if text.find("(", line_start, end) >= 0 and _in_call(text, line_start, start, end, line_end):
         return True
     if _in_typed_text(text, line_start, start, end, line_end):
         return True

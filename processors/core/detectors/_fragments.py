@@ -22,7 +22,7 @@ COPULA = (
     r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
     r"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been"
     r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?\s+be"
-    r"|(?:seems?|appears?)(?:\s+to\s+be)?"
+    r"|(?:seems?|appears?|looks?|looked)(?:\s+to\s+be)?"
     r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"
     r")"
     rf"(?:\s+{ADVERB})?"  # "is probably not", "is also"

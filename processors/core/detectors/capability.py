@@ -128,10 +128,11 @@ DETECTORS = (
         family="capability",
         patterns=(
             r"\b(?P<who>I|we)(?:'m|’m|\s+am|'re|’re|\s+are)?\s+(?:(?:still|currently|also|simply|unfortunately)\s+)?"
-            r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not)\s+"
+            r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not|wasn't\s+able\s+to|wasn’t\s+able\s+to"
+            r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to)\s+"
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
             r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
-            r"(?P<cop>ability|capability|authority|means|option|tools)\s+to\s+" + AFTER,
+            r"(?P<cop>ability|capability|authority|means|option|tools|way)\s+to\s+" + AFTER,
             # "I don't have access to your password manager", "you don't have edit rights on it".
             r"\b(?P<who>I|we|you)\s+(?:do\s+not|don't|don’t|no\s+longer)\s+have\s+(?:the\s+)?(?:[\p{L}-]+\s+)?"
             r"(?P<cop>access|rights|permissions?|privileges)\s+(?:to|on|for)\s+" + AFTER,

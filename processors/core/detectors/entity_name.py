@@ -24,13 +24,16 @@ DETECTORS = (
             rf"(?i:is|was|=|is\s+named|is\s+called|named|called)\s+{NAME}",
             # Apposition: "your project lead, Iulia, approved the change"
             rf"\b(?P<subject>(?i:{ROLES})),[ \t]+{NAME},",
+            # The name first: "Karl Kroening is the owner".
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*|,\s+)(?:(?i:and|but|so)\s+)?{NAME}[ \t]+(?i:is|was)[ \t]+(?i:the|their|its|our"
+            rf"|your|this)[ \t]+(?:(?i:new|current|only|original|main|project)[ \t]+)?(?P<subject>(?i:{ROLES}))\b",
         ),
         assertion="name_reference",
         name_group="name",
         case_insensitive=False,
         confidence=0.9,
         priority=2,
-        examples=("The user is Iulia.", "Your project lead, Iulia, approved the change."),
+        examples=("The user is Iulia.", "Your project lead, Iulia, approved the change.", "Karl Kroening is the owner."),
     ),
     DetectorSpec(
         # "your friend Ivan Smith", "the passenger Noah Muller": a role, then the name.

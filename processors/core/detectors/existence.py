@@ -15,7 +15,7 @@ _SOME = r"(?:a|an|one|two|three|four|five|several|some|many|multiple|\d+)"
 _EXT = r"\.(?:py|js|ts|tsx|jsx|rs|go|java|rb|c|h|cc|cpp|cs|php|toml|json|ya?ml|cfg|ini|txt|md|rst|lock|sh|sql)"
 _PLACE = (
     rf"(?:`[^`\n]{{0,80}}(?:/|{_EXT}|install_requires|requirements|dependencies)[^`\n]{{0,80}}`"
-    rf"|[\p{{L}}\p{{N}}_.\-]*/[\p{{L}}\p{{N}}_./\-]*|[\p{{L}}\p{{N}}_\-]+{_EXT}\b)"
+    rf"|~?[\p{{L}}\p{{N}}_.\-]*/[\p{{L}}\p{{N}}_./\-]*|[\p{{L}}\p{{N}}_\-]+{_EXT}\b)"
 )
 
 DETECTORS = (
@@ -79,7 +79,7 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            r"\b(?:includes|contains|lists|shows|displays)\s+(?:only\s+|just\s+|also\s+)?"
+            r"\b(?:includes|contains|lists|shows|show|displays)\s+(?:only\s+|just\s+|also\s+|now\s+)?"
             rf"(?:{_SOME}|no)\s+" + AFTER,
             # "the menu contains only \"Delete\"": a quoted entry after "only".
             r"\b(?:includes|contains|lists|shows|displays|offers)\s+(?:only|just)\s+" + AFTER,
@@ -89,6 +89,25 @@ DETECTORS = (
         confidence=0.75,
         examples=("The reservation includes only one passenger.", "The panel shows a Save button.",
                   'The Actions dropdown contains only "Delete" and "Update status".'),
+    ),
+    DetectorSpec(
+        # What a record or a page has: "the email has an attachment", "the deck has 14 slides", "the settings
+        # page has a \"Visibility\" section".
+        id="existence.has",
+        category="existence",
+        family="existence",
+        patterns=(
+            # Not "has 14 slides": a count is a value (GUIDE.md); "has a section", "has an attachment" says what is there.
+            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?an?\s+" + AFTER,
+        ),
+        assertion="exists",
+        role_before=True,
+        confidence=0.65,
+        # "has a look", "has a bug in how ...": idioms and code narration; "you have two options": advice.
+        reject_subject=r"^(?:look|go|try|chance|way|lot|bit|few|couple|moment|second|minute|problem|question|issue"
+        r"|bug|typo|point|feeling|sense|role|hand|say|effect|impact|default|value|argument|parameter|method"
+        r"|function|attribute|field|option|options|choice|choices|reference|check|test|call|copy|balance)\b|^`",
+        examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.'),
     ),
     DetectorSpec(
         # "The file is not there", "the folder \"Onboarding 2025\" is there": at the end of a clause
@@ -156,7 +175,8 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?:there\s+is|there's|there’s|there\s+are|there\s+was"
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+)(?:there\s+is|there's|there’s"
+            rf"|there\s+are|there\s+was"
             rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed)\s+)?(?:{_SOME}|another)\s+"
             # "an available flight": the adjective belongs to the thing, though after a trigger
             # "available" begins a modifier ("X is installed and available").

@@ -90,7 +90,9 @@ DETECTORS = (
         # "`argv` passed here is the full list": a participle, the verb comes after.
         r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b",
         # "the mode string passed", "the arguments passed": a participle after what is given to a call.
-        reject_subject=r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$",
+        # "Eval: Failed", "Status: passed": a label of the agent's own log format, not a thing.
+        reject_subject=r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$"
+        r"|^(?:eval|evaluation|status|result|outcome|verdict|state)$",
         # "would previously fail", "will pass": hypothetical.
         reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
         examples=(
@@ -145,7 +147,8 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:respond|react)\b",
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:respond|react"
+            r"|do\s+anything|change\s+anything)\b",
             r"\b(?P<state>did\s+nothing|does\s+nothing|do\s+nothing|(?:has|had|have)\s+no\s+(?:visible\s+)?effect"
             r"|made\s+no\s+difference|makes\s+no\s+difference|is\s+unresponsive|was\s+unresponsive)\b",
         ),
@@ -158,6 +161,32 @@ DETECTORS = (
             "The Post button does not respond to clicks.",
             "The play button does nothing.",
             "Typing a date into the field has no effect.",
+        ),
+    ),
+    DetectorSpec(
+        # What a page, a form or a transfer did, as a browsing agent reports it: "the login page failed to load",
+        # "the intranet site won't load", "the form went through", "the photo uploaded successfully".
+        # Past "failed to": "fails to" describes what code does, in general.
+        id="operational_status.ui_outcome",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<state>failed\s+to\s+(?:load|open|start|connect|save|upload|download|send|submit|render|launch"
+            r"|install|respond|sync|complete|process|go\s+through)"
+            r"|(?:won't|won’t|will\s+not|wouldn't|wouldn’t)\s+(?:load|open|start|connect|boot|render|launch|respond"
+            r"|save|submit)"
+            r"|went\s+through|(?:uploaded|downloaded|saved|submitted|sent|installed|deployed|published|loaded|synced)"
+            r"\s+successfully)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.75,
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whether)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        examples=(
+            "The Microsoft login page failed to load.",
+            "The intranet site won't load.",
+            "The reservation went through on the second attempt.",
+            "The photo uploaded successfully.",
         ),
     ),
     DetectorSpec(

@@ -8,7 +8,8 @@ DETECTORS = (
         category="self_referential",
         family="selfReferential",
         patterns=(
-            r"\bmy\s+(?:system\s+prompt|instructions|guidelines|rules|constraints|programming|directives)\s+"
+            r"\bmy\s+(?:(?:safety|own|operating|core)\s+)?(?:system\s+prompt|instructions|guidelines|rules|constraints"
+            r"|programming|directives|policies)\s+"
             r"(?:say|says|tell|tells|instruct|instructs|direct|directs|require|requires|state|states|prevent"
             r"|prevents|forbid|forbids|prohibit|prohibits|do\s+not\s+allow|don't\s+allow|don’t\s+allow)\b",
             r"\b(?:according\s+to|based\s+on|as\s+per|per|following)\s+my\s+(?:instructions|system\s+prompt|prompt"
@@ -19,6 +20,7 @@ DETECTORS = (
         subject_group=None,
         fixed_subject="self",
         confidence=0.9,
+        priority=3,  # over capability: "my guidelines don't allow me to ..." is about the agent's rules
         examples=("My system prompt says I should only summarise.", "According to my instructions, I cannot do that."),
     ),
     DetectorSpec(

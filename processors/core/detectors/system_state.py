@@ -25,6 +25,7 @@ UI_STATES = (
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
     r"|disconnected|suspended|blocked|protected|unverified|deactivated|expired|frozen|unread|muted|unmuted"
+    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
 RESULTS = (
@@ -97,7 +98,8 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?P<state>loaded|opened|closed|collapsed|expanded|disappeared|vanished|reloaded|refreshed|froze"
-            r"|appeared)\b",
+            r"|appeared|changed|popped\s+up|went\s+to\s+sleep|snapped\s+back|finished\s+(?:loading|downloading"
+            r"|uploading|installing|syncing|processing))\b",
             r"\b(?P<cop>stays?|stayed|remains?|remained|is\s+still|are\s+still|was\s+still|were\s+still)[ \t]+"
             r"(?P<state>the\s+same|unchanged|empty|blank|black|white|grey|gray|greyed\s+out|grayed\s+out|open|closed"
             r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck)\b",
@@ -109,6 +111,7 @@ DETECTORS = (
         reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|with|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]",
         reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|after|before)\b[^.!?;\n]{0,40}",
+        reject_subject=r"^`[^`]+`$",  # "`f` changed": a value in code
         examples=(
             "The dropdown closed before I could select an option.",
             "The PDF opened in a new tab.",
@@ -155,6 +158,20 @@ DETECTORS = (
             "The reply now appears at the bottom of the thread.",
             "The page doesn't load.",
         ),
+    ),
+    DetectorSpec(
+        # Where a browsing agent is: "I'm on the Amazon checkout page", "we are in the #deploys channel".
+        id="system_state.on_page",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?"
+            r"(?:on|in|at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
+            r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings))\b",
+        ),
+        assertion="on_page",
+        confidence=0.7,
+        examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel."),
     ),
     DetectorSpec(
         # A switch said to be on or off: "Bluetooth is off", "the toggle for Maps is on". Only at the end of
