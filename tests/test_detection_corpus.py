@@ -53,7 +53,7 @@ SHAPES = [
     ("`parse_args` is in `cli/main.py`.", "existence"),
     # first-person discovery
     ("I found the retry logic in `worker.py`.", "system_state"),
-    ("The grep returned two matches for `load_config`.", "existence"),
+    ("The grep returned two matches for `load_config`.", "system_state"),  # discovery, GUIDE.md
     # run outcomes
     ("The flaky test still fails.", "operational_status"),
     ("The deprecation warning persists.", "operational_status"),

@@ -61,7 +61,8 @@ DETECTORS = (
         confidence=0.85,
         priority=2,
         # "is only possible under specific conditions" states a rule's condition, not a fact.
-        reject_after=r"\s+(?:only\s+)?(?:if|when|unless|under\s+(?:specific|certain)|provided)\b",
+        # "it's possible that ...": a hedge on what follows, not a capability.
+        reject_after=r"\s+(?:only\s+)?(?:if|when|unless|under\s+(?:specific|certain)|provided|that)\b",
         examples=(
             "Batch mode is not supported.",
             "Upgrading to economy is possible.",
@@ -211,6 +212,23 @@ DETECTORS = (
         role_before=True,
         confidence=0.75,
         examples=("The search box accepts only exact SKUs.", "Exporting is probably restricted to admin accounts."),
+    ),
+    DetectorSpec(
+        # A settings line whose value says what is allowed: "- Force pushes: not allowed", "Cloud recording:
+        # not available on your plan" (GUIDE.md: a key/value line with a category predicate is a claim).
+        id="capability.list_item",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?"
+            r"(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>allowed|permitted|supported|possible|required|available\s+on\s+your"
+            r"\s+plan)\b",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.75,
+        priority=2,
+        examples=("- Force pushes: not allowed\n", "Cloud recording: not available on your plan"),
     ),
     DetectorSpec(
         # "The CMS doesn't seem to accept WEBP", "the restaurant doesn't require a deposit", "the site requires

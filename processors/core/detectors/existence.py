@@ -82,7 +82,8 @@ DETECTORS = (
             r"\b(?:includes|contains|lists|shows|show|displays)\s+(?:only\s+|just\s+|also\s+|now\s+)?"
             rf"(?:{_SOME}|no)\s+" + AFTER,
             # "the menu contains only \"Delete\"": a quoted entry after "only".
-            r"\b(?:includes|contains|lists|shows|displays|offers)\s+(?:only|just)\s+" + AFTER,
+            r"\b(?:(?:includes|contains|lists|shows|displays|offers)\s+(?:only|just)|only\s+(?:includes|contains|lists"
+            r"|shows|displays|offers))\s+" + AFTER,
         ),
         assertion="contains",
         role_before=True,
@@ -221,7 +222,7 @@ DETECTORS = (
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
     ),
     DetectorSpec(
-        # "No open tickets match the filter", "the search gave three matches for `init_db`".
+        # "No open tickets match the filter" (what a search finds is discovery: system_state.results).
         id="existence.matches",
         category="existence",
         family="existence",
@@ -229,14 +230,10 @@ DETECTORS = (
             r"(?:^|[.!?:;,]\s+|\n[ \t]*|\b(?:so|and|but)\s+)(?P<cop>no)\s+" + AFTER
             + r"\s+(?:match(?:es)?|matched|meets?|met|satisf(?:y|ies|ied)|fits?)\b",
             r"\b(?P<cop>0|zero)\s+" + AFTER + r"\s+(?:match(?:es)?|matched)\b",
-            r"\b(?:gave|returned|found|shows|showed|yielded|returns)\s+(?P<cop>no|zero|one|two|three|several|\d+)\s+"
-            r"(?:matches|results|hits|occurrences)\s+for\s+" + AFTER,
         ),
         assertion="{not_}found",
         negation_group="cop",
         confidence=0.75,
-        priority=2,  # over system_state.results: the matches of a named thing ("for `init_db`")
-        examples=("No open tickets match the filter.", "The search gave three matches for `init_db`.",
-                  "Zero tickets match the filter."),
+        examples=("No open tickets match the filter.", "Zero tickets match the filter."),
     ),
 )

@@ -11,7 +11,7 @@ from ._fragments import AFTER, COPULA
 
 FAILING = (
     r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging|corrupted|corrupt"
-    r"|stuck|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
+    r"|stuck|frozen|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
 )
 HEALTHY = (
     r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
@@ -108,7 +108,8 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built)"
+            r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
+            r"|renders|rendered|loads)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",
             # "the fix works for the reported case": for whom or what it works ("works on" is left
@@ -175,6 +176,7 @@ DETECTORS = (
             r"|install|respond|sync|complete|process|go\s+through)"
             r"|(?:won't|won’t|will\s+not|wouldn't|wouldn’t)\s+(?:load|open|start|connect|boot|render|launch|respond"
             r"|save|submit)"
+            r"|(?:did\s+not|didn't|didn’t)\s+(?:go\s+through|carry\s+over|stick|take\s+effect)"
             r"|went\s+through|(?:uploaded|downloaded|saved|submitted|sent|installed|deployed|published|loaded|synced)"
             r"\s+successfully)\b",
         ),
@@ -211,7 +213,7 @@ DETECTORS = (
             r"|displayed|raised|raises|hit|hits)\s+(?:an?\s+|the\s+|another\s+)?(?:(?:http\s+)?[45]\d\d\s+|internal\s+"
             r"|server\s+|validation\s+|permission\s+|network\s+|javascript\s+|js\s+)?(?:error|exception|status\s+[45]\d\d)\b",
             r"\b(?:(?:is|are|was|were|keeps|kept)\s+)?(?:returned|returns|returning|responded\s+with|responds\s+with"
-            r"|came\s+back\s+with)\s+(?:an?\s+|http\s+)?"
+            r"|came\s+back\s+with)\s+(?:an?\s+|http\s+)?[\"“]?"
             r"[45]\d\d\b",
             r"\b(?:returned|returns|shows|showed|displays|displayed)\s+#(?:REF|VALUE|NAME|DIV/0|N/A|NUM|NULL)!?",
         ),

@@ -24,7 +24,7 @@ UI_STATES = (
     r"|loading|switched\s+(?:on|off)|turned\s+(?:on|off)|toggled\s+(?:on|off)|sorted|filtered|filled(?:\s+in|\s+out)?"
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
-    r"|disconnected|suspended|blocked|protected|unverified|deactivated|expired|frozen|unread|muted|unmuted"
+    r"|disconnected|suspended|blocked|protected|unverified|deactivated|expired|unread|unmuted"
     r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
@@ -62,7 +62,8 @@ DETECTORS = (
         code_narration=r".*",
         # "`xa` could be empty", "`mask` was not empty": a code identifier alone as the subject of a
         # process or UI state describes a value in the code, in any tense, not the state of a thing.
-        reject_subject=r"^`[^`]+`$",
+        reject_subject=r"^`[^`]+`$|^(?:the|my|this|your|our)\s+(?:task|request|goal|work|job\s+you\s+gave\s+me)$",
+        # "The task is complete": the agent on its own work, which is checked against its actions.
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
         reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
         # "is open to", "is empty when", "is complete enough": not the object's state.
@@ -160,6 +161,20 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # What the screen shows: "the screenshot shows the macOS desktop", "the page now displays an order form".
+        id="system_state.screen_shows",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:screenshot|screen|page|display|monitor|window|viewport|browser)\s+(?:now\s+|still\s+|currently\s+)?"
+            r"(?:shows|displays|is\s+showing|is\s+displaying)\s+" + AFTER,
+        ),
+        assertion="visible",
+        role_before=True,
+        confidence=0.7,
+        examples=("The screenshot shows the macOS desktop with Finder in the foreground.",),
+    ),
+    DetectorSpec(
         # Where a browsing agent is: "I'm on the Amazon checkout page", "we are in the #deploys channel".
         id="system_state.on_page",
         category="system_state",
@@ -199,6 +214,9 @@ DETECTORS = (
             rf"\b{COPULA}\s+(?P<state>set|marked|listed|flagged|labell?ed|tagged|shown|configured|switched)\s+"
             r"(?:as|to)\s+" + AFTER,
             rf"\b{COPULA}\s+in\s+(?:the\s+)?(?:\*\*)?(?P<state>[\p{{L}}-]+)(?:\*\*)?\s+(?:state|status)\b",
+            # "is marked Complete", "PROJ-311 is in \"In Review\"", "is in the \"Done\" column".
+            rf"\b{COPULA}\s+(?P<state>marked|flagged|labell?ed|tagged)\s+(?:as\s+)?" + AFTER,
+            rf"\b{COPULA}\s+(?:now\s+)?in\s+(?:the\s+)?(?P<state>\"[^\"\n]{{1,40}}\"|“[^”\n]{{1,40}}”)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -208,10 +226,27 @@ DETECTORS = (
         reject_subject=r"^(?:`[^`]+`|\"[^\"]+\"|'[^']+')$",
         code_narration=r".*",
         examples=(
+            "The order from 11 Jan is marked Complete.",
+            'PROJ-311 is in "In Review".',
             'Weather is set to "Never".',
             "The message is still marked as unread.",
             "The EC2 instance is in the stopped state.",
         ),
+    ),
+    DetectorSpec(
+        # What a search found, as GUIDE.md files discovery: "the search gave three matches for `init_db`".
+        id="system_state.matches_for",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:gave|returned|found|shows|showed|yielded|returns)\s+(?P<cop>no|zero|one|two|three|several|\d+)\s+"
+            r"(?:matches|results|hits|occurrences)\s+for\s+" + AFTER,
+        ),
+        assertion="{not_}found",
+        negation_group="cop",
+        confidence=0.75,
+        priority=2,  # over system_state.results: the matches of a named thing
+        examples=("The search gave three matches for `init_db`.",),
     ),
     DetectorSpec(
         # Search outcomes: "the search returned 14 results", "the query came back with no results".
