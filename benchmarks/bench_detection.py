@@ -1,6 +1,7 @@
 """Detection quality on the labelled development corpus: precision and recall per category.
 
     python benchmarks/bench_detection.py [--part tune|check|all] [--show misses|false|both]
+                                         [--corpus agent_text_dev|web_ui_written]
 
 Scoring follows issue 10: one detection to one labelled claim, the category
 must agree, and "X was not found / is present / is missing / is available"
@@ -13,6 +14,9 @@ both, per category and per source, plus recall without pronoun-subject
 claims ("it fails"), which detection leaves out by design.
 
 The corpus and its labelling guide are in benchmarks/data/agent_text_dev/.
+`--corpus web_ui_written` scores the written web and computer-use agent messages of
+benchmarks/data/web_ui_written/ instead (same guide, same scoring; its README says how
+each set was written and what it measured when it was first seen).
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from claimwatch.core.model import CLAIM_CATEGORIES
 from claimwatch.core.validator import OutputValidator
 
-DATA = Path(__file__).resolve().parent / "data" / "agent_text_dev"
+CORPORA = ("agent_text_dev", "web_ui_written")
+DATA = Path(__file__).resolve().parent / "data" / CORPORA[0]
 # Predicates that may be read as system state or existence alike.
 # Also what is shown, listed or empty: "the panel shows a Save button" and "the cart is empty" say what
 # is there as much as what state the page is in (GUIDE.md names "a Save button is shown" system state
@@ -199,7 +204,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=("tune", "check", "all"), help="only this part (default: each)")
     parser.add_argument("--show", choices=("misses", "false", "both"), help="list misses and/or false detections")
+    parser.add_argument("--corpus", choices=CORPORA, default=CORPORA[0], help="which labelled corpus (default: %(default)s)")
     args = parser.parse_args()
+    global DATA
+    DATA = DATA.parent / args.corpus
     started = time.perf_counter()
     validator = OutputValidator()
     parts = [args.part] if args.part else ["tune", "check", "all"]

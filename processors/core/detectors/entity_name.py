@@ -12,7 +12,13 @@ ROLES = (
 _ACTIONS = (
     r"said|says|wrote|created|built|developed|designed|reviewed|approved|merged|asked|mentioned|requested"
     r"|confirmed|suggested|committed|authored|implemented|reported|decided|owns|maintains"
+    r"|replied|reacted|commented|responded|declined|accepted|closed|reopened|assigned|invited|shared|posted|edited"
 )
+# Handles as forums and code hosts write them: "u/quietkeys", "@mira-dev".
+_HANDLE = r"(?P<name>u/[\p{L}\p{N}_-]{2,40}|@[\p{L}][\p{L}\p{N}_-]{1,40})"
+# A role word between the verb and the name: "assigned to adjuster Helen Park", "by user \"trailmix_tom\"".
+_ROLE_BEFORE_NAME = r"(?:(?i:the|a|an|its|their)[ \t]+)?(?:(?i:user|adjuster|organi[sz]ation|org|team|customer|agent|reviewer"
+_ROLE_BEFORE_NAME += r"|author|owner|maintainer|contact|moderator|member|account)[ \t]+)?(?:\*\*)?"
 
 DETECTORS = (
     DetectorSpec(
@@ -77,7 +83,12 @@ DETECTORS = (
             r"|published|signed(?:\s+for)?|sent|shared)\s+by|assigned\s+to|belongs\s+to|under\s+the\s+name"
             r"|(?:spoke|talked|checked|met|paired|synced"
             r"|confirmed)\s+with)"
-            r"[ \t]+" + NAME,
+            r"[ \t]+" + _ROLE_BEFORE_NAME + NAME,
+            r"\b(?i:(?:written|posted|submitted|created|opened|closed|reported|authored|owned|uploaded|shared|sent"
+            r"|edited|assigned)\s+(?:by|to)|by\s+user|is\s+by|poster\s+is)[ \t]+" + _HANDLE,
+            # "The ticket now shows Tomás Ortega as the assignee", "has Leo Martins and Ana Costa as guests".
+            NAME + r"[ \t]+(?i:as)[ \t]+(?i:the|a|an|its|their)?[ \t]*(?i:assignee|owner|author|reviewer|approver"
+            r"|guests?|members?|admin|administrator|maintainer|organi[sz]er|host|contact|manager)\b",
         ),
         assertion="name_reference",
         name_group="name",
@@ -85,7 +96,8 @@ DETECTORS = (
         case_insensitive=False,
         confidence=0.75,
         examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs.",
-                  "The issue is assigned to Priya Natarajan.", "You're welcome, Daniel!"),
+                  "The issue is assigned to Priya Natarajan.", "You're welcome, Daniel!",
+                  "The comment was posted by u/quietkeys.", "The ticket now shows Tomas Ortega as the assignee."),
     ),
     DetectorSpec(
         id="entity_name.actor",
@@ -93,7 +105,7 @@ DETECTORS = (
         family="entityName",
         patterns=(
             rf"(?:^|[.!?]\s+|\n[ \t]*(?:[-*•]\s+)?)(?P<name>\p{{Lu}}\p{{Ll}}+(?:[ \t]+\p{{Lu}}\p{{Ll}}+)?)[ \t]+"
-            rf"(?:(?i:has|had|also|just|already)[ \t]+)?(?i:{_ACTIONS})\b",
+            rf"(?:(?i:has|had|also|just|already)[ \t]+){{0,2}}(?i:{_ACTIONS})\b",
         ),
         assertion="name_reference",
         name_group="name",

@@ -24,7 +24,7 @@ UI_STATES = (
     r"|loading|switched\s+(?:on|off)|turned\s+(?:on|off)|toggled\s+(?:on|off)|sorted|filtered|filled(?:\s+in|\s+out)?"
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
-    r"|disconnected|suspended|blocked|protected|unverified|deactivated|expired|unread|unmuted"
+    r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
     r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
