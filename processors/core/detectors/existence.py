@@ -107,7 +107,11 @@ DETECTORS = (
         # "has a look", "has a bug in how ...": idioms and code narration; "you have two options": advice.
         reject_subject=r"^(?:look|go|try|chance|way|lot|bit|few|couple|moment|second|minute|problem|question|issue"
         r"|bug|typo|point|feeling|sense|role|hand|say|effect|impact|default|value|argument|parameter|method"
-        r"|function|attribute|field|option|options|choice|choices|reference|check|test|call|copy|balance)\b|^`",
+        r"|function|attribute|field|option|options|choice|choices|reference|check|test|call|copy|balance|flaw"
+        # "Have a fantastic day": a wish.
+        r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total)\b|^`",
+        # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
+        reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
         examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.'),
     ),
     DetectorSpec(

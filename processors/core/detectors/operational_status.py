@@ -157,6 +157,8 @@ DETECTORS = (
         subject_before=True,
         confidence=0.75,
         priority=2,
+        # "`migrate` does nothing if there are no migrations": what code does, in general.
+        reject_after=r"[^.;:!?\n]{0,40}?\b(?:when|whenever|if|unless)\b",
         reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whether)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
         examples=(
             "The Post button does not respond to clicks.",
