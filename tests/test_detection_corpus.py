@@ -243,6 +243,20 @@ def test_dev_corpus_labels_every_message_and_every_span_is_in_its_message():
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
 
+def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
+    bench = _bench()
+    web = ROOT / "benchmarks" / "data" / "web_ui_written"
+    monkeypatch.setattr(bench, "DATA", web)
+    messages, labels = bench.load("all")
+    labelled = set(re.findall(r"^@(\S+)", (web / "labels.txt").read_text(encoding="utf-8"), re.M))
+    assert labelled == set(messages) and len(messages) == 540
+    assert {m["part"] for m in messages.values()} == {"tune", "check"}
+    checked, _ = bench.load("check")
+    assert {m["source"] for m in checked.values()} == {"written/web-ui-4"}  # the set no detector was tuned on
+    for label in labels:
+        assert messages[label.message]["text"][label.start : label.end] == label.text
+
+
 def test_dev_corpus_parts_split_by_trajectory():
     bench = _bench()
     tune, _ = bench.load("tune")
