@@ -28,6 +28,14 @@ OUTCOMES = (
     r"|hangs|hung|persists|persisted|went\s+away"
 )
 
+# What comes just before a predicate that makes it a prediction or a purpose, not a report: "would
+# previously fail", "will pass", "to load"; and also a condition: "if it returns an error".
+_HYPOTHETICAL = r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
+_HYPOTHETICAL_OR_CONDITION = (
+    r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)"
+    r"(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
+)
+
 DETECTORS = (
     DetectorSpec(
         id="operational_status.failing",
@@ -94,7 +102,7 @@ DETECTORS = (
         reject_subject=r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$"
         r"|^(?:eval|evaluation|status|result|outcome|verdict|state)$",
         # "would previously fail", "will pass": hypothetical.
-        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        reject_before=_HYPOTHETICAL,
         examples=(
             "The reproduction script failed as expected.",
             "`test_pylint_home` failed.",
@@ -120,7 +128,7 @@ DETECTORS = (
         assertion="working",
         subject_before=True,
         confidence=0.75,
-        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        reject_before=_HYPOTHETICAL,
         examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
                   "The retry logic works for both endpoints."),
     ),
@@ -159,7 +167,7 @@ DETECTORS = (
         priority=2,
         # "`migrate` does nothing if there are no migrations": what code does, in general.
         reject_after=r"[^.;:!?\n]{0,40}?\b(?:when|whenever|if|unless)\b",
-        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whether)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
         examples=(
             "The Post button does not respond to clicks.",
             "The play button does nothing.",
@@ -185,7 +193,7 @@ DETECTORS = (
         assertion="{state}",
         subject_before=True,
         confidence=0.75,
-        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whether)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
         examples=(
             "The Microsoft login page failed to load.",
             "The intranet site won't load.",
@@ -225,7 +233,7 @@ DETECTORS = (
         priority=2,
         # "raises an exception when the list is empty", "returns an error if ...": what code does, in general.
         reject_after=r"[^.;:!?\n]{0,40}?\b(?:when|whenever|if|unless|for\s+(?:any|every|each|all))\b",
-        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)(?:\s+\w+ly|\s+still|\s+also|\s+now)?",
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
         examples=(
             "The page returned a 404 error.",
             "The checkout step shows an error under the ZIP code field.",
