@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from threading import Lock
 
 from .text import evidence_words, stem
@@ -126,14 +126,24 @@ class EvidencePool:
 
     @cached_property
     def words(self) -> frozenset[str]:
-        """Every word of every passage (lowercase)."""
-        return frozenset().union(*(self._indexed(i).words for i, t in enumerate(self._texts) if t))
+        """Every word of every passage (lowercase), gathered into one set: a passage met for the first time
+        adds its words straight to it (no set of its own to build and merge), one met again adds the set
+        it has kept since."""
+        found: set[str] = set()
+        for i, text in enumerate(self._texts):
+            if text:
+                found.update(self._indexed(i).words())
+        return frozenset(found)
 
     @cached_property
     def stems(self) -> frozenset[str]:
         """The stems of every word that is not a number: stemmed once per distinct word of the pool
         (the union of the passages' stems, without stemming a word each passage repeats)."""
-        found = set(map(_word_stem, self.words))
+        words = self.words
+        table = _word_stems()
+        for word in words.difference(table):  # most words of a pool were met before: only the new ones are stemmed
+            table[word] = None if word.isdigit() else stem(word)
+        found = set(map(table.__getitem__, words))
         found.discard(None)
         return frozenset(found)
 
@@ -216,17 +226,41 @@ _MAX_FOUND = 8192
 class _Indexed:
     """What is known of one lowercased passage text: its words and the grader's memo."""
 
-    __slots__ = ("memo", "words")
+    __slots__ = ("_lower", "_words", "memo")
 
     def __init__(self, lower: str) -> None:
-        self.words = frozenset(evidence_words(lower))
+        self._lower = lower
+        self._words: frozenset[str] | tuple[()] | None = None
         self.memo: dict = {}
 
+    def words(self) -> frozenset[str] | list[str]:
+        """The passage's words. Its own set is built only when a second pool asks: most passages are in
+        one pool only (a new tool result), and there a list of its words is all the pool's set needs;
+        a passage that recurs (the evidence of every later call of a trace) keeps a set, which a pool
+        merges without hashing its words again."""
+        words = self._words
+        if words is None:
+            self._words = ()  # asked once: the next pool to ask builds the set
+            return evidence_words(self._lower)
+        if not isinstance(words, frozenset):
+            words = self._words = frozenset(evidence_words(self._lower))
+        return words
 
-@lru_cache(maxsize=131_072)
-def _word_stem(word: str) -> str | None:
-    """The stem of an evidence word, None for a number (numbers are matched by value, not stem)."""
-    return None if word.isdigit() else stem(word)
+
+# The stem of each evidence word met, None for a number (numbers are matched by value, not stem). A plain
+# dict rather than an lru_cache: a pool looks up a thousand words at once, and a dict lookup mapped over
+# them costs a third of a cached call each. Full, it is replaced, not cleared, so a pool stemming with the
+# old one in another thread still finds every word it added.
+_WORD_STEMS: dict[str, str | None] = {}
+_WORD_STEMS_SIZE = 131_072
+
+
+def _word_stems() -> dict[str, str | None]:
+    global _WORD_STEMS
+    table = _WORD_STEMS
+    if len(table) >= _WORD_STEMS_SIZE:
+        table = _WORD_STEMS = {}
+    return table
 
 
 _INDEX_CACHE: OrderedDict[str, _Indexed] = OrderedDict()
