@@ -86,6 +86,18 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(None, (), "reasoning: an inference the agent draws, not graded as a fact", 1.0)
     if not pool:
         return Grade(None, (), "no evidence", 0.0)
+    # A claim met again (said twice in an output, or by another output graded against this pool) is graded
+    # once: its grade reads the claim's text, kind, negation, content words and specifics, not its place.
+    key = (claim.text, claim.kind, claim.negated, claim.content, claim.specifics)
+    try:
+        hash(key)
+    except TypeError:  # a specific whose value cannot be hashed: graded each time
+        return _grade(claim, pool)
+    return _remembered(pool, "grades", key, lambda: _grade(claim, pool))
+
+
+def _grade(claim: Claim, pool: EvidencePool) -> Grade:
+    """`grade_claim` for a FACTUAL claim against a pool with evidence."""
     support: list[Hit] = []
     problems: list[_Problem] = []
     derived: list[str] = []
