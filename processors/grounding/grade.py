@@ -88,12 +88,21 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(None, (), "no evidence", 0.0)
     # A claim met again (said twice in an output, or by another output graded against this pool) is graded
     # once: its grade reads the claim's text, kind, negation, content words and specifics, not its place.
-    key = (claim.text, claim.kind, claim.negated, claim.content, claim.specifics)
-    try:
-        hash(key)
-    except TypeError:  # a specific whose value cannot be hashed: graded each time
-        return _grade(claim, pool)
-    return _remembered(pool, "grades", key, lambda: _grade(claim, pool))
+    # Kept by text (a string hashes once), the rest compared on a hit: hashing specifics costs more.
+    memo = pool.cache.setdefault("grades", {})
+    kept = memo.get(claim.text)
+    if kept is not None and _same_reading(kept[0], claim):
+        return kept[1]
+    grade = _grade(claim, pool)
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[claim.text] = (claim, grade)
+    return grade
+
+
+def _same_reading(a: Claim, b: Claim) -> bool:
+    """Whether two claims of the same text read the same to the grader (all but their place in the output)."""
+    return a.kind == b.kind and a.negated == b.negated and a.content == b.content and a.specifics == b.specifics
 
 
 def _grade(claim: Claim, pool: EvidencePool) -> Grade:
