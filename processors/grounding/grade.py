@@ -241,18 +241,26 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     positions.sort()
     best, best_score = (positions[0][0], positions[0][1]), 0
     if len(anchors) > 1:
+        # The first window holding every anchor found is the answer: only a window with more distinct
+        # anchors replaces the best one, so the slide stops there.
+        most = len({anchor for _, _, anchor in positions})
         lo = 0
-        counts: dict[int, int] = {}  # anchor -> occurrences inside the sliding window
+        counts = [0] * len(anchors)  # anchor -> occurrences inside the sliding window
+        inside = 0  # distinct anchors inside the window
         for passage, pos, anchor in positions:
-            counts[anchor] = counts.get(anchor, 0) + 1
+            if not counts[anchor]:
+                inside += 1
+            counts[anchor] += 1
             while positions[lo][0] != passage or pos - positions[lo][1] > 320:
                 gone = positions[lo][2]
                 counts[gone] -= 1
                 if not counts[gone]:
-                    del counts[gone]
+                    inside -= 1
                 lo += 1
-            if len(counts) > best_score:
-                best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), len(counts)
+            if inside > best_score:
+                best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), inside
+                if inside == most:
+                    break
     passage, pos = best
     text = pool.lower(passage)
     cut = text.rfind("\n", max(0, pos - 200), pos)
@@ -893,21 +901,27 @@ def _opposite_in(word: str, pool: EvidencePool) -> str | None:
 
 
 def _opposite(word: str, pool: EvidencePool) -> str | None:
+    words = pool.words
     for other in ANTONYMS.get(word, ()):
-        if other in pool.words or ("-" in other and pool.find(other, limit=1)):
+        if other in words or ("-" in other and pool.find(other, limit=1)):
             return other
     for prefix in NEGATING_PREFIXES:
         if word.startswith(prefix) and len(word) - len(prefix) >= 4:
             base = word[len(prefix) :]
-            if base in pool.words:
+            if base in words:
                 return base
-        if prefix + word in pool.words:
+        if prefix + word in words:
             return prefix + word
     return _opposed_prefix(word, pool)
 
 
+_OPPOSED_STARTS = tuple(p for pair in OPPOSED_PREFIXES for p in pair)
+
+
 def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
     """The same stem behind the opposite prefix, as the evidence writes it ("post-stimulus" for "pre-stimulus")."""
+    if not word.startswith(_OPPOSED_STARTS):
+        return None  # most words start with none of the prefixes: one test instead of one per prefix
     for a, b in OPPOSED_PREFIXES:
         for mine, other in ((a, b), (b, a)):
             if not word.startswith(mine):
