@@ -300,7 +300,15 @@ def _replace(passage: Passage, text: str, truncated: bool) -> Passage:
 
 def looks_truncated(text: str) -> bool:
     """A tool output cut by its producer (a trailing "...", "[truncated]")."""
-    return TRUNCATION_MARK.search(text[-60:]) is not None
+    tail = text[-60:]
+    # Every mark ends in one of these, then only whitespace (rstrip and the pattern's \s agree on what that
+    # is): most texts end otherwise and need no search.
+    if tail.rstrip()[-1:] not in _MARK_ENDS:
+        return False
+    return TRUNCATION_MARK.search(tail) is not None
+
+
+_MARK_ENDS = frozenset(".…]>")
 
 
 @dataclass(frozen=True, slots=True)

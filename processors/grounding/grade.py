@@ -120,7 +120,6 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
     _check_words(claim, pool, region, problems, words, known)
     if region is not None:
         _check_polarity(claim, pool, region, problems, words, stems)
-    found, total = _content_support(claim, pool, known)
     action = _own_action(support, pool)
     if region is not None and not support:
         support.append(region)
@@ -134,6 +133,7 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(INFERRED, tuple(support), reason, 0.7, "own_action")
     if derived:
         return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
+    found, total = _content_support(claim, pool, known)  # only now: a grade settled above does not read it
     ratio = found / total if total else 1.0
     has_specific = any(s.kind not in ("status",) for s in claim.specifics)
     if has_specific:  # every specific it states was found (a missing one is a problem above)
