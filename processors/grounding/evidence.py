@@ -126,14 +126,16 @@ class EvidencePool:
 
     @cached_property
     def words(self) -> frozenset[str]:
-        """Every word of every passage (lowercase), gathered into one set: a passage met for the first time
-        adds its words straight to it (no set of its own to build and merge), one met again adds the set
-        it has kept since."""
-        found: set[str] = set()
-        for i, text in enumerate(self._texts):
-            if text:
-                found.update(self._indexed(i).words())
-        return frozenset(found)
+        """Every word of every passage (lowercase), gathered into one set.
+
+        A pool none of whose passages was met before (a one-off call, the first of a trace) adds their
+        words straight to its set: no set per passage to build and then merge. A pool sharing passages
+        with an earlier one (the later calls of a trace) merges the sets they keep, and its new passages
+        keep one at once, since the next call will most likely see them again."""
+        indexed = [self._indexed(i) for i, text in enumerate(self._texts) if text]
+        recurring = any(x.met for x in indexed)
+        # Sets merge without hashing their words again; the lists of new passages are hashed once, here.
+        return frozenset().union(*[x.words if x.words is not None else x.split(recurring) for x in indexed])
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -224,27 +226,26 @@ _MAX_FOUND = 8192
 
 
 class _Indexed:
-    """What is known of one lowercased passage text: its words and the grader's memo."""
+    """What is known of one lowercased passage text: its words (once it keeps a set of them) and the
+    grader's memo."""
 
-    __slots__ = ("_lower", "_words", "memo")
+    __slots__ = ("_lower", "memo", "met", "words")
 
     def __init__(self, lower: str) -> None:
         self._lower = lower
-        self._words: frozenset[str] | tuple[()] | None = None
         self.memo: dict = {}
+        self.met = False  # whether a pool has asked for its words
+        self.words: frozenset[str] | None = None
 
-    def words(self) -> frozenset[str] | list[str]:
-        """The passage's words. Its own set is built only when a second pool asks: most passages are in
-        one pool only (a new tool result), and there a list of its words is all the pool's set needs;
-        a passage that recurs (the evidence of every later call of a trace) keeps a set, which a pool
-        merges without hashing its words again."""
-        words = self._words
-        if words is None:
-            self._words = ()  # asked once: the next pool to ask builds the set
-            return evidence_words(self._lower)
-        if not isinstance(words, frozenset):
-            words = self._words = frozenset(evidence_words(self._lower))
-        return words
+    def split(self, keep: bool) -> frozenset[str] | list[str]:
+        """The passage's words while it keeps no set: a list of them the first time they are asked (unless
+        `keep`), and from the second time on a set, kept."""
+        if self.met or keep:
+            self.met = True
+            words = self.words = frozenset(evidence_words(self._lower))
+            return words
+        self.met = True
+        return evidence_words(self._lower)
 
 
 # The stem of each evidence word met, None for a number (numbers are matched by value, not stem). A plain
