@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from threading import Lock
 
 from .text import evidence_words, stem
@@ -96,6 +96,7 @@ class EvidencePool:
         self._index: list[_Indexed | None] = [None] * len(texts)
         self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
         self._has: dict[str, bool] = {}
+        self._stemmed: dict[str, bool] = {}
         self.cache: dict = {}  # per-pool memo for the grader (acronyms, ...)
 
     def __len__(self) -> int:
@@ -139,15 +140,9 @@ class EvidencePool:
 
     @cached_property
     def stems(self) -> frozenset[str]:
-        """The stems of every word that is not a number: stemmed once per distinct word of the pool
-        (the union of the passages' stems, without stemming a word each passage repeats)."""
-        words = self.words
-        table = _word_stems()
-        for word in words.difference(table):  # most words of a pool were met before: only the new ones are stemmed
-            table[word] = None if word.isdigit() else stem(word)
-        found = set(map(table.__getitem__, words))
-        found.discard(None)
-        return frozenset(found)
+        """The stems of every word that is not a number. The grader asks `has_stem` instead, which
+        stems only the few words that may have the stem it asks about."""
+        return frozenset(stem(w) for w in self.words if not w.isdigit())
 
     def lower(self, index: int) -> str:
         return self._texts[index]
@@ -164,7 +159,22 @@ class EvidencePool:
             if len(self._has) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
                 self._has.clear()
             w = word.lower()
-            known = self._has[word] = w in self.words or stem(w) in self.stems
+            known = self._has[word] = w in self.words or self.has_stem(stem(w))
+        return known
+
+    def has_stem(self, word_stem: str) -> bool:
+        """`word_stem in self.stems`, without stemming every word of the pool: a grade asks about a few
+        stems, and the words that stem to one are few and known (`_stemmed_as`), so those are looked up."""
+        known = self._stemmed.get(word_stem)
+        if known is None:
+            if len(self._stemmed) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
+                self._stemmed.clear()
+            if word_stem in self.words and stem(word_stem) == word_stem and not word_stem.isdigit():
+                known = True  # a word of the pool is its own stem
+            else:
+                words = self.words.intersection(_stemmed_as(word_stem)) if word_stem else ()
+                known = any(not w.isdigit() and stem(w) == word_stem for w in words)
+            self._stemmed[word_stem] = known
         return known
 
     def find(self, needle: str, *, word: bool = True, limit: int = 8) -> list[Hit]:
@@ -248,20 +258,26 @@ class _Indexed:
         return evidence_words(self._lower)
 
 
-# The stem of each evidence word met, None for a number (numbers are matched by value, not stem). A plain
-# dict rather than an lru_cache: a pool looks up a thousand words at once, and a dict lookup mapped over
-# them costs a third of a cached call each. Full, it is replaced, not cleared, so a pool stemming with the
-# old one in another thread still finds every word it added.
-_WORD_STEMS: dict[str, str | None] = {}
-_WORD_STEMS_SIZE = 131_072
+@lru_cache(maxsize=16_384)
+def _stemmed_as(word_stem: str) -> tuple[str, ...]:
+    """Every word `text.stem` may turn into `word_stem` (and some it does not: the caller stems them to
+    check), its steps undone from the last: a doubled last consonant, then an optional final e, then
+    -ing / -ed / -ly, then -s, or -ies for a final y. Evidence words are lowercase letters and digits, so
+    its apostrophe step never applies. Kept in step with `text.stem`: tests/test_grounding_pool_speed.py
+    checks it on seeded random words."""
+    bases = (word_stem, word_stem + word_stem[-1])
+    found = [base + tail for base in bases for tail in _STEM_TAILS]
+    found.extend(base[:-1] + "ies" for base in bases if base[-1] == "y")  # the y of the stem itself
+    return tuple(found)  # remembered: the same few stems are asked of every pool (the words of answers recur)
 
 
-def _word_stems() -> dict[str, str | None]:
-    global _WORD_STEMS
-    table = _WORD_STEMS
-    if len(table) >= _WORD_STEMS_SIZE:
-        table = _WORD_STEMS = {}
-    return table
+# What `text.stem` strips after the stem: an optional e, then -ing, -ed or -ly, then -s, or -ies for the y
+# of -ly. (-es after -ss, as in "classes", is the e's candidate with -s.)
+_STEM_TAILS = (
+    *(e + suffix + end for e in ("", "e") for suffix in ("", "ing", "ed", "ly") for end in ("", "s")),
+    "lies",
+    "elies",
+)
 
 
 _INDEX_CACHE: OrderedDict[str, _Indexed] = OrderedDict()

@@ -201,8 +201,7 @@ def _align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str])
     if anchors:
         has = pool.words
         anchors = [a for a in anchors if a in has]
-    known = pool.stems
-    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and s in known]
+    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and pool.has_stem(s)]
     if found:
         found.sort(key=len, reverse=True)
         anchors.extend(found)
