@@ -96,6 +96,7 @@ class EvidencePool:
         self._index: list[_Indexed | None] = [None] * len(texts)
         self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
         self._has: dict[str, bool] = {}
+        self._stemmed: dict[str, bool] = {}
         self.cache: dict = {}  # per-pool memo for the grader (acronyms, ...)
 
     def __len__(self) -> int:
@@ -126,16 +127,22 @@ class EvidencePool:
 
     @cached_property
     def words(self) -> frozenset[str]:
-        """Every word of every passage (lowercase)."""
-        return frozenset().union(*(self._indexed(i).words for i, t in enumerate(self._texts) if t))
+        """Every word of every passage (lowercase), gathered into one set.
+
+        A pool none of whose passages was met before (a one-off call, the first of a trace) adds their
+        words straight to its set: no set per passage to build and then merge. A pool sharing passages
+        with an earlier one (the later calls of a trace) merges the sets they keep, and its new passages
+        keep one at once, since the next call will most likely see them again."""
+        indexed = [self._indexed(i) for i, text in enumerate(self._texts) if text]
+        recurring = any(x.met for x in indexed)
+        # Sets merge without hashing their words again; the lists of new passages are hashed once, here.
+        return frozenset().union(*[x.words if x.words is not None else x.split(recurring) for x in indexed])
 
     @cached_property
     def stems(self) -> frozenset[str]:
-        """The stems of every word that is not a number: stemmed once per distinct word of the pool
-        (the union of the passages' stems, without stemming a word each passage repeats)."""
-        found = set(map(_word_stem, self.words))
-        found.discard(None)
-        return frozenset(found)
+        """The stems of every word that is not a number. The grader asks `has_stem` instead, which
+        stems only the few words that may have the stem it asks about."""
+        return frozenset(stem(w) for w in self.words if not w.isdigit())
 
     def lower(self, index: int) -> str:
         return self._texts[index]
@@ -152,7 +159,22 @@ class EvidencePool:
             if len(self._has) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
                 self._has.clear()
             w = word.lower()
-            known = self._has[word] = w in self.words or stem(w) in self.stems
+            known = self._has[word] = w in self.words or self.has_stem(stem(w))
+        return known
+
+    def has_stem(self, word_stem: str) -> bool:
+        """`word_stem in self.stems`, without stemming every word of the pool: a grade asks about a few
+        stems, and the words that stem to one are few and known (`_stemmed_as`), so those are looked up."""
+        known = self._stemmed.get(word_stem)
+        if known is None:
+            if len(self._stemmed) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
+                self._stemmed.clear()
+            if word_stem in self.words and stem(word_stem) == word_stem and not word_stem.isdigit():
+                known = True  # a word of the pool is its own stem
+            else:
+                words = self.words.intersection(_stemmed_as(word_stem)) if word_stem else ()
+                known = any(not w.isdigit() and stem(w) == word_stem for w in words)
+            self._stemmed[word_stem] = known
         return known
 
     def find(self, needle: str, *, word: bool = True, limit: int = 8) -> list[Hit]:
@@ -214,19 +236,48 @@ _MAX_FOUND = 8192
 
 
 class _Indexed:
-    """What is known of one lowercased passage text: its words and the grader's memo."""
+    """What is known of one lowercased passage text: its words (once it keeps a set of them) and the
+    grader's memo."""
 
-    __slots__ = ("memo", "words")
+    __slots__ = ("_lower", "memo", "met", "words")
 
     def __init__(self, lower: str) -> None:
-        self.words = frozenset(evidence_words(lower))
+        self._lower = lower
         self.memo: dict = {}
+        self.met = False  # whether a pool has asked for its words
+        self.words: frozenset[str] | None = None
+
+    def split(self, keep: bool) -> frozenset[str] | list[str]:
+        """The passage's words while it keeps no set: a list of them the first time they are asked (unless
+        `keep`), and from the second time on a set, kept."""
+        if self.met or keep:
+            self.met = True
+            words = self.words = frozenset(evidence_words(self._lower))
+            return words
+        self.met = True
+        return evidence_words(self._lower)
 
 
-@lru_cache(maxsize=131_072)
-def _word_stem(word: str) -> str | None:
-    """The stem of an evidence word, None for a number (numbers are matched by value, not stem)."""
-    return None if word.isdigit() else stem(word)
+@lru_cache(maxsize=16_384)
+def _stemmed_as(word_stem: str) -> tuple[str, ...]:
+    """Every word `text.stem` may turn into `word_stem` (and some it does not: the caller stems them to
+    check), its steps undone from the last: a doubled last consonant, then an optional final e, then
+    -ing / -ed / -ly, then -s, or -ies for a final y. Evidence words are lowercase letters and digits, so
+    its apostrophe step never applies. Kept in step with `text.stem`: tests/test_grounding_pool_speed.py
+    checks it on seeded random words."""
+    bases = (word_stem, word_stem + word_stem[-1])
+    found = [base + tail for base in bases for tail in _STEM_TAILS]
+    found.extend(base[:-1] + "ies" for base in bases if base[-1] == "y")  # the y of the stem itself
+    return tuple(found)  # remembered: the same few stems are asked of every pool (the words of answers recur)
+
+
+# What `text.stem` strips after the stem: an optional e, then -ing, -ed or -ly, then -s, or -ies for the y
+# of -ly. (-es after -ss, as in "classes", is the e's candidate with -s.)
+_STEM_TAILS = (
+    *(e + suffix + end for e in ("", "e") for suffix in ("", "ing", "ed", "ly") for end in ("", "s")),
+    "lies",
+    "elies",
+)
 
 
 _INDEX_CACHE: OrderedDict[str, _Indexed] = OrderedDict()
@@ -266,7 +317,15 @@ def _replace(passage: Passage, text: str, truncated: bool) -> Passage:
 
 def looks_truncated(text: str) -> bool:
     """A tool output cut by its producer (a trailing "...", "[truncated]")."""
-    return TRUNCATION_MARK.search(text[-60:]) is not None
+    tail = text[-60:]
+    # Every mark ends in one of these, then only whitespace (rstrip and the pattern's \s agree on what that
+    # is): most texts end otherwise and need no search.
+    if tail.rstrip()[-1:] not in _MARK_ENDS:
+        return False
+    return TRUNCATION_MARK.search(tail) is not None
+
+
+_MARK_ENDS = frozenset(".…]>")
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,6 +86,27 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(None, (), "reasoning: an inference the agent draws, not graded as a fact", 1.0)
     if not pool:
         return Grade(None, (), "no evidence", 0.0)
+    # A claim met again (said twice in an output, or by another output graded against this pool) is graded
+    # once: its grade reads the claim's text, kind, negation, content words and specifics, not its place.
+    # Kept by text (a string hashes once), the rest compared on a hit: hashing specifics costs more.
+    memo = pool.cache.setdefault("grades", {})
+    kept = memo.get(claim.text)
+    if kept is not None and _same_reading(kept[0], claim):
+        return kept[1]
+    grade = _grade(claim, pool)
+    if len(memo) >= _MEMO_LIMIT:
+        memo.clear()
+    memo[claim.text] = (claim, grade)
+    return grade
+
+
+def _same_reading(a: Claim, b: Claim) -> bool:
+    """Whether two claims of the same text read the same to the grader (all but their place in the output)."""
+    return a.kind == b.kind and a.negated == b.negated and a.content == b.content and a.specifics == b.specifics
+
+
+def _grade(claim: Claim, pool: EvidencePool) -> Grade:
+    """`grade_claim` for a FACTUAL claim against a pool with evidence."""
     support: list[Hit] = []
     problems: list[_Problem] = []
     derived: list[str] = []
@@ -99,7 +120,6 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     _check_words(claim, pool, region, problems, words, known)
     if region is not None:
         _check_polarity(claim, pool, region, problems, words, stems)
-    found, total = _content_support(claim, pool, known)
     action = _own_action(support, pool)
     if region is not None and not support:
         support.append(region)
@@ -113,6 +133,7 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
         return Grade(INFERRED, tuple(support), reason, 0.7, "own_action")
     if derived:
         return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
+    found, total = _content_support(claim, pool, known)  # only now: a grade settled above does not read it
     ratio = found / total if total else 1.0
     has_specific = any(s.kind not in ("status",) for s in claim.specifics)
     if has_specific:  # every specific it states was found (a missing one is a problem above)
@@ -180,8 +201,7 @@ def _align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str])
     if anchors:
         has = pool.words
         anchors = [a for a in anchors if a in has]
-    known = pool.stems
-    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and s in known]
+    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and pool.has_stem(s)]
     if found:
         found.sort(key=len, reverse=True)
         anchors.extend(found)
@@ -220,18 +240,26 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     positions.sort()
     best, best_score = (positions[0][0], positions[0][1]), 0
     if len(anchors) > 1:
+        # The first window holding every anchor found is the answer: only a window with more distinct
+        # anchors replaces the best one, so the slide stops there.
+        most = len({anchor for _, _, anchor in positions})
         lo = 0
-        counts: dict[int, int] = {}  # anchor -> occurrences inside the sliding window
+        counts = [0] * len(anchors)  # anchor -> occurrences inside the sliding window
+        inside = 0  # distinct anchors inside the window
         for passage, pos, anchor in positions:
-            counts[anchor] = counts.get(anchor, 0) + 1
+            if not counts[anchor]:
+                inside += 1
+            counts[anchor] += 1
             while positions[lo][0] != passage or pos - positions[lo][1] > 320:
                 gone = positions[lo][2]
                 counts[gone] -= 1
                 if not counts[gone]:
-                    del counts[gone]
+                    inside -= 1
                 lo += 1
-            if len(counts) > best_score:
-                best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), len(counts)
+            if inside > best_score:
+                best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), inside
+                if inside == most:
+                    break
     passage, pos = best
     text = pool.lower(passage)
     cut = text.rfind("\n", max(0, pos - 200), pos)
@@ -872,21 +900,27 @@ def _opposite_in(word: str, pool: EvidencePool) -> str | None:
 
 
 def _opposite(word: str, pool: EvidencePool) -> str | None:
+    words = pool.words
     for other in ANTONYMS.get(word, ()):
-        if other in pool.words or ("-" in other and pool.find(other, limit=1)):
+        if other in words or ("-" in other and pool.find(other, limit=1)):
             return other
     for prefix in NEGATING_PREFIXES:
         if word.startswith(prefix) and len(word) - len(prefix) >= 4:
             base = word[len(prefix) :]
-            if base in pool.words:
+            if base in words:
                 return base
-        if prefix + word in pool.words:
+        if prefix + word in words:
             return prefix + word
     return _opposed_prefix(word, pool)
 
 
+_OPPOSED_STARTS = tuple(p for pair in OPPOSED_PREFIXES for p in pair)
+
+
 def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
     """The same stem behind the opposite prefix, as the evidence writes it ("post-stimulus" for "pre-stimulus")."""
+    if not word.startswith(_OPPOSED_STARTS):
+        return None  # most words start with none of the prefixes: one test instead of one per prefix
     for a, b in OPPOSED_PREFIXES:
         for mine, other in ((a, b), (b, a)):
             if not word.startswith(mine):
