@@ -214,13 +214,15 @@ DETECTORS = (
         examples=("The search box accepts only exact SKUs.", "Exporting is probably restricted to admin accounts."),
     ),
     DetectorSpec(
-        # A settings line whose value says what is allowed: "- Force pushes: not allowed", "Cloud recording:
-        # not available on your plan" (GUIDE.md: a key/value line with a category predicate is a claim).
+        # A settings line whose value says what is allowed: "- Force pushes: not allowed", "* Cloud recording:
+        # not available on your plan" (GUIDE.md: a key/value line with a category predicate is a claim). A
+        # bulleted line only, as system_state.list_item: a line start without a bullet makes every line of
+        # every output a candidate, which costs the whole RE2 set about a tenth of its speed.
         id="capability.list_item",
         category="capability",
         family="capability",
         patterns=(
-            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?"
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?"
             r"(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>allowed|permitted|supported|possible|required|available\s+on\s+your"
             r"\s+plan)\b",
         ),
@@ -228,7 +230,7 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.75,
         priority=2,
-        examples=("- Force pushes: not allowed\n", "Cloud recording: not available on your plan"),
+        examples=("- Force pushes: not allowed\n", "* Cloud recording: not available on your plan"),
     ),
     DetectorSpec(
         # "The CMS doesn't seem to accept WEBP", "the restaurant doesn't require a deposit", "the site requires
