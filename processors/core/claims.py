@@ -86,7 +86,7 @@ def prepare(specs) -> None:
     where the validator fails open."""
     for spec in specs:
         try:
-            for source in (spec.reject_after, spec.reject_subject):
+            for source in (spec.reject_after, spec.reject_subject, spec.reject_state):
                 if source:
                     _compiled(source)
             if spec.code_narration:
@@ -122,6 +122,8 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
         if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
             return None
     if spec.reject_after and _compiled(spec.reject_after).match(text, raw.end):
+        return None
+    if spec.reject_state and "state" in raw.groups and _compiled(spec.reject_state).fullmatch(raw.groups["state"].text):
         return None
     if spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 40) : raw.start]):
         return None

@@ -99,6 +99,9 @@ class DetectorSpec:
     reject_before: str | None = None
     # Nor when the subject matches this (Python regex): "you have saved ...".
     reject_subject: str | None = None
+    # Nor when the text of the `state` group matches this whole (Python regex): for detectors whose
+    # state is any word ("the banner is orange"), the words that are no state ("is a", "is about").
+    reject_state: str | None = None
     # States that, said in the present tense of a `backticked` code subject, narrate what code
     # does ("`xa` is created", "`f` is opened") rather than report a state: regex or None.
     code_narration: str | None = None

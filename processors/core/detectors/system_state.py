@@ -27,6 +27,15 @@ UI_STATES = (
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
     r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
 )
+# Things a browsing or computer-use agent sees on screen; not nouns a coding agent uses of code
+# (link, input, label, loader, field, file, list, table, row, message: "parent links are handled").
+UI_NOUNS = (
+    r"button|tab|dialog|modal|pop-?up|banner|menu|drop-?down|toggle|switch|checkbox|check\s+box|radio\s+button"
+    r"|slider|spinner|icon|badge|tooltip|sidebar|navbar|toolbar|header|footer|page|screen|window|panel|pane|form"
+    r"|text\s*box|search\s+box|search\s+bar|cart|inbox|pin|map|indicator|arrow|cursor|selector|picker|widget"
+    r"|card|tile|thumbnail|preview|overlay|drawer|notification|toast|captcha|progress\s+bar|counter|chart"
+    r"|calendar|grid|placeholder|avatar|logo|image|video|player|frame|display|monitor|desktop|tray"
+)
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
 RESULTS = (
     r"cancell?ed|booked|updated|added|applied|processed|charged|refunded|issued|confirmed|upgraded|downgraded"
@@ -160,6 +169,30 @@ DETECTORS = (
             "The reply now appears at the bottom of the thread.",
             "The page doesn't load.",
         ),
+    ),
+    DetectorSpec(
+        # Any state of a thing on screen: "the size selector is outlined in red", "the network indicator is
+        # red", "the cookie banner is covering the Continue button". The noun decides that it is UI; nouns
+        # a coding agent also uses of code (field, file, list, table, row, message) are left out.
+        id="system_state.ui_element",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b(?P<head>{UI_NOUNS})s?(?:\*\*)?[ \t]+{COPULA}\s+(?P<state>[\p{{L}}][\p{{L}}-]{{2,}})\b",
+        ),
+        assertion="{not_}{state}",
+        subject_before=True,
+        subject_includes_match_group="head",
+        negation_group="cop",
+        confidence=0.7,
+        # Words after the copula that are no state of the element: articles, prepositions, pronouns, modals.
+        reject_state=r"(?:a|an|the|this|that|these|those|its|their|your|our|my|his|her|some|any|no|not|about|for"
+        r"|from|with|without|into|onto|to|of|by|at|as|like|than|then|there|here|where|which|what|who|how|also"
+        r"|just|only|still|now|already|being|been|be|going|able|supposed|meant|used|likely|probably|usually|one"
+        r"|two|three|more|less|much|many|same|different|part|kind|sort|type|way|because|so|and|but|or)",
+        reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]",
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
+        examples=("The size selector is outlined in red.", "The network indicator in the corner is red."),
     ),
     DetectorSpec(
         # What the screen shows: "the screenshot shows the macOS desktop", "the page now displays an order form".
