@@ -186,10 +186,16 @@ DETECTORS = (
             # "an available flight": the adjective belongs to the thing, though after a trigger
             # "available" begins a modifier ("X is installed and available").
             rf"(?:available\s+)?{AFTER}",
+            # "There are nonstop flights on Dec 23": a plural with no number is there too.
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+)(?:there\s+are|there\s+were)\s+"
+            rf"(?:(?:also|still|now|already|indeed)\s+)?{AFTER}",
         ),
         assertion="exists",
         confidence=0.75,
+        reject_subject=r"^(?:no|not|none)\b",  # "there are no extra fees": existence.there_is_no
+
         examples=("There is a lockfile in the root.", "There are two reservations under your profile.",
+                  "There are nonstop flights on Dec 23 and Dec 26.",
                   "There is an available seat on the evening train."),
     ),
     DetectorSpec(

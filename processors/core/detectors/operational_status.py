@@ -119,6 +119,7 @@ DETECTORS = (
             r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
             r"|renders|rendered|loads)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
+            r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
             r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",
             # "the fix works for the reported case": for whom or what it works ("works on" is left
             # out: "the team works on the backend" is an activity).

@@ -217,10 +217,14 @@ DETECTORS = (
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?"
             r"(?:on|in|at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
             r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings))\b",
+            # "I'm logged in as viewer@acme.test", "we are signed in".
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<subject>logged\s+in|signed\s+in"
+            r"|logged\s+out|signed\s+out)\b",
         ),
         assertion="on_page",
         confidence=0.7,
-        examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel."),
+        examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel.",
+                  "I'm logged in as viewer@acme.test."),
     ),
     DetectorSpec(
         # A switch said to be on or off: "Bluetooth is off", "the toggle for Maps is on". Only at the end of
@@ -251,6 +255,9 @@ DETECTORS = (
             # "is marked Complete", "PROJ-311 is in \"In Review\"", "is in the \"Done\" column".
             rf"\b{COPULA}\s+(?P<state>marked|flagged|labell?ed|tagged)\s+(?:as\s+)?" + AFTER,
             rf"\b{COPULA}\s+(?:now\s+)?in\s+(?:the\s+)?(?P<state>\"[^\"\n]{{1,40}}\"|“[^”\n]{{1,40}}”)",
+            # "the thread is back in the inbox", "the order is now in the cart": where a mail client or a shop put it.
+            rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?in\s+(?:the\s+|your\s+|my\s+)?(?P<state>inbox|archive|trash|spam"
+            r"|junk|cart|basket|drafts|outbox|downloads|wishlist|recycle\s+bin)\b",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -261,6 +268,7 @@ DETECTORS = (
         code_narration=r".*",
         examples=(
             "The order from 11 Jan is marked Complete.",
+            "The thread is back in the inbox.",
             'PROJ-311 is in "In Review".',
             'Weather is set to "Never".',
             "The message is still marked as unread.",
@@ -291,7 +299,8 @@ DETECTORS = (
             r"\b(?:returned|returns|gave|gives|yielded|yields|shows|showed|lists|listed|found|came\s+back\s+with"
             r"|comes\s+back\s+with)[ \t]+(?P<cop>no|zero|\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten"
             r"|several|many|only\s+\d[\d,]*|only\s+one|only\s+two)[ \t]+(?:\w+[ \t]+)?(?:results?|matches|hits"
-            r"|items|records|entries|rows|listings|products)\b",
+            r"|items?|records?|entries|entry|rows?|listings?|products?|pages?|files?|documents?|issues?|tickets?|emails?"
+            r"|messages?|threads?|flights?|hotels?|jobs?|repositories|repos?|users?|orders?)\b",
             r"\b(?P<cop>came\s+back\s+empty|returned\s+nothing|found\s+nothing|comes\s+back\s+empty)\b",
         ),
         assertion="{not_}found",
