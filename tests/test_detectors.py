@@ -264,7 +264,8 @@ def test_every_builtin_pattern_matches_one_of_its_examples():
             assert any(pattern.search(e) for e in spec.examples), f"{spec.id} pattern {i}"
 
 
-def test_no_message_of_the_dev_corpus_bails_out_in_a_fresh_process_warm_or_cold():
+@pytest.mark.parametrize(("corpus", "chunks"), [("agent_text_dev", 20), ("web_ui_written", 10)])
+def test_no_message_of_the_dev_corpus_bails_out_in_a_fresh_process_warm_or_cold(corpus, chunks):
     import json
     import subprocess
     import sys
@@ -290,10 +291,10 @@ for name, v in (("cold", OutputValidator(warm_up=False)), ("warm", OutputValidat
     out[name + "_claims"] = [[(c.offset, c.detector_id, c.subject) for c in r.claims] for r in results]
 print(json.dumps(out))
 """
-    data = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "agent_text_dev" / "messages.jsonl"
+    data = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / corpus / "messages.jsonl"
     out = subprocess.run([sys.executable, "-c", script, str(data)], capture_output=True, text=True, check=True)
     result = json.loads(out.stdout)
-    assert result["long"] > 20 and result["cold"] == [] and result["warm"] == []
+    assert result["long"] > chunks and result["cold"] == [] and result["warm"] == []
     assert result["cold_claims"] == result["warm_claims"]
 
 
