@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import types
-from dataclasses import MISSING, fields, replace
+from dataclasses import MISSING, fields
 from string import Formatter
 
 import re2
@@ -432,4 +432,7 @@ def relocate(claim: Claim, folded: Folded) -> Claim:
     if at >= 0:
         s_start, s_end = folded.span(claim.offset + at, claim.offset + at + len(subject))
         subject = folded.original[s_start:s_end]
-    return replace(claim, offset=start, matched_text=folded.original[start:end], subject=subject)
+    return _claim(
+        claim.category, claim.detector_id, folded.original[start:end], start, subject, claim.assertion,
+        claim.negative, claim.confidence, claim.role,
+    )  # fmt: skip

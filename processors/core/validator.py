@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from bisect import insort
 from collections.abc import Sequence
 
 from .budget import US_PER_MATCH, Budget
@@ -204,16 +205,23 @@ class OutputValidator:
         fences = code_spans(seen)  # only paid for texts that matched something
         found: list[tuple[int, Claim]] = []
         # Most specific first: a match inside a claim of a higher-priority detector would
-        # lose to it in `_dedupe` anyway, so it is not built at all.
+        # lose to it in `_dedupe` anyway, so it is not built at all. `taken` is the union of
+        # the claims of higher priority than the current match's, sorted and merged, so the
+        # test is a binary search, not a pass over every claim (a dense text has fifty).
         if len(raw) > 1:
             raw.sort(key=_minus_priority)
+        taken: list[tuple[int, int]] = []
+        level_spans: list[tuple[int, int]] = []
+        level = None
         for match in raw:
+            if match.spec.priority != level:
+                if level_spans:
+                    taken = _union(taken, level_spans)
+                    level_spans = []
+                level = match.spec.priority
             if fences and overlaps(fences, match.start, match.end):
                 continue  # inside code: no claim can come of it, skip the costly part
-            if found and any(
-                p > match.spec.priority and c.offset < match.end and match.start < c.offset + len(c.matched_text)
-                for p, c in found
-            ):
+            if taken and overlaps(taken, match.start, match.end):
                 continue
             if budget is not None and budget.charge(US_PER_MATCH):
                 bailed = True
@@ -221,6 +229,7 @@ class OutputValidator:
             claim = build_claim(seen, match)
             if claim is not None and not in_code(seen, fences, claim.offset, match.end):
                 found.append((match.spec.priority, claim))
+                level_spans.append((claim.offset, claim.offset + len(claim.matched_text)))
         claims = _dedupe(found, self.config.performance.max_claims_per_output)
         if folded.changed:
             claims = [relocate(c, folded) for c in claims]
@@ -326,13 +335,27 @@ def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
         return [claim for _, claim in found][:limit]
     found.sort(key=lambda pc: (-pc[0], pc[1].offset, -len(pc[1].matched_text)))
     kept: list[Claim] = []
+    spans: list[tuple[int, int]] = []  # the kept claims' spans, sorted and disjoint
     for _, claim in found:
-        end = claim.offset + len(claim.matched_text)
-        if any(claim.offset < k.offset + len(k.matched_text) and k.offset < end for k in kept):
+        start, end = claim.offset, claim.offset + len(claim.matched_text)
+        if spans and overlaps(spans, start, end):
             continue
+        insort(spans, (start, end))
         kept.append(claim)
     kept.sort(key=lambda c: c.offset)
     return kept[:limit]
+
+
+def _union(spans: list[tuple[int, int]], more: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The sorted, merged union of two lists of spans."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans + more):
+        if merged and start < merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _elapsed_us(started: float) -> float:

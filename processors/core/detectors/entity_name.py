@@ -86,9 +86,7 @@ DETECTORS = (
             r"[ \t]+" + _ROLE_BEFORE_NAME + NAME,
             r"\b(?i:(?:written|posted|submitted|created|opened|closed|reported|authored|owned|uploaded|shared|sent"
             r"|edited|assigned)\s+(?:by|to)|by\s+user|is\s+by|poster\s+is)[ \t]+" + _HANDLE,
-            # "The ticket now shows Tomás Ortega as the assignee", "has Leo Martins and Ana Costa as guests".
-            NAME + r"[ \t]+(?i:as)[ \t]+(?i:the|a|an|its|their)?[ \t]*(?i:assignee|owner|author|reviewer|approver"
-            r"|guests?|members?|admin|administrator|maintainer|organi[sz]er|host|contact|manager)\b",
+
         ),
         assertion="name_reference",
         name_group="name",
@@ -97,7 +95,7 @@ DETECTORS = (
         confidence=0.75,
         examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs.",
                   "The issue is assigned to Priya Natarajan.", "You're welcome, Daniel!",
-                  "The comment was posted by u/quietkeys.", "The ticket now shows Tomas Ortega as the assignee."),
+                  "The comment was posted by u/quietkeys."),
     ),
     DetectorSpec(
         id="entity_name.actor",
