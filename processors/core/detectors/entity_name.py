@@ -80,7 +80,8 @@ DETECTORS = (
             + r"(?:[ \t]*[,!:.\n]|$)",
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"
             r"|maintained|authored|designed|merged|submitted|posted|uploaded|opened|closed|edited|updated|modified"
-            r"|published|signed(?:\s+for)?|sent|shared)\s+by|assigned\s+to|belongs\s+to|under\s+the\s+name"
+            r"|published|signed(?:\s+for)?|sent|shared|hosted|organi[sz]ed|run|managed|led)\s+by|assigned\s+to"
+            r"|belongs\s+to|under\s+the\s+name"
             r"|(?:spoke|talked|checked|met|paired|synced"
             r"|confirmed)\s+with)"
             r"[ \t]+" + _ROLE_BEFORE_NAME + NAME,

@@ -145,6 +145,9 @@ DETECTORS = (
         patterns=(
             rf"\b{COPULA}\s+(?:(?:located|defined|declared)\s+)?(?:in|inside|within|under)\s+(?:the\s+)?{_PLACE}",
             rf"\b{COPULA}\s+(?:a\s+)?part\s+of\b",
+            # "the file report_final.docx is not in this folder": where a file manager or a page put it.
+            rf"\b{COPULA}\s+(?:in|inside|under)\s+(?:this|that|the|your|my)\s+(?:folder|directory|drive|list|column|section"
+            r"|menu|cart|inbox|tab|sidebar)\b",
         ),
         assertion="{not_}exists",
         subject_before=True,
@@ -154,6 +157,7 @@ DETECTORS = (
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
             "`appdirs` is not in `install_requires`.",
             "The logo is part of the header.",
+            "The file report_final.docx is not in this folder.",
         ),
     ),
     DetectorSpec(

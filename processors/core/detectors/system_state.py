@@ -120,7 +120,8 @@ DETECTORS = (
         # "the file opened by the script", "closed it": the verb takes an agent or an object.
         reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|with|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]",
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|after|before)\b[^.!?;\n]{0,40}",
+        # "before the page loaded": a time clause; "after logging in, the board loaded" reports it.
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}",
         reject_subject=r"^`[^`]+`$",  # "`f` changed": a value in code
         examples=(
             "The dropdown closed before I could select an option.",
@@ -193,6 +194,60 @@ DETECTORS = (
         reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]",
         reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
         examples=("The size selector is outlined in red.", "The network indicator in the corner is red."),
+    ),
+    DetectorSpec(
+        # What a thing on screen says, in quotes: "the page says \"No results found\"", "the dashboard shows
+        # \"502 Bad Gateway\"", "the profile menu shows \"Signed in as ...\"". Only UI nouns: "the issue says
+        # \"...\"" reports someone's words.
+        id="system_state.says",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b(?P<head>{UI_NOUNS}|dashboard|title\s+bar|status\s+bar|profile\s+menu|terminal|printer|tracking\s+page)s?"
+            r"(?:\*\*)?[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+|also[ \t]+|only[ \t]+)?(?:shows|says|reads|displays|lists"
+            r"|reports)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
+        ),
+        assertion="shows",
+        subject_before=True,
+        subject_includes_match_group="head",
+        confidence=0.7,
+        examples=('The page says "No results found for acme widgets".', 'The dashboard shows "502 Bad Gateway".'),
+    ),
+    DetectorSpec(
+        # A record's status, as a page gives it: "the order status is \"Complete\"", "order #187 has status
+        # \"Pending\"".
+        id="system_state.status",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<head>status|state)[ \t]+(?:is|was|shows|reads|says)[ \t]+(?:now[ \t]+|still[ \t]+)?"
+            r"(?P<state>[\"“][^\"”\n]{1,40}[\"”]|\*\*[^*\n]{1,40}\*\*)",
+            r"\b(?:has|with)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>[\"“][^\"”\n]{1,40}[\"”]"
+            r"|\*\*[^*\n]{1,40}\*\*)",
+        ),
+        assertion="status",
+        subject_before=True,
+        confidence=0.7,
+        examples=('The order status is "Complete".', 'The most recent order has status "Pending".'),
+    ),
+    DetectorSpec(
+        # Nothing changed after an action: "the URL did not change", "the list did not grow".
+        id="system_state.did_not_change",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            # Past only: "`alias_map` doesn't change" says what code does, in general.
+            r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?P<state>change|grow|update|move|refresh|reload|scroll"
+            r"|re-?center|advance|expand|collapse)\b",
+        ),
+        assertion="not_{state}d",
+        negative=True,
+        subject_before=True,
+        confidence=0.7,
+        reject_before=r"\b(?:when|whenever|if|unless|whether|to|would|will|should)\b[^.!?;\n]{0,30}",
+        reject_subject=r"^`[^`]+`$",
+        reject_after=r"\s+[`'\"“‘]|\s+(?:the|a|an|its|their|any|it|them)\b",  # "did not change the value"
+        examples=("The URL did not change.", "The list did not grow after scrolling."),
     ),
     DetectorSpec(
         # What the screen shows: "the screenshot shows the macOS desktop", "the page now displays an order form".
