@@ -145,9 +145,11 @@ DETECTORS = (
         patterns=(
             rf"\b{COPULA}\s+(?:(?:located|defined|declared)\s+)?(?:in|inside|within|under)\s+(?:the\s+)?{_PLACE}",
             rf"\b{COPULA}\s+(?:a\s+)?part\s+of\b",
-            # "the file report_final.docx is not in this folder": where a file manager or a page put it.
-            rf"\b{COPULA}\s+(?:in|inside|under)\s+(?:this|that|the|your|my)\s+(?:folder|directory|drive|list|column|section"
-            r"|menu|cart|inbox|tab|sidebar)\b",
+            # "the file report_final.docx is not in this folder", "the three shirts are in the cart", "the thread
+            # is back in the inbox": present in something (GUIDE.md).
+            rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under)\s+(?:this|that|the|your|my)\s+(?:folder"
+            r"|directory|drive|list|column|section|menu|cart|basket|inbox|archive|trash|spam|junk|drafts|outbox|downloads"
+            r"|wishlist|tab|sidebar)\b",
         ),
         assertion="{not_}exists",
         subject_before=True,
