@@ -53,7 +53,10 @@ DETECTORS = (
         id="capability.not_supported",
         category="capability",
         family="capability",
-        patterns=(rf"\b{COPULA}\s+(?P<state>supported|possible|allowed|permitted|eligible|entitled|required)\b",),
+        patterns=(
+            rf"\b{COPULA}\s+(?P<state>supported|possible|allowed|permitted|eligible|entitled|required|mandatory|clickable"
+            r"|selectable)\b",
+        ),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -130,6 +133,7 @@ DETECTORS = (
         patterns=(
             r"\b(?P<who>I|we)(?:'m|’m|\s+am|'re|’re|\s+are)?\s+(?:(?:still|currently|also|simply|unfortunately)\s+)?"
             r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not|wasn't\s+able\s+to|wasn’t\s+able\s+to"
+            r"|not\s+permitted\s+to|not\s+allowed\s+to"
             r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to)\s+"
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
             r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"

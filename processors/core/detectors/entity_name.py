@@ -75,7 +75,8 @@ DETECTORS = (
         family="entityName",
         patterns=(
             r"\b(?i:hi|hello|hey|dear|thanks|thank\s+you|good\s+morning|good\s+afternoon|cc|you're\s+welcome"
-            r"|you’re\s+welcome|you\s+are\s+welcome|goodbye|bye)[ \t]*,?[ \t]+"
+            r"|you’re\s+welcome|you\s+are\s+welcome|goodbye|bye|good\s+news|great\s+news|sorry|I'm\s+sorry|I’m\s+sorry)"
+            r"[ \t]*,?[ \t]+"
             + NAME
             + r"(?:[ \t]*[,!:.\n]|$)",
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"

@@ -186,7 +186,7 @@ DETECTORS = (
             r"\b(?P<state>failed\s+to\s+(?:load|open|start|connect|save|upload|download|send|submit|render|launch"
             r"|install|respond|sync|complete|process|go\s+through)"
             r"|(?:won't|won’t|will\s+not|wouldn't|wouldn’t)\s+(?:load|open|start|connect|boot|render|launch|respond"
-            r"|save|submit)"
+            r"|save|submit|play|sync)"
             r"|(?:did\s+not|didn't|didn’t)\s+(?:go\s+through|carry\s+over|stick|take\s+effect)"
             r"|went\s+through|(?:uploaded|downloaded|saved|submitted|sent|installed|deployed|published|loaded|synced)"
             r"\s+successfully)\b",

@@ -33,13 +33,16 @@ DETECTORS = (
             r"(?:[\p{L}-]+\s+){0,3}?(?:AI|artificial\s+intelligence"
             r"|AI\s+assistant|assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent|agent|chatbot|bot)\b",
             r"\bas\s+an?\s+(?:AI|AI\s+assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent)\b",
+            # "I'm Claude, an AI model": the agent naming the model it is.
+            r"\b(?:I\s+am|I'm|I’m)\s+(?:Claude|ChatGPT|GPT-4o?|Gemini|Copilot|Llama|Qwen|Mistral)\b",
         ),
         assertion="self_referential",
         subject_group=None,
         fixed_subject="self",
         confidence=0.85,
         examples=("I'm an AI assistant, so I cannot browse.", "As an AI language model I have no opinions.",
-                  "I am a browser automation agent.", "I'm the shopping assistant for this session."),
+                  "I am a browser automation agent.", "I'm the shopping assistant for this session.",
+                  "I'm Claude, an AI model made by Anthropic."),
     ),
     DetectorSpec(
         id="self_referential.tasked",

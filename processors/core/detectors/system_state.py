@@ -244,14 +244,14 @@ DETECTORS = (
         family="systemState",
         patterns=(
             # Past only: "`alias_map` doesn't change" says what code does, in general.
-            r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?P<state>change|grow|update|move|refresh|reload|scroll"
+            r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?P<state>change|grow|update|move|refresh|reload|scroll|register"
             r"|re-?center|advance|expand|collapse)\b",
         ),
         assertion="not_{state}d",
         negative=True,
         subject_before=True,
         confidence=0.7,
-        reject_before=r"\b(?:when|whenever|if|unless|whether|to|would|will|should)\b[^.!?;\n]{0,30}",
+        reject_before=r"\b(?:when|whenever|if|unless|whether)\b[^.!?;\n]{0,30}",
         reject_subject=r"^`[^`]+`$",
         reject_after=r"\s+[`'\"“‘]|\s+(?:the|a|an|its|their|any|it|them)\b",  # "did not change the value"
         examples=("The URL did not change.", "The list did not grow after scrolling."),
@@ -456,12 +456,15 @@ DETECTORS = (
         patterns=(
             r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
             rf"[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured)\b",
+            # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
+            r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]{1,60}?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
+            rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|set|confirmed|cancell?ed|failed|passed)\b",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
         confidence=0.85,
         priority=2,
-        examples=("- Redis: not running\n", "* **Node.js**: installed\n"),
+        examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n"),
     ),
     DetectorSpec(
         # An absolute clause: "With Redis running, we start the worker."
