@@ -123,12 +123,14 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     spans = fence_spans(text)
     if "<" in text and any(tag in text for tag in _TAG_NAMES):
         spans = spans + [m.span() for m in _TAG_PAYLOAD.finditer(text)]
-    if len(spans) < 2:
-        return spans
-    spans.sort()
-    merged = [spans[0]]
-    for start, end in spans[1:]:
-        if start <= merged[-1][1]:
+    return merge_spans(spans) if len(spans) > 1 else spans
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans sorted, with those that overlap or touch merged: what `overlaps` searches."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
             merged.append((start, end))

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from .budget import US_PER_MATCH, Budget
 from .claims import build_claim, positional, prepare, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
-from .context import code_spans, in_code, overlaps
+from .context import code_spans, in_code, merge_spans, overlaps
 from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
@@ -216,7 +216,7 @@ class OutputValidator:
         for match in raw:
             if match.spec.priority != level:
                 if level_spans:
-                    taken = _union(taken, level_spans)
+                    taken = merge_spans(taken + level_spans)
                     level_spans = []
                 level = match.spec.priority
             if fences and overlaps(fences, match.start, match.end):
@@ -344,18 +344,6 @@ def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
         kept.append(claim)
     kept.sort(key=lambda c: c.offset)
     return kept[:limit]
-
-
-def _union(spans: list[tuple[int, int]], more: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The sorted, merged union of two lists of spans."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans + more):
-        if merged and start < merged[-1][1]:
-            if end > merged[-1][1]:
-                merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _elapsed_us(started: float) -> float:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from threading import Lock
 
-from .text import evidence_words, stem
+from .text import bounded, evidence_words, stem
 
 TRUNCATION_MARK = re.compile(
     r"(?:\.\.\.|…|\[(?:truncated|cut)[^\]]*\]|<truncated>|\[\d[\d,]* more (?:characters|chars|bytes|lines)\])\s*$",
@@ -201,7 +201,7 @@ class EvidencePool:
         at = blob.find(needle)
         while at != -1 and len(hits) < limit:
             end = at + len(needle)
-            if not word or _bounded(blob, at, end):
+            if not word or bounded(blob, at, end):
                 index = bisect_right(starts, at) - 1
                 base = starts[index]
                 if end - base <= len(self._texts[index]):
@@ -300,12 +300,6 @@ def _indexed(lower: str) -> _Indexed:
         if len(_INDEX_CACHE) > _INDEX_CACHE_SIZE:
             _INDEX_CACHE.popitem(last=False)
     return found
-
-
-def _bounded(text: str, start: int, end: int) -> bool:
-    before = text[start - 1] if start > 0 else " "
-    after = text[end] if end < len(text) else " "
-    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
 
 
 def _replace(passage: Passage, text: str, truncated: bool) -> Passage:

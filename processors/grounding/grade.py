@@ -89,15 +89,8 @@ def grade_claim(claim: Claim, pool: EvidencePool) -> Grade:
     # A claim met again (said twice in an output, or by another output graded against this pool) is graded
     # once: its grade reads the claim's text, kind, negation, content words and specifics, not its place.
     # Kept by text (a string hashes once), the rest compared on a hit: hashing specifics costs more.
-    memo = pool.cache.setdefault("grades", {})
-    kept = memo.get(claim.text)
-    if kept is not None and _same_reading(kept[0], claim):
-        return kept[1]
-    grade = _grade(claim, pool)
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[claim.text] = (claim, grade)
-    return grade
+    kept, grade = _remembered(pool, "grades", claim.text, lambda: (claim, _grade(claim, pool)))
+    return grade if _same_reading(kept, claim) else _grade(claim, pool)
 
 
 def _same_reading(a: Claim, b: Claim) -> bool:

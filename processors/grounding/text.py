@@ -179,15 +179,17 @@ def _bounded_word(lower: str, word: str) -> bool:
     tests ("eur" inside "europe" is common, and a \b alternation tried at every position is slow)."""
     at = lower.find(word)
     while at != -1:
-        end = at + len(word)
-        if (not at or not _word_char(lower[at - 1])) and (end == len(lower) or not _word_char(lower[end])):
+        if bounded(lower, at, at + len(word)):
             return True
         at = lower.find(word, at + 1)
     return False
 
 
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
+def bounded(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] stands between non-word characters (or the text's ends), as \b says."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
 
 
 def _specific_matches(text: str) -> list[re.Match]:

@@ -27,6 +27,8 @@ UI_STATES = (
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
     r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
 )
+# A condition just before a state ("when the list is empty", "if the toggle is on"): nothing is asserted.
+_CONDITION_BEFORE = r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}"
 # Things a browsing or computer-use agent sees on screen; not nouns a coding agent uses of code
 # (link, input, label, loader, field, file, list, table, row, message: "parent links are handled").
 UI_NOUNS = (
@@ -74,7 +76,7 @@ DETECTORS = (
         reject_subject=r"^`[^`]+`$|^(?:the|my|this|your|our)\s+(?:task|request|goal|work|job\s+you\s+gave\s+me)$",
         # "The task is complete": the agent on its own work, which is checked against its actions.
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
+        reject_before=_CONDITION_BEFORE,
         # "is open to", "is empty when", "is complete enough": not the object's state.
         reject_after=r"\s+(?:to|for|when|if|enough|unless)\b",
         examples=(
@@ -199,7 +201,7 @@ DETECTORS = (
         r"|under|over|above|below|behind|inside|within|near|next|beside|between|before|after|in|on|off|gone|missing"
         r"|absent)",
         reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]",
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}",
+        reject_before=_CONDITION_BEFORE,
         examples=("The size selector is outlined in red.", "The network indicator in the corner is red."),
     ),
     DetectorSpec(
