@@ -101,6 +101,12 @@ SHAPES = [
     ('I could not find "settings.toml" in the repo.', "system_state"),
     ('There is no "Archive" button on the page.', "existence"),
     ("In this case the token is missing.", "existence"),
+    # who did it is the claim: a name, also as a user name without u/ or @
+    ("The merge request !42 was opened by Roshan Patel.", "entity_name"),
+    ('The post "Best sci-fi of 2022" was submitted by bookworm_77.', "entity_name"),
+    # an ordering names a column, not a person: the state stays
+    ("The file list is sorted by Date Modified.", "system_state"),
+    ("The store is open.", "system_state"),
 ]
 
 
@@ -126,6 +132,21 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "I need to locate where the handlers are defined.",
         "```\n$ make lint\nThe type check failed.\n```",
         "fill('#reply', 'Hi Dana, your booking has been cancelled.')",
+        # typed text in WebArena's action syntax, a JSON action, and a draft under the line announcing it
+        "type [164] [Hi Jordan, the venue is confirmed and catering is booked.] [0]",
+        '{"action": "fill", "selector": "#comment", "value": "The login page is broken on Safari 17."}',
+        "I'll draft the reply now:\n\n> Hi Ruth, the invoice has been updated.",
+        "I'll type the following into the message box:\n\n\"Hi Lena, the disk alert fired again.\"",
+        # a contracted first person is no checkable subject; "look up" and "online portal" are no status;
+        # doubt is no limit; a hedge on a clause is no capability; opening hours are no UI state
+        "I've opened LibreOffice Calc with the report.",
+        "I'll look up the opening hours of the museum.",
+        "I've logged into your bank's online portal.",
+        "I think the booking is done but I can't be sure.",
+        "I clicked the icon. It's possible Firefox saved the file silently.",
+        "Here is what I found about the pull request:",
+        "The Rijksmuseum is open daily from 9:00 to 17:00.",
+        "The museum says it was signed in 1648 in Osnabrück.",
         '<function=browser.type>{"text": "Hi Dana, the cache is unavailable"}</function>',
         "There is no immediate action needed.",
         "User confirmed the order.",
@@ -283,3 +304,12 @@ def test_not_found_counts_as_system_state_or_existence(validator):
     label = bench.Label("m", "existence", True, False, False, 0, len(text) - 1, text[:-1])
     pairs, _, _ = bench.match([label], validator.detect(text))
     assert len(pairs) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The merge request !42 was opened by Roshan Patel.", 'The post "Best sci-fi" was submitted by bookworm_77.'],
+)
+def test_who_did_it_is_a_name_claim_not_also_a_state(validator, text):
+    # One claim, the name: "was opened" is not counted again as the state of the request.
+    assert [c.category for c in validator.detect(text)] == ["entity_name"]

@@ -257,7 +257,8 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     return name.text, role, start
 
 
-_PERSONS = frozenset({"i", "we", "you"})
+# With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
+_PERSONS = frozenset("i we you i've i'd i'm we've we'd we're you've you'd you're".split())
 _TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here there".split())
 # A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
 RESOLVED_FACTOR = 0.75

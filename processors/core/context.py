@@ -154,6 +154,10 @@ def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> b
         return True
     if _in_typed_text(text, line_start, start, end, line_end):
         return True
+    if text.find("[", line_start, start) >= 0 and _in_bracket_typing(text, line_start, start, end, line_end):
+        return True
+    if _in_drafted_block(text, line_start):
+        return True
     if text.find("`", line_start, end + 200) < 0:
         return False
     for m in _INLINE.finditer(text, line_start, len(text) if line_end < 0 else line_end):
@@ -172,16 +176,56 @@ _TYPING = re.compile(
 _QUOTE_PAIRS = {"'": "'", '"': '"', "“": "”", "‘": "’"}
 
 
+# The same in a JSON action: {"action": "fill", "selector": "#comment", "value": "The page is broken ..."}.
+_TYPED_KEY = re.compile(
+    r"[\"'](?:value|text|content|body|message|query|input|keys|input_text|reply|comment|subject)[\"']\s*:\s*$",
+    re.IGNORECASE,
+)
+# WebArena's action syntax: type [164] [Hi Jordan, the venue is confirmed] [0].
+_BRACKET_TYPING = re.compile(r"\b(?:type|fill)\s*\[[^\]\n]{1,40}\]\s*\[([^\]\n]{0,2000})\]", re.IGNORECASE)
+# A line that announces typed or drafted text, the text itself on the next lines, quoted or as a
+# block quote: "I'll draft the reply now:" / "> Hi Ruth, the invoice has been ...".
+_DRAFT_INTRO = re.compile(
+    r"\b(?:type|typing|enter|entering|fill|filling|write|writing|draft|drafting|drafted|compose|composing|send"
+    r"|sending|reply|replying|post|posting|paste|pasting|message|following)\b[^\n]{0,120}:[ \t*]*$",
+    re.IGNORECASE,
+)
+_DRAFT_LINE_START = (">", '"', "“", "'")
+
+
 def _in_typed_text(text: str, line_start: int, start: int, end: int, line_end: int) -> bool:
-    """True when [start, end) is inside a quotation that follows a typing verb on its line."""
+    """True when [start, end) is inside a quotation that follows a typing verb on its line, or
+    that is the value of a typed-text key in a JSON action."""
     stop = len(text) if line_end < 0 else line_end
     for opening, closing in _QUOTE_PAIRS.items():
         at = text.rfind(opening, line_start, start)
         if at < 0 or (opening == "'" and at > 0 and text[at - 1].isalnum()):
             continue  # an apostrophe ("don't"), not a quotation mark
         close = text.find(closing, max(end - 1, at + 1), stop)
-        if close >= 0 and _TYPING.search(text, line_start, at):
+        if close >= 0 and (_TYPING.search(text, line_start, at) or _TYPED_KEY.search(text, line_start, at)):
             return True
+    return False
+
+
+def _in_bracket_typing(text: str, line_start: int, start: int, end: int, line_end: int) -> bool:
+    """True when [start, end) lies in the text argument of a `type [id] [text]` action."""
+    stop = len(text) if line_end < 0 else line_end
+    return any(m.start(1) < end and start < m.end(1) for m in _BRACKET_TYPING.finditer(text, line_start, stop))
+
+
+def _in_drafted_block(text: str, line_start: int) -> bool:
+    """True when the line is quoted text (a block quote or a quotation) under a line that announces
+    what the agent types or drafts: the draft is not the agent's assertion."""
+    line = text[line_start : line_start + 4].lstrip(" \t")
+    if not line.startswith(_DRAFT_LINE_START):
+        return False
+    at = line_start
+    while at > 0:  # up over the quoted lines and blank lines to the announcing line
+        previous = text.rfind("\n", 0, at - 1) + 1
+        above = text[previous : at - 1].strip()
+        if above and not above.startswith(_DRAFT_LINE_START):
+            return _DRAFT_INTRO.search(above) is not None
+        at = previous
     return False
 
 

@@ -60,6 +60,7 @@ PRONOUN_SUBJECTS = frozenset(
     """
     it this that these those there they he she we you i which what who something anything nothing
     one ones here everyone someone anyone nobody someone else thing things stuff
+    i've i'll i'd i'm we've we'll we'd we're you've you'll you'd you're it'll it'd they've they'll they'd they're
     """.split()
 )
 # Type nouns that decorate a name ("the docker service", "file config.yaml");

@@ -65,7 +65,10 @@ DETECTORS = (
         priority=2,
         # "is only possible under specific conditions" states a rule's condition, not a fact.
         # "it's possible that ...": a hedge on what follows, not a capability.
-        reject_after=r"\s+(?:only\s+)?(?:if|when|unless|under\s+(?:specific|certain)|provided|that)\b",
+        # "It's possible Firefox saved the file": the same hedge without "that", a clause follows.
+        reject_after=r"\s+(?:only\s+)?(?:if|when|unless|under\s+(?:specific|certain)|provided|that)\b"
+        r"|(?<=possible)\s+(?:the|this|these|those|it|they|we|you|i|he|she|there|someone|something"
+        r"|(?-i:[A-Z])[\w-]*\s+(?:\w+ed|is|was|has|had|did|does|might|may|could|will|would|just|already)\b)",
         examples=(
             "Batch mode is not supported.",
             "Upgrading to economy is possible.",
@@ -148,7 +151,8 @@ DETECTORS = (
         priority=3,
         action_subject=True,
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
-        reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$",
+        reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$"
+        r"|^be\b",  # "I can't be sure", "we cannot be certain": doubt, not a limit
         examples=(
             "I am unable to cancel this reservation.",
             "We cannot use Docker here.",

@@ -15,7 +15,11 @@ _ACTIONS = (
     r"|replied|reacted|commented|responded|declined|accepted|closed|reopened|assigned|invited|shared|posted|edited"
 )
 # Handles as forums and code hosts write them: "u/quietkeys", "@mira-dev".
-_HANDLE = r"(?P<name>u/[\p{L}\p{N}_-]{2,40}|@[\p{L}][\p{L}\p{N}_-]{1,40})"
+# And a bare user name with a digit or underscore in it ("bookworm_77", "quietfrog42"): no word is spelled so.
+_HANDLE = (
+    r"(?P<name>u/[\p{L}\p{N}_-]{2,40}|@[\p{L}][\p{L}\p{N}_-]{1,40}"
+    r"|\p{Ll}[\p{L}\p{N}.-]{0,30}[_\p{N}][\p{L}\p{N}_.-]{0,30})"
+)
 # A role word between the verb and the name: "assigned to adjuster Helen Park", "by user \"trailmix_tom\"".
 _ROLE_BEFORE_NAME = r"(?:(?i:the|a|an|its|their)[ \t]+)?(?:(?i:user|adjuster|organi[sz]ation|org|team|customer|agent|reviewer"
 _ROLE_BEFORE_NAME += r"|author|owner|maintainer|contact|moderator|member|account)[ \t]+)?(?:\*\*)?"

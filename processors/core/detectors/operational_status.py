@@ -59,7 +59,11 @@ DETECTORS = (
         confidence=0.85,
         # "the fix seems to be passing `dtype` to ...", "the user is passing their own `argv`":
         # "passing" takes an object, no status.
-        reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b",
+        # "I'll look up the hours": a verb, not "looks up"; "your bank's online portal": an adjective.
+        reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
+        r"|(?<=look up)|(?<=looks up)|(?<=looked up)"
+        r"|(?<=online)\s+(?:portal|banking|store|shop|account|form|version|services?|help|chat|checkout|booking"
+        r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b",
         examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(

@@ -27,6 +27,9 @@ UI_STATES = (
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
     r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
 )
+# "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
+# Not after an ordering: "sorted by Date Modified" names a column.
+_BY_SOMEONE = r"(?<!sorted)(?<!filtered)(?<!grouped)(?<!ordered)\s+by\s+(?:(?-i:[A-Z])|u/|@|[a-z][\w.-]*[_\d])"
 # A condition just before a state ("when the list is empty", "if the toggle is on"): nothing is asserted.
 _CONDITION_BEFORE = r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}"
 # Things a browsing or computer-use agent sees on screen; not nouns a coding agent uses of code
@@ -77,8 +80,12 @@ DETECTORS = (
         # "The task is complete": the agent on its own work, which is checked against its actions.
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
         reject_before=_CONDITION_BEFORE,
-        # "is open to", "is empty when", "is complete enough": not the object's state.
-        reject_after=r"\s+(?:to|for|when|if|enough|unless)\b",
+        # "is open to", "is empty when", "is complete enough": not the object's state. "was opened by
+        # Roshan Patel" names who did it (entity_name.mention); "was signed in 1648" dates an event;
+        # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
+        reject_after=r"\s+(?:to|for|when|if|enough|unless)\b|" + _BY_SOMEONE + r"|\s+\d"
+        r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
+        r"|sat|sun)[a-z]*))\b",
         examples=(
             "The export job is still in progress.",
             "The editor pane is focused.",
@@ -390,7 +397,7 @@ DETECTORS = (
         code_narration=r".*",
         # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
         reject_after=r"\s+(?:on\s+\d|in\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
-        r"|as\s+follows)",
+        r"|as\s+follows)|" + _BY_SOMEONE,
         examples=(
             "Your reservation has been successfully cancelled.",
             "The placeholder was not replaced.",
@@ -443,8 +450,10 @@ DETECTORS = (
         confidence=0.8,
         # Not a thing found: "I found out", "we found earlier that ...", "I found that the handler
         # swallows errors" (a clause: what was learnt, not a discovery of the object).
+        # "here is what I found about the PR": an introduction to what follows.
+        reject_before=r"\b(?:what|everything|all|anything|nothing)",
         reject_subject=(
-            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also)\b"
+            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about)\b"
             r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
             r"|some|each|every|when|if|both|nothing|none)\b"
         ),
