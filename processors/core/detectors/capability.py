@@ -136,7 +136,7 @@ DETECTORS = (
         patterns=(
             r"\b(?P<who>I|we)(?:'m|’m|\s+am|'re|’re|\s+are)?\s+(?:(?:still|currently|also|simply|unfortunately)\s+)?"
             r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not|wasn't\s+able\s+to|wasn’t\s+able\s+to"
-            r"|not\s+permitted\s+to|not\s+allowed\s+to"
+            r"|not\s+permitted\s+to|not\s+allowed\s+to|couldn't|couldn’t|could\s+not"
             r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to)\s+"
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
             r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
@@ -152,7 +152,11 @@ DETECTORS = (
         action_subject=True,
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
         reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$"
-        r"|^be\b",  # "I can't be sure", "we cannot be certain": doubt, not a limit
+        r"|^be\b"  # "I can't be sure", "we cannot be certain": doubt, not a limit
+        # "I couldn't find / confirm X": discovery, system_state.not_found.
+        r"|^(?:find|locate|detect|spot|confirm)\b"
+        # "I couldn't complete the task": the agent on its own work, checked against its actions.
+        r"|^(?:complete|finish|do|accomplish)\s+(?:the|this|your|my)\s+(?:task|request|job)\b",
         examples=(
             "I am unable to cancel this reservation.",
             "We cannot use Docker here.",
@@ -161,6 +165,7 @@ DETECTORS = (
             "I'm unable to access the billing records.",
             "I don't have access to your password manager.",
             "You don't have edit rights on the folder.",
+            "I couldn't assign the issue to Roshan Jossy.",
         ),
     ),
     DetectorSpec(

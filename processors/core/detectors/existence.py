@@ -84,12 +84,36 @@ DETECTORS = (
             # "the menu contains only \"Delete\"": a quoted entry after "only".
             r"\b(?:(?:includes|contains|lists|shows|displays|offers)\s+(?:only|just)|only\s+(?:includes|contains|lists"
             r"|shows|displays|offers))\s+" + AFTER,
+            # Hedged: "the rate seems to include breakfast" (existence.includes rejects what follows "to").
+            r"\b(?:seems?|appears?)\s+to\s+(?:include|contain)\s+" + AFTER,
         ),
         assertion="contains",
         role_before=True,
         confidence=0.75,
         examples=("The reservation includes only one passenger.", "The panel shows a Save button.",
-                  'The Actions dropdown contains only "Delete" and "Update status".'),
+                  'The Actions dropdown contains only "Delete" and "Update status".',
+                  "The nightly rate seems to include breakfast."),
+    ),
+    DetectorSpec(
+        # The same with any object: "column A contains region names", "the list still includes properties at
+        # $340", "the rate seems to include breakfast". Not after a modal or "to": "make sure it includes X".
+        id="existence.includes",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:contains|includes|contain|include)\s+(?:(?:still|already|now|also)\s+)?" + AFTER,
+        ),
+        assertion="contains",
+        role_before=True,
+        confidence=0.7,
+        # A value in quotes or backticks before it is code or data: "`only()` includes the PK", "'foo' contains".
+        reject_before=r"(?:\b(?:to|should|must|will|would|could|can|may|might|shall|please|let's|let’s|does|do|did"
+        r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these)(?:\s+\w+ly)?"
+        r"|[`'\"”’](?:\s+(?:always|also|still|now|already|only|just|never|\w+ly))?)",
+        # "includes the following:", "contains information about": what follows is a list or a topic. A quoted or
+        # backticked object is a value ("the field contains \"Beth\"", "`mode` includes 'b'").
+        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b|^[`'\"“‘]",
+        examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
         # What a record or a page has: "the email has an attachment", "the deck has 14 slides", "the settings
@@ -147,9 +171,11 @@ DETECTORS = (
             rf"\b{COPULA}\s+(?:a\s+)?part\s+of\b",
             # "the file report_final.docx is not in this folder", "the three shirts are in the cart", "the thread
             # is back in the inbox": present in something (GUIDE.md).
-            rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under)\s+(?:this|that|the|your|my)\s+(?:folder"
-            r"|directory|drive|list|column|section|menu|cart|basket|inbox|archive|trash|spam|junk|drafts|outbox|downloads"
-            r"|wishlist|tab|sidebar)\b",
+            rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under|on)\s+(?:this|that|the|your|my)\s+"
+            r"(?:\p{Lu}[\p{L}-]*\s+)?(?:folder|directory|drive|list|column|section|menu|cart|basket|inbox|archive|trash|spam"
+            r"|junk|drafts|outbox|downloads|wishlist|wish\s+list|tab|sidebar|calendar|playlist|library|desktop|board)\b",
+            # "was already in Documents", "is now in Shared/Finance": a named folder after "already" or "now".
+            rf"\b{COPULA}\s+(?:now|already|still)\s+in\s+(?:[\"“]?\p{{Lu}}[\p{{L}}\p{{N}}_/-]*)",
         ),
         assertion="{not_}exists",
         subject_before=True,
@@ -160,6 +186,8 @@ DETECTORS = (
             "`appdirs` is not in `install_requires`.",
             "The logo is part of the header.",
             "The file report_final.docx is not in this folder.",
+            'The event "Q1 roadmap sync" is on your Work calendar.',
+            "`tax_2023_final.pdf` was already in Documents.",
         ),
     ),
     DetectorSpec(

@@ -25,7 +25,7 @@ UI_STATES = (
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
-    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep"
+    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep|showing|displaying"
 )
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
@@ -254,7 +254,7 @@ DETECTORS = (
         patterns=(
             # Past only: "`alias_map` doesn't change" says what code does, in general.
             r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?P<state>change|grow|update|move|refresh|reload|scroll|register"
-            r"|re-?center|advance|expand|collapse)\b",
+            r"|re-?center|advance|expand|collapse|open|close|apply|appear|show\s+up|save|submit)\b",
         ),
         assertion="not_{state}d",
         negative=True,
@@ -263,7 +263,8 @@ DETECTORS = (
         reject_before=r"\b(?:when|whenever|if|unless|whether)\b[^.!?;\n]{0,30}",
         reject_subject=r"^`[^`]+`$",
         reject_after=r"\s+[`'\"“‘]|\s+(?:the|a|an|its|their|any|it|them)\b",  # "did not change the value"
-        examples=("The URL did not change.", "The list did not grow after scrolling."),
+        examples=("The URL did not change.", "The list did not grow after scrolling.",
+                  "The dropdown didn't open on the first click.", "The price filter didn't apply."),
     ),
     DetectorSpec(
         # What the screen shows: "the screenshot shows the macOS desktop", "the page now displays an order form".
@@ -411,7 +412,7 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?:couldn't|could\s+not|couldn’t|can't|can’t|cannot|can\s+not|unable\s+to|failed\s+to|did\s+not"
-            rf"|didn't|didn’t)\s+(?:find|locate|detect|spot)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
+            rf"|didn't|didn’t)\s+(?:find|locate|detect|spot|confirm)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
             r"\b(?:haven't|haven’t|have\s+not|hasn't|hasn’t|has\s+not|didn't|didn’t|did\s+not|don't|don’t|do\s+not)"
             rf"\s+(?:yet\s+)?(?:seen|see|spot|spotted|notice|noticed|found)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
         ),
