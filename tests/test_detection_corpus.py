@@ -107,6 +107,14 @@ SHAPES = [
     # an ordering names a column, not a person: the state stays
     ("The file list is sorted by Date Modified.", "system_state"),
     ("The store is open.", "system_state"),
+    # telegraphic notes, without an article
+    ("Memory: Email sent. Next goal: open the calendar.", "system_state"),
+    ("Username field focused.", "system_state"),
+    # positive containment, a named place, an inability, an action without effect
+    ("Column A contains region names.", "existence"),
+    ('The event "Q1 roadmap sync" is on your Work calendar.', "existence"),
+    ("I couldn't assign the issue to Roshan Jossy.", "capability"),
+    ("The dropdown didn't open on the first click.", "system_state"),
 ]
 
 
@@ -147,6 +155,12 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "Here is what I found about the pull request:",
         "The Rijksmuseum is open daily from 9:00 to 17:00.",
         "The museum says it was signed in 1648 in Osnabrück.",
+        # a participle after an article is as often a reduced relative clause; a value contained; a modal
+        "The email sent to Maria had a typo in the greeting.",
+        "Files uploaded to the shared drive get scanned overnight.",
+        'The address bar contains "https://docs.example.com".',
+        "Make sure the config includes the key.",
+        "I couldn't complete the task in time.",
         '<function=browser.type>{"text": "Hi Dana, the cache is unavailable"}</function>',
         "There is no immediate action needed.",
         "User confirmed the order.",

@@ -222,6 +222,9 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         trimmed = phrase_after(text, group.start, group.end)
         if trimmed is None:
             return None
+        state = raw.groups.get("state")
+        if state is not None and state.start >= group.end and not _same_last_word(trimmed[0], subject):
+            return None  # a subject that leads its state must reach it: "Node is | not installed" is a clause
         subject = _after_of(trimmed[0])
         words = normalize_subject(subject).split(" ")
         while len(words) > 1 and words[-1] in _TRAILING_PARTICIPLES:
@@ -230,6 +233,8 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
             return None
     role = None
     start = raw.start
+    if not text[start : group.start].strip(" \t\r\n.!?;:"):
+        start = group.start  # the sentence break a pattern matched before its subject ("... . Email sent")
     if spec.role_before:
         found = phrase_before(text, raw.start)
         if found and not is_pronoun(normalize_subject(found[0])):
@@ -281,6 +286,9 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     group = raw.groups.get(spec.subject_group or "subject") if spec.builtin else None
     if group is None or spec.subject_before or spec.name_group or spec.fixed_subject or not subject.split():
         return raw.end
+    state = raw.groups.get("state")
+    if state is not None and state.end > group.end:
+        return state.end  # the subject leads ("Email sent.", "- Redis: not running"): end with the state
     last = subject.split()[-1]
     at = text.find(last, group.start, raw.end)
     return at + len(last) if at >= 0 else raw.end
@@ -343,6 +351,11 @@ def _narrates_code(subject: str, raw: RawMatch, states: str) -> bool:
     if state is None or cop is None or not _compiled(f"(?:{states})$").match(state.text):
         return False
     return bool(_PRESENT.match(cop.text.strip()))
+
+
+def _same_last_word(trimmed: str, subject: str) -> bool:
+    words = subject.split()
+    return bool(words) and trimmed.rstrip().endswith(words[-1].rstrip("*_:,"))
 
 
 def _unusable(normalized: str, spec) -> bool:

@@ -30,6 +30,14 @@ UI_STATES = (
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
 _BY_SOMEONE = r"(?<!sorted)(?<!filtered)(?<!grouped)(?<!ordered)\s+by\s+(?:(?-i:[A-Z])|u/|@|[a-z][\w.-]*[_\d])"
+# What a telegraphic note says a thing is left in: "Email sent.", "Username field focused."
+_NOTE_STATES = (
+    r"sent|updated|posted|saved|submitted|booked|cancell?ed|created|deleted|removed|uploaded|downloaded|installed"
+    r"|loaded|focused|selected|disabled|enabled|applied|added|closed|opened|confirmed|published|scheduled|archived"
+    r"|merged|pushed|cleared|filled|checked|unchecked|expanded|collapsed|hidden|granted|revoked|accepted|rejected"
+    r"|paused|resumed|muted|locked|unlocked|dismissed|restored|connected|disconnected|paired|signed\s+in|logged\s+in"
+    r"|ready|complete|completed|visible|empty|blank|invited|shared|moved|renamed|copied|exported|imported|verified"
+)
 # A condition just before a state ("when the list is empty", "if the toggle is on"): nothing is asserted.
 _CONDITION_BEFORE = r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}"
 # Things a browsing or computer-use agent sees on screen; not nouns a coding agent uses of code
@@ -477,6 +485,29 @@ DETECTORS = (
         confidence=0.85,
         priority=2,
         examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n"),
+    ),
+    DetectorSpec(
+        # Telegraphic notes, as agents write progress and memory: "Email sent.", "Branch updated.", "Comment
+        # posted on #6512.", "Username field focused." Without an article: with one ("the email sent to Maria
+        # bounced") a participle is as often a reduced relative clause, and full sentences have their detectors.
+        id="system_state.note",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2})"
+            r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+)?(?P<state>" + _NOTE_STATES + r")"
+            r"(?:[ \t]*(?:[.;!](?:\s|$)|\n|$)|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+(?:[ \t]+[^\s.;!?,]+){0,3}"
+            r"[ \t]*(?:[.;!](?:\s|$)|\n|$))",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.65,
+        priority=2,
+        reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it"
+        r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything)\b"
+        # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
+        r"|^(?:task|request|job|goal|work)$",
+        examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
     ),
     DetectorSpec(
         # An absolute clause: "With Redis running, we start the worker."
