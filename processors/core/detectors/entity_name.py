@@ -92,6 +92,18 @@ DETECTORS = (
             r"[ \t]+" + _ROLE_BEFORE_NAME + NAME,
             r"\b(?i:(?:written|posted|submitted|created|opened|closed|reported|authored|owned|uploaded|shared|sent"
             r"|edited|assigned)\s+(?:by|to)|by\s+user|is\s+by|poster\s+is)[ \t]+" + _HANDLE,
+            # A title and its author: '"Machine Learning Specialization" by Andrew Ng', "taught by Andrew Ng".
+            r"(?:[\"”]|\b(?i:taught|narrated|presented|directed|hosted|produced|illustrated|translated|edited))[ \t]+by[ \t]+"
+            + NAME,
+            # Where a message came from: "the invite is from Kenji Watanabe". Not "the email from Jonas Becker
+            # isn't in the inbox": that names which email another claim is about.
+            r"\b(?i:email|e-mail|message|invite|invitation|reply|text|note|request|letter|voicemail|dm)s?[ \t]+"
+            r"(?i:is|was|came)[ \t]+(?i:from)[ \t]+" + NAME,
+            # A name in a role: "Linear shows Maya as the assignee", "lists the authors as Priya Raman".
+            NAME + r"[ \t]+(?i:as)[ \t]+(?i:the|its|their|an?)[ \t]+(?i:" + ROLES + r"|assignee|organi[sz]er|host|speaker"
+            r"|instructor)\b",
+            r"\b(?i:authors?|assignees?|owners?|organi[sz]ers?|hosts?|speakers?|instructors?|reviewers?)[ \t]+(?i:as)[ \t]+"
+            + NAME,
 
         ),
         assertion="name_reference",
@@ -101,7 +113,9 @@ DETECTORS = (
         confidence=0.75,
         examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs.",
                   "The issue is assigned to Priya Natarajan.", "You're welcome, Daniel!",
-                  "The comment was posted by u/quietkeys."),
+                  "The comment was posted by u/quietkeys.", 'The first is "Machine Learning" by Andrew Ng.',
+                  "The invite is from Kenji Watanabe.", "Linear shows Maya as the assignee on all three.",
+                  "The abstract page lists the authors as Priya Raman and Ke Wu."),
     ),
     DetectorSpec(
         id="entity_name.actor",

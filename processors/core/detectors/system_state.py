@@ -214,7 +214,9 @@ DETECTORS = (
         # Places, and what other detectors own: "is under Project information" (where), "is on / off"
         # (system_state.on_off), "is gone / missing" (existence).
         r"|under|over|above|below|behind|inside|within|near|next|beside|between|before|after|in|on|off|gone|missing"
-        r"|absent)",
+        r"|absent"
+        # Whether it works is operational status: "the appointment page is down", "the page is working again".
+        r"|down|up|working|broken|offline|online|failing|passing|healthy|operational|responding|unresponsive|crashing)",
         reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]",
         reject_before=_CONDITION_BEFORE,
         examples=("The size selector is outlined in red.", "The network indicator in the corner is red."),
@@ -298,8 +300,8 @@ DETECTORS = (
             r"(?:on|in|at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
             r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings))\b",
             # "I'm logged in as viewer@acme.test", "we are signed in".
-            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<subject>logged\s+in|signed\s+in"
-            r"|logged\s+out|signed\s+out)\b",
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<subject>(?:logged|signed)"
+            r"(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*(?:\s+[\p{Lu}][\p{L}\p{N}.-]*)?)?)",
         ),
         assertion="on_page",
         confidence=0.7,
