@@ -115,6 +115,9 @@ SHAPES = [
     ('The event "Q1 roadmap sync" is on your Work calendar.', "existence"),
     ("I couldn't assign the issue to Roshan Jossy.", "capability"),
     ("The dropdown didn't open on the first click.", "system_state"),
+    # what any thing on screen shows or lists
+    ('The owner column still shows "me".', "system_state"),
+    ('The Add-ons Manager lists "Send Later" as enabled.', "system_state"),
 ]
 
 
@@ -161,6 +164,10 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         'The address bar contains "https://docs.example.com".',
         "Make sure the config includes the key.",
         "I couldn't complete the task in time.",
+        # evidence a coding agent reads, a value read out, code output
+        "The traceback shows the call comes from the parser.",
+        "The quantity field shows 120.",
+        "The helper displays `[True]` for that input.",
         '<function=browser.type>{"text": "Hi Dana, the cache is unavailable"}</function>',
         "There is no immediate action needed.",
         "User confirmed the order.",

@@ -291,6 +291,33 @@ DETECTORS = (
         examples=("The screenshot shows the macOS desktop with Finder in the foreground.",),
     ),
     DetectorSpec(
+        # What any thing on screen shows or lists: "the mini-cart counter still shows 0", "the Add-ons Manager lists
+        # \"Send Later\" as enabled", "the owner column shows \"me\"", "the tab title no longer shows the dot".
+        # Below the specific detectors (screen_shows, contains, says), which win where they match.
+        id="system_state.shows",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:now|still|currently|also|only|no\s+longer)\s+)?(?:shows|displays|lists)\s+" + AFTER,
+        ),
+        assertion="{not_}visible",
+        negation_group="cop",
+        role_before=True,
+        confidence=0.65,
+        priority=0,
+        # "shows that the test failed", "shows how ...": evidence for a conclusion, claimed by its own words.
+        # A number is a value read out ("the quantity field shows 120", GUIDE.md: values as such are no claims).
+        # A backticked object is code or output ("displays `[True]`").
+        reject_subject=(
+            r"^(?:that|how|what|why|where|which|whether|when|if|me|us|you|them|him|her|up|it)\b|^[$€£]?\d|^`"
+        ),
+        # "this shows", "which lists": a pronoun or a relative names no thing on screen; "`ls` shows": tool output;
+        # "the traceback shows", "the docs list": what a coding agent reads as evidence, not a screen's state.
+        reject_before=r"(?:\b(?:this|that|it|which|what|who|to|also|traceback|output|logs?|stack\s*trace|diff|docs?"
+        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|[`'\"”’])",
+        examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.'),
+    ),
+    DetectorSpec(
         # Where a browsing agent is: "I'm on the Amazon checkout page", "we are in the #deploys channel".
         id="system_state.on_page",
         category="system_state",
