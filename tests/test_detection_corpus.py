@@ -118,6 +118,13 @@ SHAPES = [
     # what any thing on screen shows or lists
     ('The owner column still shows "me".', "system_state"),
     ('The Add-ons Manager lists "Send Later" as enabled.', "system_state"),
+    # where a control is, a checked box, a bold key with its state, the agent on its instructions
+    ('The "Next" button is at the bottom right.', "existence"),
+    ('The "Garage" option is hidden under "More".', "existence"),
+    ('"Maintain aspect ratio" is checked.', "system_state"),
+    ("- **Bedtime mode:** not available on this device", "system_state"),
+    ("My instructions don't include any VPN credentials.", "self_referential"),
+    ("That's something I'm instructed to leave to a human.", "self_referential"),
 ]
 
 
@@ -168,6 +175,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The traceback shows the call comes from the parser.",
         "The quantity field shows 120.",
         "The helper displays `[True]` for that input.",
+        # a price, not a state; a number, not a place
+        "The Logitech mouse is listed at $12.99.",
+        "The value is under 50.",
         '<function=browser.type>{"text": "Hi Dana, the cache is unavailable"}</function>',
         "There is no immediate action needed.",
         "User confirmed the order.",

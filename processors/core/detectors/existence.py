@@ -174,6 +174,14 @@ DETECTORS = (
             rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under|on)\s+(?:this|that|the|your|my)\s+"
             r"(?:\p{Lu}[\p{L}-]*\s+)?(?:folder|directory|drive|list|column|section|menu|cart|basket|inbox|archive|trash|spam"
             r"|junk|drafts|outbox|downloads|wishlist|wish\s+list|tab|sidebar|calendar|playlist|library|desktop|board)\b",
+            # Where a control is on screen: "the \"Next\" button is at the bottom right", "the option is hidden under
+            # \"More\"", "a \"Submit\" button sits below the form", "Power Options lives under Hardware and Sound".
+            rf"\b{COPULA}\s+(?:now\s+|still\s+|also\s+|only\s+)?(?:at|in|on)\s+the\s+(?:top|bottom|upper|lower|far|left"
+            r"|right)\b",
+            rf"\b{COPULA}\s+(?:now\s+|still\s+|also\s+|hidden\s+|tucked\s+|listed\s+|nested\s+)?(?:under|below|above"
+            r"|next\s+to|beside)\s+(?:the\s+)?[\"“‘'(]?(?-i:\p{Lu})",
+            r"\b(?:sits|lives|appears|shows\s+up|is\s+linked)\s+(?:under|below|above|next\s+to|beside|at\s+the\s+(?:top"
+            r"|bottom)|on\s+the\s+(?:left|right))\b",
             # "was already in Documents", "is now in Shared/Finance": a named folder after "already" or "now".
             rf"\b{COPULA}\s+(?:now|already|still)\s+in\s+(?:[\"“]?\p{{Lu}}[\p{{L}}\p{{N}}_/-]*)",
         ),
@@ -188,6 +196,9 @@ DETECTORS = (
             "The file report_final.docx is not in this folder.",
             'The event "Q1 roadmap sync" is on your Work calendar.',
             "`tax_2023_final.pdf` was already in Documents.",
+            'The "Next" button is at the bottom right.',
+            'The "Garage" option is hidden under "More".',
+            'A "Submit" button sits below the form.',
         ),
     ),
     DetectorSpec(

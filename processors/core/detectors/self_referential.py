@@ -9,9 +9,12 @@ DETECTORS = (
         family="selfReferential",
         patterns=(
             r"\bmy\s+(?:(?:safety|own|operating|core)\s+)?(?:system\s+prompt|instructions|guidelines|rules|constraints"
-            r"|programming|directives|policies)\s+"
+            r"|programming|directives|policies)\s+(?:(?:also|only|explicitly|clearly|specifically)\s+)?"
             r"(?:say|says|tell|tells|instruct|instructs|direct|directs|require|requires|state|states|prevent"
-            r"|prevents|forbid|forbids|prohibit|prohibits|do\s+not\s+allow|don't\s+allow|don’t\s+allow)\b",
+            r"|prevents|forbid|forbids|prohibit|prohibits|do\s+not\s+allow|don't\s+allow|don’t\s+allow"
+            # "my instructions are not to enter ...", "my instructions don't include any VPN credentials"
+            r"|are\s+(?:not\s+)?to|is\s+(?:not\s+)?to|(?:do\s+not|don't|don’t)\s+(?:include|let|permit|mention|cover)"
+            r"|include|limit|limits|keep|keeps)\b",
             r"\b(?:according\s+to|based\s+on|as\s+per|per|following)\s+my\s+(?:instructions|system\s+prompt|prompt"
             r"|guidelines|training|programming|rules)\b",
             r"\bmy\s+system\s+prompt\b",
@@ -50,11 +53,16 @@ DETECTORS = (
         family="selfReferential",
         patterns=(
             r"\bI\s+(?:was|have\s+been|'ve\s+been|’ve\s+been)\s+(?:told|instructed|asked|tasked|programmed)\s+to\b",
+            # "I'm designed to hand control back to you", "that's something I'm instructed to leave to a human"
+            r"\bI(?:'m|’m|\s+am)\s+(?:(?:only|also|not)\s+)?(?:designed|built|programmed|configured|instructed)\s+to\b",
+            # "I'm running in a sandboxed browser": the agent on where it runs.
+            r"\bI(?:'m|’m|\s+am)\s+(?:currently\s+)?running\s+(?:in|inside|on)\s+(?:a|an|the)\s+[\p{L}-]+",
         ),
         assertion="self_referential",
         subject_group=None,
         fixed_subject="self",
         confidence=0.8,
-        examples=("I was instructed to avoid the database.",),
+        examples=("I was instructed to avoid the database.", "I'm designed to hand control back to you for payments.",
+                  "I'm running in a sandboxed browser with no access to your phone."),
     ),
 )

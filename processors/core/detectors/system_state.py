@@ -25,7 +25,7 @@ UI_STATES = (
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
-    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep|showing|displaying"
+    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep|showing|displaying|checked|listed"
 )
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
@@ -93,7 +93,8 @@ DETECTORS = (
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
         reject_after=r"\s+(?:to|for|when|if|enough|unless)\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
-        r"|sat|sun)[a-z]*))\b",
+        r"|sat|sun)[a-z]*))\b"
+        r"|(?<=listed)\s+(?:at|for|as)\b",  # "listed at $12.99" is a price; "listed as X" is system_state.marked
         examples=(
             "The export job is still in progress.",
             "The editor pane is focused.",
@@ -264,7 +265,7 @@ DETECTORS = (
         patterns=(
             # Past only: "`alias_map` doesn't change" says what code does, in general.
             r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?P<state>change|grow|update|move|refresh|reload|scroll|register"
-            r"|re-?center|advance|expand|collapse|open|close|apply|appear|show\s+up|save|submit)\b",
+            r"|re-?center|advance|expand|collapse|open|close|apply|appear|show\s+up|save|submit|start)\b",
         ),
         assertion="not_{state}d",
         negative=True,
@@ -504,7 +505,8 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
-            rf"[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured)\b",
+            rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off"
+            r"|none\s+configured|added|removed|set\s+to|set)\b",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
             r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]{1,60}?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
             rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|set|confirmed|cancell?ed|failed|passed)\b",
