@@ -70,6 +70,10 @@ DETECTORS = (
         confidence=0.85,
         # "`setup()` is called BEFORE the app exists": a word in capitals is emphasis, and "called" a call.
         reject_subject=r"^(?-i:[A-Z][A-Z]+)$",
+        # "a folder named \"old\"", "two events named \"Team sync\"": which thing on screen, not who or which project.
+        reject_before=r"\b(?:folder|file|branch|event|spreadsheet|workbook|document|sheet|tab|page|playlist|channel|list"
+        r"|board|label|tag|column|row|field|button|link|window|workspace|album|image|photo|template|table|view|layer"
+        r"|option|item|entry|record|product|listing|form|report|dashboard|filter|rule|macro|note|card)s?",
         examples=("The project is called Atlas.", "Her name is Irina."),
     ),
     DetectorSpec(
