@@ -125,6 +125,10 @@ SHAPES = [
     ("- **Bedtime mode:** not available on this device", "system_state"),
     ("My instructions don't include any VPN credentials.", "self_referential"),
     ("That's something I'm instructed to leave to a human.", "self_referential"),
+    # counts that match or are left, what changed by itself, a live post
+    ("143 properties match the free cancellation filter.", "system_state"),
+    ("The setting saved automatically.", "system_state"),
+    ("The post is live at /f/books/1287.", "system_state"),
 ]
 
 

@@ -26,6 +26,7 @@ UI_STATES = (
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
     r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep|showing|displaying|checked|listed"
+    r"|live|on\s+(?:the\s+)?screen|in\s+view|out\s+of\s+view|scanning|syncing|uploading|downloading|processing"
 )
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
@@ -37,6 +38,14 @@ _NOTE_STATES = (
     r"|merged|pushed|cleared|filled|checked|unchecked|expanded|collapsed|hidden|granted|revoked|accepted|rejected"
     r"|paused|resumed|muted|locked|unlocked|dismissed|restored|connected|disconnected|paired|signed\s+in|logged\s+in"
     r"|ready|complete|completed|visible|empty|blank|invited|shared|moved|renamed|copied|exported|imported|verified"
+)
+# What a search finds: "returned 14 results / trains / properties".
+_FOUND_NOUN = (
+    r"results?|matches|hits|items?|records?|entries|entry|rows?|listings?|products?|pages?|files?|documents?"
+    r"|issues?|tickets?|emails?|messages?|threads?|flights?|hotels?|jobs?|repositories|repos?|users?|orders?|trains?"
+    r"|properties|courses?|recipes?|options?|routes?|departures?|stores?|restaurants?|events?|slots?|appointments?"
+    r"|papers?|articles?|posts?|comments?|reviews?|contacts?|videos?|songs?|projects?|expenses?|transactions?"
+    r"|invoices?|customers?|members?|commits?|branches?|cars?|rooms?|apartments?|homes?|tasks?"
 )
 # A condition just before a state ("when the list is empty", "if the toggle is on"): nothing is asserted.
 _CONDITION_BEFORE = r"\b(?:when|whenever|if|unless|whether|until|once)\b[^.!?;\n]{0,40}"
@@ -127,7 +136,9 @@ DETECTORS = (
         patterns=(
             r"\b(?P<state>loaded|opened|closed|collapsed|expanded|disappeared|vanished|reloaded|refreshed|froze"
             r"|appeared|changed|popped\s+up|went\s+to\s+sleep|snapped\s+back|finished\s+(?:loading|downloading"
-            r"|uploading|installing|syncing|processing))\b",
+            r"|uploading|installing|syncing|processing)"
+            # "the setting saved automatically", "the session probably expired", "the page redirected to /login"
+            r"|saved|synced|expired|redirected|reverted|scrolled|timed\s+out)\b",
             r"\b(?P<cop>stays?|stayed|remains?|remained|is\s+still|are\s+still|was\s+still|were\s+still)[ \t]+"
             r"(?P<state>the\s+same|unchanged|empty|blank|black|white|grey|gray|greyed\s+out|grayed\s+out|open|closed"
             r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck)\b",
@@ -406,9 +417,8 @@ DETECTORS = (
             # Not "shows / lists": "the grid shows 200 records" is a count on a page, a value (GUIDE.md).
             r"\b(?:returned|returns|gave|gives|yielded|yields|found|came\s+back\s+with"
             r"|comes\s+back\s+with)[ \t]+(?P<cop>no|zero|\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten"
-            r"|several|many|only\s+\d[\d,]*|only\s+one|only\s+two)[ \t]+(?:\w+[ \t]+)?(?:results?|matches|hits"
-            r"|items?|records?|entries|entry|rows?|listings?|products?|pages?|files?|documents?|issues?|tickets?|emails?"
-            r"|messages?|threads?|flights?|hotels?|jobs?|repositories|repos?|users?|orders?)\b",
+            r"|several|many|only\s+\d[\d,]*|only\s+one|only\s+two|a\s+single|just\s+one|exactly\s+one)[ \t]+"
+            r"(?:\w+[ \t]+)?(?:" + _FOUND_NOUN + r")\b",
             r"\b(?P<cop>came\s+back\s+empty|returned\s+nothing|found\s+nothing|comes\s+back\s+empty)\b",
         ),
         assertion="{not_}found",
@@ -416,7 +426,25 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.75,
         examples=('The search for "wireless mouse" returned 14 results.', "The query came back with no results.",
-                  "The map search came back empty."),
+                  "The map search came back empty.", "The search returned a single project."),
+    ),
+    DetectorSpec(
+        # The same as a note, and a count that matches or is left: "Found 4 matching issues.", "143 properties
+        # match", "2 results appear", "4 expenses remain".
+        id="system_state.found_count",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?-i:Found)[ \t]+(?P<cop>no|\d[\d,]*|one|two|three|a|an"
+            r"|a\s+single)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>[\p{L}-]+)",
+            # Not "no open tickets match": existence (GUIDE.md), existence.matches.
+            r"\b(?P<cop>\d[\d,]*)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>" + _FOUND_NOUN + r")[ \t]+(?:now[ \t]+"
+            r"|still[ \t]+)?(?:match|appear|remain|are\s+left|are\s+listed|are\s+shown)\b",
+        ),
+        assertion="{not_}found",
+        negation_group="cop",
+        confidence=0.7,
+        examples=("Found 4 matching issues.", "143 properties match the filter.", "4 expenses remain."),
     ),
     DetectorSpec(
         # "Your reservation has been cancelled", "the placeholder was not replaced", "the counter is not being reset".
