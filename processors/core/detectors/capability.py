@@ -43,11 +43,14 @@ DETECTORS = (
         id="capability.supports",
         category="capability",
         family="capability",
-        patterns=(r"\b(?P<cop>(?:already\s+|fully\s+|now\s+|also\s+)?)(?:supports|recogni[sz]es)\s+" + AFTER,),
+        patterns=(
+            r"\b(?P<cop>(?:already\s+|fully\s+|now\s+|also\s+)?)(?:supports|recogni[sz]es|does\s+support)\s+" + AFTER,
+        ),
         assertion="supported",
         role_before=True,
         confidence=0.8,
-        examples=("The gateway supports streaming.", "The CLI now recognizes the `--fast` flag."),
+        examples=("The gateway supports streaming.", "The CLI now recognizes the `--fast` flag.",
+                  "SQLite does support ORDER BY in compound statements."),
     ),
     DetectorSpec(
         id="capability.not_supported",
@@ -127,6 +130,25 @@ DETECTORS = (
             "Travel insurance can't be added after the initial booking.",
             "This fare won't be refundable.",
         ),
+    ),
+    DetectorSpec(
+        # The same, granted: "your reservation can be cancelled for a full refund", "- **LU15PA** - Can be canceled".
+        # Only what a booking, order or record allows: "the line can be removed" is a coding agent's suggestion.
+        # Not "can only / always be": a policy's rule for a class of bookings (GUIDE.md), not this one.
+        id="capability.can_be",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>can)\s+(?:(?:still|also|easily|now)\s+)?be\s+(?P<state>cancell?ed|modified|changed"
+            r"|refunded|upgraded|downgraded|transferred|returned|exchanged|rebooked|rescheduled|redeemed|extended|renewed"
+            r"|booked|reserved|purchased|edited|reopened|undone|paused|resumed|unsubscribed)\b",
+        ),
+        assertion="can_be_{state}",
+        subject_before=True,
+        confidence=0.75,
+        priority=2,
+        reject_before=r"\b(?:if|when|whether|unless|once|only\s+if)\b[^.!?;\n]{0,40}",
+        examples=("Your business class reservation can be cancelled for a full refund.",),
     ),
     DetectorSpec(
         # "I am unable to cancel this reservation", "we cannot use Docker here", "I can't remove a passenger".
