@@ -20,7 +20,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from .claims import OPINION_KIND, REASONING_KIND, Claim
-from .evidence import EvidencePool, Hit
+from .evidence import EvidencePool, Hit, new_hit
 from .lexicon import (
     ANTONYMS,
     CLOSED_CLASS,
@@ -261,7 +261,7 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else max(0, pos - 200)
     stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
-    return Hit(passage, start, end)
+    return new_hit(passage, start, end)
 
 
 def _content_support(claim: Claim, pool: EvidencePool, known: dict[str, bool]) -> tuple[int, int]:
