@@ -93,7 +93,8 @@ def _worked(text: str, found: tuple[Specific, ...]) -> bool:
     reasoning, not reporting. An amount keeps it a claim: a sum of prices is checked."""
     if any(s.kind == "money" for s in found):
         return False
-    if WORKED.search(text):
+    # Every form of WORKED holds "=", "->" or "→": most claims hold none and skip the search.
+    if ("=" in text or "->" in text or "→" in text) and WORKED.search(text):
         return True
     return "`" in text and not _INLINE_CODE.sub("", text).strip(" .,:;!*_-")  # nothing but inline code
 
@@ -204,7 +205,12 @@ def _words(lower: str, seen: dict[str, list[str]]) -> list[str]:
 
 
 def _claim(
-    text: str, start: int, end: int, every: list[SpecificFields], starts: list[int], seen: dict[str, list[str]],
+    text: str,
+    start: int,
+    end: int,
+    every: list[SpecificFields],
+    starts: list[int],
+    seen: dict[str, list[str]],
     made: dict[str, tuple[list[SpecificFields], tuple | None]],
 ) -> Claim | None:
     raw = text[start:end]

@@ -391,9 +391,10 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
         return known
 
     shapes: dict[tuple[str, bool], tuple[tuple[str, ...], str | None]] = {}
+    labels = ":" in text  # a label ends in a colon: without one, no capitalised word is a label
     for m in NAME.finditer(text):
         start, end = m.span()
-        if (taken and _overlaps(taken, start, end)) or _LABEL_AFTER.match(text, end):
+        if (taken and _overlaps(taken, start, end)) or (labels and _LABEL_AFTER.match(text, end)):
             continue  # "Total Cost:", "**New Cabin**:" are labels, not names
         said = m.group()
         opening = (start == 0 and opens_sentence) or (start > 0 and _opens(text, start))
@@ -478,7 +479,10 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 def _opens(text: str, start: int) -> bool:
     """Whether a word at `start` (> 0) opens a sentence: `_START` in the six characters before it. Each
     of its forms ends in a line break and white space, or in one of `_OPENING_MARKS` and white space, so
-    most places (a word and a space before) are settled without the search."""
+    most places (a word and a space before) are settled without the search: first the commonest, a space
+    after a letter, digit or comma (no form ends so), by two characters."""
+    if start > 1 and text[start - 1] == " " and (text[start - 2].isalnum() or text[start - 2] == ","):
+        return False
     window = text[max(0, start - 6) : start]
     if "\n" not in window and not window.rstrip().endswith(_OPENING_MARKS):
         return False
