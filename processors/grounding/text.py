@@ -499,9 +499,10 @@ _AFTER_NAME = re.compile(
 def _acts_as_name(text: str, m: re.Match, initial: str) -> bool:
     """A capitalised first word is taken for a name only when it acts like one: "Sarah asks Mike to ...",
     "Ann and Mike", "Sarah's"; not "Looking at", "Safe travels!" or "Correct."."""
-    if initial.lower().endswith(("ing", "ed", "ly")) or len(m.group().split()) > 1:
-        return len(m.group().split()) > 1 and not initial.lower().endswith(("ing", "ed", "ly"))
-    return _AFTER_NAME.match(text, m.start() + len(initial)) is not None
+    verbish = initial.lower().endswith(("ing", "ed", "ly"))
+    if " " in m.group():  # several words (NAME joins them by single spaces): "Sarah Lee", "Looking Glass"
+        return not verbish
+    return not verbish and _AFTER_NAME.match(text, m.start() + len(initial)) is not None
 
 
 def _name_like(word: str, whole: str, runs: frozenset[str] | None = None) -> bool:
