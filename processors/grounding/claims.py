@@ -119,10 +119,9 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     found = specific_fields(masked, opens_sentence=True, context=text)  # one pass over the whole output
     starts = [f[3] for f in found]
     seen: dict[str, list[str]] = {}  # words of the pieces looked at, for this output only
-    # What a sentence splits into and what a claim reads as, by their text, for this output only: an output
-    # often says a thing twice (a summary restating its lead, a reply repeating a detail), and both are
-    # pure functions of the text (a claim's, with its specifics, whose offsets are relative to it).
-    cut: dict[tuple[str, bool], tuple[list[tuple[int, int]], bool]] = {}
+    # What a claim reads as, by its text, for this output only: an output that says a thing twice (a summary
+    # restating its lead, a reply repeating a detail) reads it once. A pure function of the text and its
+    # specifics (offsets relative to the claim), which a hit compares.
     made: dict[str, tuple[list[SpecificFields], tuple | None]] = {}
     for unit in _UNITS.finditer(masked):
         line = unit.group()
@@ -132,18 +131,11 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         mark = _LIST_MARK.match(line)
         offset = mark.end() if mark else 0
         lower = line.lower()
-        ascii_line = line.isascii()
         for s_start, s_end in _sentences(line, offset):
-            sentence = line[s_start:s_end]
-            known = cut.get((sentence, ascii_line))
-            if known is None:
-                pieces = _clauses(line, s_start, s_end, lower, seen)
-                plan = len(pieces) > 1 and _plan(sentence)
-                known = cut[(sentence, ascii_line)] = ([(a - s_start, b - s_start) for a, b in pieces], plan)
-            pieces, plan = known
-            at = base + s_start
+            pieces = _clauses(line, s_start, s_end, lower, seen)
+            plan = len(pieces) > 1 and _plan(line[s_start:s_end])
             for c_start, c_end in pieces:
-                claim = _claim(text, at + c_start, at + c_end, found, starts, seen, made)
+                claim = _claim(text, base + c_start, base + c_end, found, starts, seen, made)
                 if claim is not None and plan and claim.kind != OPINION_KIND:
                     claim = replace(claim, kind=OPINION_KIND)  # "I'll add X and `y`": `y` is planned too
                 if claim is not None:
