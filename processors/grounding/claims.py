@@ -93,7 +93,8 @@ def _worked(text: str, found: tuple[Specific, ...]) -> bool:
     reasoning, not reporting. An amount keeps it a claim: a sum of prices is checked."""
     if any(s.kind == "money" for s in found):
         return False
-    if WORKED.search(text):
+    # Every form of WORKED holds "=", "->" or "→": most claims hold none and skip the search.
+    if ("=" in text or "->" in text or "→" in text) and WORKED.search(text):
         return True
     return "`" in text and not _INLINE_CODE.sub("", text).strip(" .,:;!*_-")  # nothing but inline code
 
@@ -118,6 +119,10 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     found = specific_fields(masked, opens_sentence=True, context=text)  # one pass over the whole output
     starts = [f[3] for f in found]
     seen: dict[str, list[str]] = {}  # words of the pieces looked at, for this output only
+    # What a claim reads as, by its text, for this output only: an output that says a thing twice (a summary
+    # restating its lead, a reply repeating a detail) reads it once. A pure function of the text and its
+    # specifics (offsets relative to the claim), which a hit compares.
+    made: dict[str, tuple[list[SpecificFields], tuple | None]] = {}
     for unit in _UNITS.finditer(masked):
         line = unit.group()
         if not line.strip() or _TABLE_RULE.match(line) or ("[" in line and _CUT_MARK.match(line)):
@@ -130,7 +135,7 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
             pieces = _clauses(line, s_start, s_end, lower, seen)
             plan = len(pieces) > 1 and _plan(line[s_start:s_end])
             for c_start, c_end in pieces:
-                claim = _claim(text, base + c_start, base + c_end, found, starts, seen)
+                claim = _claim(text, base + c_start, base + c_end, found, starts, seen, made)
                 if claim is not None and plan and claim.kind != OPINION_KIND:
                     claim = replace(claim, kind=OPINION_KIND)  # "I'll add X and `y`": `y` is planned too
                 if claim is not None:
@@ -192,7 +197,13 @@ def _words(lower: str, seen: dict[str, list[str]]) -> list[str]:
 
 
 def _claim(
-    text: str, start: int, end: int, every: list[SpecificFields], starts: list[int], seen: dict[str, list[str]]
+    text: str,
+    start: int,
+    end: int,
+    every: list[SpecificFields],
+    starts: list[int],
+    seen: dict[str, list[str]],
+    made: dict[str, tuple[list[SpecificFields], tuple | None]],
 ) -> Claim | None:
     raw = text[start:end]
     stripped = raw.strip().strip("*_|").strip()
@@ -200,19 +211,34 @@ def _claim(
         return None
     lead = raw.find(stripped)
     start, end = start + lead, start + lead + len(stripped)
-    lower = stripped.lower()
-    if _question(stripped) or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
-        return None
-    if _heading(stripped):
-        return None
-    mine: list[Specific] = []
+    mine: list[SpecificFields] = []
     for i in range(bisect_left(starts, start), len(every)):
         kind, said, value, f_start, f_end, unit = every[i]
         if f_start >= end:
             break
         if f_end <= end:  # offsets relative to the claim's text
-            mine.append(_specific(kind, said, value, f_start - start, f_end - start, unit))
-    found = tuple(mine)
+            mine.append((kind, said, value, f_start - start, f_end - start, unit))
+    # Kept by text (a string hashes once), the specifics compared on a hit.
+    kept = made.get(stripped)
+    if kept is not None and kept[0] == mine:
+        reading = kept[1]
+    else:
+        reading = _reading(stripped, mine, seen)
+        made[stripped] = (mine, reading)
+    if reading is None:
+        return None
+    return _new_claim(stripped, start, end, *reading)
+
+
+def _reading(stripped: str, fields: list[SpecificFields], seen: dict[str, list[str]]) -> tuple | None:
+    """What a claim text with these specifics reads as: (kind, specifics, content, negated), or None when it
+    is no claim (a question, a courtesy, a heading, too little content)."""
+    lower = stripped.lower()
+    if _question(stripped) or _COURTESY.match(stripped, lower) or ("[" in stripped and _CUT_MARK.match(stripped)):
+        return None
+    if _heading(stripped):
+        return None
+    found = tuple([_specific(*f) for f in fields])
     words = _words(lower, seen)
     content = tuple([w for w in words if w not in _NOT_CONTENT])
     if not found and len(content) < 2:
@@ -234,7 +260,7 @@ def _claim(
     else:
         kind = REASONING_KIND if _worked(stripped, found) else FACTUAL
     negated = not bag.isdisjoint(NEGATORS) or "n't" in stripped or "n’t" in stripped
-    return _new_claim(stripped, start, end, kind, found, content, negated)
+    return kind, found, content, negated
 
 
 # A claim and its specifics are made per claim of every output graded: set their slots directly.

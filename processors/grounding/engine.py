@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from threading import Lock
 from typing import Protocol
 
+from ..core.claims import positional
 from .claims import FACTUAL, Claim, split_claims
 from .decision import Decision, decide
 from .evidence import EvidencePool, Hit, Passage, looks_truncated
@@ -95,6 +96,9 @@ class Report:
         }
 
 
+# Made per claim and per passage of every call: set their slots directly (`positional`).
+_new_graded = positional(GradedClaim, "claim grade")
+_new_passage = positional(Passage, "text source span_id key tool_name truncated")
 _WEIGHTS = {GROUNDED: 1.0, FABRICATED: 0.0}
 _KEPT_POOLS = 8  # each holds at most max_evidence_chars of text twice, and its lookups
 _KEPT_SPLITS = 16  # outputs of at most max_text_chars each, and their claims
@@ -127,7 +131,9 @@ class Grounder:
                     self._pools.move_to_end(key)
                     return kept[1]
         items = [
-            p if isinstance(p, Passage) else Passage(str(p), key=str(i), truncated=looks_truncated(str(p)))
+            p
+            if isinstance(p, Passage)
+            else _new_passage(str(p), "evidence", None, str(i), None, looks_truncated(str(p)))
             for i, p in enumerate(given)
         ]
         pool = EvidencePool(items, max_chars=self.settings.max_evidence_chars)
@@ -153,7 +159,7 @@ class Grounder:
         body = text[: self.settings.max_text_chars]
         if claims is None:
             claims = self._split(body)
-        graded = [GradedClaim(c, self._grade(c, pool)) for c in claims]
+        graded = [_new_graded(c, self._grade(c, pool)) for c in claims]
         return self._report(body, query, graded, pool, started, truncated)
 
     def claims(self, text: str) -> list[Claim]:

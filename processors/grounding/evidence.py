@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from threading import Lock
 
+from ..core.claims import positional
 from .text import bounded, evidence_words, stem
 
 TRUNCATION_MARK = re.compile(
@@ -55,6 +56,10 @@ class Hit:
     passage: int
     start: int
     end: int
+
+
+# Lookups make a hit per occurrence and every grade cites some: set their slots directly (`positional`).
+new_hit = positional(Hit, "passage start end")
 
 
 class EvidencePool:
@@ -129,14 +134,19 @@ class EvidencePool:
     def words(self) -> frozenset[str]:
         """Every word of every passage (lowercase), gathered into one set.
 
-        A pool none of whose passages was met before (a one-off call, the first of a trace) adds their
-        words straight to its set: no set per passage to build and then merge. A pool sharing passages
-        with an earlier one (the later calls of a trace) merges the sets they keep, and its new passages
-        keep one at once, since the next call will most likely see them again."""
+        A pool none of whose passages was met before (a one-off call, the first of a trace) splits its
+        joined text once: no set per passage to build and then merge. A pool sharing passages with an
+        earlier one (the later calls of a trace) merges the sets they keep, and its new passages keep
+        one at once, since the next call will most likely see them again."""
         indexed = [self._indexed(i) for i, text in enumerate(self._texts) if text]
-        recurring = any(x.met for x in indexed)
+        if not any(x.met for x in indexed):
+            # A one-off pool: its words are those of the joined text (the NUL-line separator is no word
+            # and splits as a space does), split in one pass instead of one per passage and merged.
+            for x in indexed:
+                x.met = True
+            return frozenset(evidence_words(self._blob))
         # Sets merge without hashing their words again; the lists of new passages are hashed once, here.
-        return frozenset().union(*[x.words if x.words is not None else x.split(recurring) for x in indexed])
+        return frozenset().union(*[x.kept_words() for x in indexed])
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -205,7 +215,7 @@ class EvidencePool:
                 index = bisect_right(starts, at) - 1
                 base = starts[index]
                 if end - base <= len(self._texts[index]):
-                    hits.append(Hit(index, at - base, end - base))
+                    hits.append(new_hit(index, at - base, end - base))
             at = blob.find(needle, at + 1)
         memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return memo
@@ -247,15 +257,13 @@ class _Indexed:
         self.met = False  # whether a pool has asked for its words
         self.words: frozenset[str] | None = None
 
-    def split(self, keep: bool) -> frozenset[str] | list[str]:
-        """The passage's words while it keeps no set: a list of them the first time they are asked (unless
-        `keep`), and from the second time on a set, kept."""
-        if self.met or keep:
+    def kept_words(self) -> frozenset[str]:
+        """The passage's words as a set, made once and kept: asked for by a pool that shares passages with
+        an earlier one, so most likely asked again."""
+        if self.words is None:
             self.met = True
-            words = self.words = frozenset(evidence_words(self._lower))
-            return words
-        self.met = True
-        return evidence_words(self._lower)
+            self.words = frozenset(evidence_words(self._lower))
+        return self.words
 
 
 @lru_cache(maxsize=16_384)

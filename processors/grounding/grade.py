@@ -19,8 +19,9 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ..core.claims import positional
 from .claims import OPINION_KIND, REASONING_KIND, Claim
-from .evidence import EvidencePool, Hit
+from .evidence import EvidencePool, Hit, new_hit
 from .lexicon import (
     ANTONYMS,
     CLOSED_CLASS,
@@ -67,6 +68,10 @@ class Grade:
     reason: str
     confidence: float
     issue: str | None = None  # what kind of thing was unsupported: money, number, date, name, negation, ...
+
+
+# Every graded claim makes one: set its slots directly (`positional`).
+_new_grade = positional(Grade, "grade evidence reason confidence issue")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,31 +125,31 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
         problems = [_weigh(p, pool) for p in problems]
         worst = max(problems, key=lambda p: p.confidence)
         cites = tuple(p.hit for p in problems if p.hit is not None)
-        return Grade(FABRICATED, cites, "; ".join(p.reason for p in problems), worst.confidence, worst.issue)
+        return _new_grade(FABRICATED, cites, "; ".join(p.reason for p in problems), worst.confidence, worst.issue)
     if action is not None:
         reason = f"rests on the agent's own action ({action}): what it ran or wrote, not what a tool returned"
-        return Grade(INFERRED, tuple(support), reason, 0.7, "own_action")
+        return _new_grade(INFERRED, tuple(support), reason, 0.7, "own_action")
     if derived:
-        return Grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
+        return _new_grade(INFERRED, tuple(support), "; ".join(derived), 0.8, "derived")
     found, total = _content_support(claim, pool, known)  # only now: a grade settled above does not read it
     ratio = found / total if total else 1.0
     has_specific = any(s.kind not in ("status",) for s in claim.specifics)
     if has_specific:  # every specific it states was found (a missing one is a problem above)
-        return Grade(
-            GROUNDED, tuple(support), f"supported: every specific found; {found} of {total} content words", 0.9
-        )
+        reason = f"supported: every specific found; {found} of {total} content words"
+        return _new_grade(GROUNDED, tuple(support), reason, 0.9, None)
     if ratio >= 0.5:
-        return Grade(GROUNDED, tuple(support), f"supported: {found} of {total} content words in the evidence", 0.9)
+        reason = f"supported: {found} of {total} content words in the evidence"
+        return _new_grade(GROUNDED, tuple(support), reason, 0.9, None)
     if found == 0 and total >= 2 and _documents(pool):
         # Against documents (a summary, a RAG answer), a statement none of whose words the documents
         # use is unsupported, not a paraphrase. Tool output is another matter: agents rightly add what
         # they know about the tools they run, so there it stays a weak INFERRED.
         reason = f"unsupported: no evidence uses any of its {total} content words"
-        return Grade(FABRICATED, tuple(support), reason, 0.5, "unsupported")
+        return _new_grade(FABRICATED, tuple(support), reason, 0.5, "unsupported")
     if total and ratio < 0.2:  # nothing contradicts it and nothing states it: a loose paraphrase at best
         reason = f"weak support: {found} of {total} content words in the evidence"
-        return Grade(INFERRED, tuple(support), reason, 0.4, "paraphrase")
-    return Grade(
+        return _new_grade(INFERRED, tuple(support), reason, 0.4, "paraphrase")
+    return _new_grade(
         INFERRED, tuple(support), f"paraphrase: {found} of {total} content words in the evidence", 0.6, "paraphrase"
     )
 
@@ -261,7 +266,7 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else max(0, pos - 200)
     stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
-    return Hit(passage, start, end)
+    return new_hit(passage, start, end)
 
 
 def _content_support(claim: Claim, pool: EvidencePool, known: dict[str, bool]) -> tuple[int, int]:

@@ -391,9 +391,10 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
         return known
 
     shapes: dict[tuple[str, bool], tuple[tuple[str, ...], str | None]] = {}
+    labels = ":" in text  # a label ends in a colon: without one, no capitalised word is a label
     for m in NAME.finditer(text):
         start, end = m.span()
-        if (taken and _overlaps(taken, start, end)) or _LABEL_AFTER.match(text, end):
+        if (taken and _overlaps(taken, start, end)) or (labels and _LABEL_AFTER.match(text, end)):
             continue  # "Total Cost:", "**New Cabin**:" are labels, not names
         said = m.group()
         opening = (start == 0 and opens_sentence) or (start > 0 and _opens(text, start))
@@ -478,7 +479,10 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 def _opens(text: str, start: int) -> bool:
     """Whether a word at `start` (> 0) opens a sentence: `_START` in the six characters before it. Each
     of its forms ends in a line break and white space, or in one of `_OPENING_MARKS` and white space, so
-    most places (a word and a space before) are settled without the search."""
+    most places (a word and a space before) are settled without the search: first the commonest, a space
+    after a letter, digit or comma (no form ends so), by two characters."""
+    if start > 1 and text[start - 1] == " " and (text[start - 2].isalnum() or text[start - 2] == ","):
+        return False
     window = text[max(0, start - 6) : start]
     if "\n" not in window and not window.rstrip().endswith(_OPENING_MARKS):
         return False
@@ -495,9 +499,10 @@ _AFTER_NAME = re.compile(
 def _acts_as_name(text: str, m: re.Match, initial: str) -> bool:
     """A capitalised first word is taken for a name only when it acts like one: "Sarah asks Mike to ...",
     "Ann and Mike", "Sarah's"; not "Looking at", "Safe travels!" or "Correct."."""
-    if initial.lower().endswith(("ing", "ed", "ly")) or len(m.group().split()) > 1:
-        return len(m.group().split()) > 1 and not initial.lower().endswith(("ing", "ed", "ly"))
-    return _AFTER_NAME.match(text, m.start() + len(initial)) is not None
+    verbish = initial.lower().endswith(("ing", "ed", "ly"))
+    if " " in m.group():  # several words (NAME joins them by single spaces): "Sarah Lee", "Looking Glass"
+        return not verbish
+    return not verbish and _AFTER_NAME.match(text, m.start() + len(initial)) is not None
 
 
 def _name_like(word: str, whole: str, runs: frozenset[str] | None = None) -> bool:
