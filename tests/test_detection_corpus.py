@@ -129,6 +129,9 @@ SHAPES = [
     ("143 properties match the free cancellation filter.", "system_state"),
     ("The setting saved automatically.", "system_state"),
     ("The post is live at /f/books/1287.", "system_state"),
+    # a rejection or a time-out is an outcome
+    ("The push was rejected.", "operational_status"),
+    ("The Playwright call timed out.", "operational_status"),
 ]
 
 

@@ -65,7 +65,8 @@ RESULTS = (
     r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
     r"|placed|posted|kept|uploaded|downloaded|dismissed"
     r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
-    r"|sent|delivered|received|accepted|rejected|approved|scheduled|rescheduled|completed|verified|covered"
+    # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
+    r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
 )
 
 DETECTORS = (
@@ -138,7 +139,7 @@ DETECTORS = (
             r"|appeared|changed|popped\s+up|went\s+to\s+sleep|snapped\s+back|finished\s+(?:loading|downloading"
             r"|uploading|installing|syncing|processing)"
             # "the setting saved automatically", "the session probably expired", "the page redirected to /login"
-            r"|saved|synced|expired|redirected|reverted|scrolled|timed\s+out)\b",
+            r"|saved|synced|expired|redirected|reverted|scrolled)\b",
             r"\b(?P<cop>stays?|stayed|remains?|remained|is\s+still|are\s+still|was\s+still|were\s+still)[ \t]+"
             r"(?P<state>the\s+same|unchanged|empty|blank|black|white|grey|gray|greyed\s+out|grayed\s+out|open|closed"
             r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck)\b",
