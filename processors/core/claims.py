@@ -146,6 +146,8 @@ def build_claim(text: str, raw: RawMatch) -> Claim | None:
         negative = not negative  # "no results are found": the determiner carries the negation
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
     end = _claim_end(text, raw, subject)
+    while end > start + 1 and text[end - 1] in _TRAILING:
+        end -= 1  # a pattern may read the clause's end ("the item is listed."): the claim stops before it
     if resolved:
         confidence *= RESOLVED_FACTOR
     # Positional: category, detector_id, matched_text, offset, subject, assertion, negative, confidence, role.
@@ -263,6 +265,7 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
 
 
 # With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
+_TRAILING = frozenset(" \t\r\n.,;:!")
 _PERSONS = frozenset("i we you i've i'd i'm we've we'd we're you've you'd you're".split())
 _TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here there".split())
 # A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.

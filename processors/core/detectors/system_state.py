@@ -25,7 +25,10 @@ UI_STATES = (
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
     r"|pinned|archived|minimi[sz]ed|maximi[sz]ed|unchanged|read-only|editable"
     r"|disconnected|suspended|protected|unverified|deactivated|expired|unread|unmuted"
-    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep|showing|displaying|checked|listed"
+    r"|clean|dirty|pre-?filled|pre-?selected|paired|unpaired|booting|asleep|showing|displaying"
+    # Not "checked" ("formatting is checked before each commit" describes a process: a check box is UI_NOUNS'
+    # and a quoted label has its own pattern below). Not "listed": "listed under Available devices" is existence.located, and each "options are listed in the
+    # table below" of a coding agent would be a match to build and reject (+20 us a 2,000-character output).
     r"|live|on\s+(?:the\s+)?screen|in\s+view|out\s+of\s+view|scanning|syncing|uploading|downloading|processing"
 )
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
@@ -86,7 +89,14 @@ DETECTORS = (
         id="system_state.ui",
         category="system_state",
         family="systemState",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{UI_STATES})\b",),
+        patterns=(
+            rf"\b{COPULA}\s+(?P<state>{UI_STATES})\b",
+            # "is listed", "are checked" only at the end of a clause or before a few words: "the item is listed.",
+            # "two are checked, one is not"; not "are listed in the table below", "is checked before each commit",
+            # which a coding agent writes often (each a match to build and reject).
+            rf"\b{COPULA}\s+(?P<state>listed|checked)(?:[ \t]*(?:[.,;:!)]|\n|$)|[ \t]+(?:under|on|now|yet|anywhere"
+            r"|there|here|twice|once|first|by\s+default|already|too|again|and|but|so|for\s+(?:sale|rent|pickup|delivery))\b)",
+        ),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -103,14 +113,26 @@ DETECTORS = (
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
         reject_after=r"\s+(?:to|for|when|if|enough|unless)\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
-        r"|sat|sun)[a-z]*))\b"
-        r"|(?<=listed)\s+(?:at|for|as)\b",  # "listed at $12.99" is a price; "listed as X" is system_state.marked
+        r"|sat|sun)[a-z]*))\b",
         examples=(
             "The export job is still in progress.",
             "The editor pane is focused.",
             "No retry button is visible.",
             "The cache is unavailable.",
+            "Two boxes are checked, one is not.",
         ),
+    ),
+    DetectorSpec(
+        # A check box named by its quoted label: '"Maintain aspect ratio" is checked' ("checked" alone is no UI
+        # state: "formatting is checked before each commit").
+        id="system_state.checked",
+        category="system_state",
+        family="systemState",
+        patterns=(rf"(?P<subject>[\"“][^\"”\n]{{1,60}}[\"”])\s*{COPULA}\s+(?P<state>checked|unchecked|ticked|unticked)\b",),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.75,
+        examples=('"Maintain aspect ratio" is checked.',),
     ),
     DetectorSpec(
         # "The dashboard has loaded", "the worker has started".
