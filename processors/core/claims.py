@@ -264,8 +264,9 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     return name.text, role, start
 
 
-# With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
+# Where a claim may not end: the clause's punctuation a pattern read to know the clause ended.
 _TRAILING = frozenset(" \t\r\n.,;:!")
+# With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
 _PERSONS = frozenset("i we you i've i'd i'm we've we'd we're you've you'd you're".split())
 _TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here there".split())
 # A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
