@@ -38,7 +38,7 @@ class RunIndex:
     Memory: one list entry per run of the text (a 20,000-character pool has ~3,500) and one copy of its
     distinct runs (~7,000 characters there): about the size of the text again, for a bounded pool."""
 
-    __slots__ = ("_at", "_names", "_joined", "_starts")
+    __slots__ = ("_at", "_joined", "_names", "_starts")
 
     def __init__(self, text: str) -> None:
         pieces = text.encode("ascii", "replace").translate(_RUN_BYTES).decode("ascii").split(" ")
