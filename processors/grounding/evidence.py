@@ -19,7 +19,6 @@ from functools import cached_property, lru_cache
 from threading import Lock
 
 from ..core.claims import positional
-from .runs import SCANS_BEFORE_INDEX, RunIndex, indexable
 from .text import bounded, evidence_words, stem
 
 TRUNCATION_MARK = re.compile(
@@ -103,8 +102,6 @@ class EvidencePool:
         self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
         self._has: dict[str, bool] = {}
         self._stemmed: dict[str, bool] = {}
-        self._scans = 0  # whole-pool scans made by `lookup`: the run index is built after a few dozen
-        self._runs: RunIndex | None = None
         self.cache: dict = {}  # per-pool memo for the grader (acronyms, ...)
 
     def __len__(self) -> int:
@@ -205,33 +202,11 @@ class EvidencePool:
         memo = self._found.get(key)
         if memo is not None:
             return memo
+        hits: list[Hit] = []
         if not needle:
             return ()
         if len(self._found) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
             self._found.clear()
-        runs = self._index_for(needle)
-        if runs is None:
-            hits = self._scan(needle, word, limit)
-        elif word:
-            hits = self._hits((at for at in runs.word(needle) if bounded(self._blob, at, at + len(needle))),
-                              len(needle), limit)  # fmt: skip
-        else:
-            hits = self._hits(runs.substring(needle, limit), len(needle), limit)
-        memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
-        return memo
-
-    def _index_for(self, needle: str) -> RunIndex | None:
-        """The run index, if it answers for `needle` and this pool has made enough scans to pay for it."""
-        if not indexable(needle):
-            return None
-        if self._runs is None and self._scans >= SCANS_BEFORE_INDEX:
-            self._runs = RunIndex(self._blob)
-        return self._runs
-
-    def _scan(self, needle: str, word: bool, limit: int) -> list[Hit]:
-        """`lookup` by one `find` loop over the whole pool."""
-        self._scans += 1
-        hits: list[Hit] = []
         blob, starts = self._blob, self._starts
         at = blob.find(needle)
         while at != -1 and len(hits) < limit:
@@ -242,18 +217,8 @@ class EvidencePool:
                 if end - base <= len(self._texts[index]):
                     hits.append(new_hit(index, at - base, end - base))
             at = blob.find(needle, at + 1)
-        return hits
-
-    def _hits(self, offsets: Iterable[int], size: int, limit: int) -> list[Hit]:
-        """Hits for occurrences of a run-index needle (never across passages) at `offsets` of the joined text."""
-        hits: list[Hit] = []
-        starts = self._starts
-        for at in offsets:
-            if len(hits) >= limit:
-                break
-            index = bisect_right(starts, at) - 1
-            hits.append(new_hit(index, at - starts[index], at - starts[index] + size))
-        return hits
+        memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
+        return memo
 
     def search(self, pattern: re.Pattern) -> bool:
         """Whether `pattern` occurs in some passage (lowercased). One search over all passages: the
