@@ -120,7 +120,8 @@ def score_goal(goal: str, answer: str, answer_kinds: set[str], grounding: float,
     found_words = _keywords(answer) if found_words is None else found_words
     missing = sorted(w for w in wanted if w not in found_words)
     coverage = 1.0 - len(missing) / len(wanted) if wanted else 1.0
-    missing_entities = [e for e in entities if e not in answer.lower()]
+    lowered = answer.lower() if entities else answer  # once, not once per entity
+    missing_entities = [e for e in entities if e not in lowered]
     if entities:
         coverage = min(coverage, 1.0 - len(missing_entities) / len(entities) * 0.5)
     intent_ok = True
