@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .lexicon import STOPWORDS
 from .text import WORD, specifics, stem
@@ -106,33 +107,50 @@ def split_goals(query: str) -> list[str]:
     return parts or ([query.strip()] if query.strip() else [])
 
 
+@lru_cache(maxsize=64)
+def _goals(query: str) -> tuple[str, ...]:
+    """`split_goals(query)`, the first `MAX_GOALS`, remembered: every reply of a conversation has the same query."""
+    return tuple(split_goals(query)[:MAX_GOALS])
+
+
 def score_goal(goal: str, answer: str, answer_kinds: set[str], grounding: float,
                found_words: set[str] | None = None) -> Goal:  # fmt: skip
     """How well the answer covers one goal: its entities and words, the kind of answer it asks for."""
-    wanted = _keywords(goal)
+    wanted, entities, wants, limit = _read_goal(goal)
     found_words = _keywords(answer) if found_words is None else found_words
-    entities = {s.text.lower() for s in specifics(goal) if s.kind != "status"}
     missing = sorted(w for w in wanted if w not in found_words)
     coverage = 1.0 - len(missing) / len(wanted) if wanted else 1.0
-    missing_entities = [e for e in entities if e not in answer.lower()]
+    lowered = answer.lower() if entities else answer  # once, not once per entity
+    missing_entities = [e for e in entities if e not in lowered]
     if entities:
         coverage = min(coverage, 1.0 - len(missing_entities) / len(entities) * 0.5)
     intent_ok = True
-    for pattern, kinds in _WANTS:
-        if pattern.search(goal) and not answer_kinds.intersection(kinds):
+    for kinds in wants:
+        if not answer_kinds.intersection(kinds):
             intent_ok = False
             missing.append("a " + "/".join(kinds))
             break
-    limit = _LIMIT_WORDS.search(goal)
     if limit is not None:
-        cap = float(limit.group(1).replace(",", ""))
+        cap, said = limit
         offered = [float(s.value) for s in specifics(answer) if s.kind == "money"]  # type: ignore[arg-type]
         if offered and min(offered) > cap:
             intent_ok = False
-            missing.append(f"an option within {limit.group(0)}")
+            missing.append(f"an option within {said}")
     score = (0.6 * coverage + 0.4 * grounding) * (1.0 if intent_ok else 0.6)
     status = "PASS" if score >= 0.75 else "PARTIAL" if score >= 0.5 else "FAIL"
     return Goal(goal, round(score, 3), status, tuple(missing[:6]))
+
+
+@lru_cache(maxsize=256)
+def _read_goal(goal: str) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, ...], ...], tuple[float, str] | None]:
+    """What `score_goal` reads from the goal alone: its keywords, its entities, the kinds of answer its
+    patterns ask for (in `_WANTS` order) and its spending limit (cap, as written). Remembered: every reply
+    of a conversation is scored against the same query, often a long pasted task."""
+    entities = frozenset(s.text.lower() for s in specifics(goal) if s.kind != "status")
+    wants = tuple(kinds for pattern, kinds in _WANTS if pattern.search(goal))
+    limit = _LIMIT_WORDS.search(goal)
+    cap = (float(limit.group(1).replace(",", "")), limit.group(0)) if limit is not None else None
+    return frozenset(_keywords(goal)), entities, wants, cap
 
 
 def decide(
@@ -153,7 +171,7 @@ def decide(
     goals: tuple[Goal, ...] = ()
     if query and query.strip():
         words = _keywords(answer)
-        goals = tuple(score_goal(g, answer, answer_kinds, grounding, words) for g in split_goals(query)[:MAX_GOALS])
+        goals = tuple(score_goal(g, answer, answer_kinds, grounding, words) for g in _goals(query))
     addressed = all(g.status != "FAIL" for g in goals)
     checks = {
         "claims_supported": not fabricated and not unsupported,

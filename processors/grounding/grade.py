@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 
 from ..core.claims import positional
 from .claims import OPINION_KIND, REASONING_KIND, Claim
+from .digits import date_starts, digit_starts, matches, number_starts
 from .evidence import EvidencePool, Hit, new_hit
 from .lexicon import (
     ANTONYMS,
@@ -49,6 +50,8 @@ _EV_DATE = re.compile(
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
     r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
 )
+# Where each pattern read by `_parsed` can start (`digits`): its matches are looked for only there.
+_STARTS = {_EV_TIME: digit_starts, _EV_DATE: date_starts}
 _FAILED_COUNT = (
     re.compile(
         r"\b[1-9]\d*[ \t]+(?:failed|failures?|errors?|failing)\b|\bfailed \((?:failures|errors)=[1-9]|^failed\b", re.M
@@ -333,7 +336,7 @@ def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
     if found is None:
         text = pool.lower(index)
         found = []
-        for m in _EV_NUMBER.finditer(text):
+        for m in matches(_EV_NUMBER, text, number_starts):
             value = parse_number(m.group())
             if value is not None:
                 found.append((value, m.start(), m.end()))
@@ -616,7 +619,8 @@ def _parsed(pool: EvidencePool, index: int, pattern: re.Pattern, parse) -> list[
     key = (pattern.pattern, parse)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = [(parse(m.group()), m.start(), m.end()) for m in pattern.finditer(pool.lower(index))]
+        found = memo[key] = [(parse(m.group()), m.start(), m.end())
+                             for m in matches(pattern, pool.lower(index), _STARTS[pattern])]  # fmt: skip
     return found
 
 
