@@ -162,7 +162,7 @@ def tables(path: Path) -> dict[str, list]:
                 [name]).fetchall()]
             kept = [c for c in columns if not c.endswith(_TIMING) and c != "applied_at"]
             rows = con.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in kept)} FROM "{name}"').fetchall()
-            out[name] = sorted((json.dumps(r, default=str) for r in rows))
+            out[name] = sorted(json.dumps(r, default=str) for r in rows)
         return out
     finally:
         con.close()
