@@ -374,18 +374,18 @@ def encode_request(spans: list[ReceivedSpan]) -> EncodedRequest:
         wire = item.wire if item.wire is not None else item.proto.SerializeToString()
         if item.annotations is not None:
             wire += encode_annotations(*item.annotations, item.proto.end_time_unix_nano)
-        wires.append(_field(2, wire))
+        wires.append(wire_field(2, wire))
     out = []
     for first, scopes in resources.values():
-        parts = [_field(1, first.resource.SerializeToString())]
+        parts = [wire_field(1, first.resource.SerializeToString())]
         for head, wires in scopes.values():
-            body = [_field(1, head.scope.SerializeToString()), *wires]
+            body = [wire_field(1, head.scope.SerializeToString()), *wires]
             if head.scope_schema_url:
-                body.append(_field(3, head.scope_schema_url.encode()))
-            parts.append(_field(2, b"".join(body)))
+                body.append(wire_field(3, head.scope_schema_url.encode()))
+            parts.append(wire_field(2, b"".join(body)))
         if first.resource_schema_url:
-            parts.append(_field(3, first.resource_schema_url.encode()))
-        out.append(_field(1, b"".join(parts)))
+            parts.append(wire_field(3, first.resource_schema_url.encode()))
+        out.append(wire_field(1, b"".join(parts)))
     return EncodedRequest(b"".join(out), len(spans))
 
 
@@ -405,28 +405,28 @@ def encode_annotations(attrs: Mapping[str, Any], events, end_ns: int) -> bytes:
     span, as bytes to append to its serialization: a repeated field's entries may follow the rest
     of the message on the wire, and decode in order after the span's own (attributes are field 9,
     events field 11). Writing them through protobuf cost about a tenth of an LLM span's checks."""
-    out = [_field(9, _key_value(k, v)) for k, v in attrs.items()]
+    out = [wire_field(9, _key_value(k, v)) for k, v in attrs.items()]
     for event in events:
         body = []
         when = event.time_ns or end_ns
         if when:
             body.append(b"\x09" + struct.pack("<Q", when))  # time_unix_nano, fixed64
         if event.name:
-            body.append(_field(2, event.name.encode()))
-        body.extend(_field(3, _key_value(k, v)) for k, v in event.attributes.items())
-        out.append(_field(11, b"".join(body)))
+            body.append(wire_field(2, event.name.encode()))
+        body.extend(wire_field(3, _key_value(k, v)) for k, v in event.attributes.items())
+        out.append(wire_field(11, b"".join(body)))
     return b"".join(out)
 
 
 def _key_value(key: str, value: Any) -> bytes:
     encoded = _any_value(value)
-    return _field(1, key.encode()) + (_field(2, encoded) if encoded else b"")
+    return wire_field(1, key.encode()) + (wire_field(2, encoded) if encoded else b"")
 
 
 def _any_value(value: Any) -> bytes:
     """`set_value` as bytes: b"" where it leaves the AnyValue unset (None, an empty list or mapping)."""
     if isinstance(value, str):
-        return _field(1, value.encode())
+        return wire_field(1, value.encode())
     if isinstance(value, bool):
         return b"\x10\x01" if value else b"\x10\x00"
     if isinstance(value, int):
@@ -434,12 +434,12 @@ def _any_value(value: Any) -> bytes:
     if isinstance(value, float):
         return b"\x21" + struct.pack("<d", value)
     if isinstance(value, (list, tuple)):
-        items = b"".join(_field(1, _any_value(item)) for item in value)
-        return _field(5, items) if items else b""
+        items = b"".join(wire_field(1, _any_value(item)) for item in value)
+        return wire_field(5, items) if items else b""
     if isinstance(value, Mapping):
-        kvs = b"".join(_field(1, _key_value(str(k), item)) for k, item in value.items())
-        return _field(6, kvs) if kvs else b""
-    return b"" if value is None else _field(1, str(value).encode())
+        kvs = b"".join(wire_field(1, _key_value(str(k), item)) for k, item in value.items())
+        return wire_field(6, kvs) if kvs else b""
+    return b"" if value is None else wire_field(1, str(value).encode())
 
 
 def _varint(n: int) -> bytes:
@@ -451,7 +451,7 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-def _field(number: int, payload: bytes) -> bytes:
+def wire_field(number: int, payload: bytes) -> bytes:
     """A length-delimited protobuf field: tag, length as a varint, payload."""
     n = len(payload)
     head = bytearray(((number << 3) | 2,))

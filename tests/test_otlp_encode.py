@@ -76,3 +76,38 @@ def test_pending_annotations_travel_in_the_encoded_request_and_annotate_writes_t
     annotate(pending[1])
     assert pending[1].annotations is None
     assert pending[1].proto == written[1].proto
+
+
+def _copied_split(request, n: int) -> dict[int, bytes]:
+    """How the worker pool split a request before split_request: copies into new messages."""
+    import zlib
+
+    outs: dict[int, ExportTraceServiceRequest] = {}
+    for rs in request.resource_spans:
+        for ss in rs.scope_spans:
+            groups: dict[int, list] = {}
+            for span in ss.spans:
+                if len(span.trace_id) == 16 and len(span.span_id) == 8:
+                    groups.setdefault(zlib.crc32(span.trace_id) % n, []).append(span)
+            for i, spans in groups.items():
+                out = outs.setdefault(i, ExportTraceServiceRequest())
+                o_rs = out.resource_spans.add(resource=rs.resource, schema_url=rs.schema_url)
+                o_ss = o_rs.scope_spans.add(scope=ss.scope, schema_url=ss.schema_url)
+                o_ss.spans.extend(spans)
+    return {i: o.SerializeToString() for i, o in outs.items()}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_request_split_for_the_workers_is_byte_for_byte_what_copying_gave(n):
+    from claimwatch.collector.workers import split_request
+
+    request = _request()
+    scope = request.resource_spans[0].scope_spans[0]
+    for k in range(20):
+        span = scope.spans.add(trace_id=k.to_bytes(16, "big"), span_id=(k + 9).to_bytes(8, "big"), name=f"s{k}")
+        span.attributes.append(KeyValueOf("k", k))
+    scope.spans.add(trace_id=b"short", span_id=b"x" * 8)  # rejected
+    request.resource_spans.add().scope_spans.add().spans.add(trace_id=b"", span_id=b"")  # a group left empty
+    payloads, counts, total, bad = split_request(request, n)
+    assert payloads == _copied_split(request, n)
+    assert (total, bad, sum(counts.values())) == (25, 2, 23)
