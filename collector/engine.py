@@ -34,7 +34,6 @@ from .ledger import Ledger
 from .otlp import (
     ReceivedSpan,
     add_event,
-    annotate,
     any_value,
     attributes,
     build_request,
@@ -108,7 +107,7 @@ class CollectorEngine:
         self._prefilter = covers(self.pipeline.checks)  # plain spans skip the checks' `wants` (prefilter.py)
         self.store = store
         self.forwarder = forwarder
-        # A forwarder that takes serialized requests gets annotations appended to the spans' bytes.
+        # A forwarder that takes serialized requests gets them from the spans' own bytes (encode_request).
         self._encode = bool(getattr(forwarder, "accepts_encoded", False))
         p = config.processor
         self.buffer = TraceBuffer(p.decision_wait_ms / 1000, p.max_traces, p.max_spans)
@@ -285,13 +284,9 @@ class CollectorEngine:
             if isinstance(item, ReceivedSpan):
                 attrs, events = self.pipeline.annotations(outcome)
                 # Annotation keys are new unless something upstream annotated the span already.
-                replace = not item.record.attributes.keys().isdisjoint(attrs)
-                if self._encode and not replace:
-                    item.annotations = (attrs, events)  # appended to its bytes when forwarded
-                else:
-                    upsert_attributes(item.proto.attributes, attrs, replace)
-                    for event in events:
-                        add_event(item.proto, event.name, event.attributes, event.time_ns)
+                upsert_attributes(item.proto.attributes, attrs, not item.record.attributes.keys().isdisjoint(attrs))
+                for event in events:
+                    add_event(item.proto, event.name, event.attributes, event.time_ns)
             record(outcome, self.store, self.counts)
         except Exception:
             self.counts["span_errors"] += 1
@@ -304,7 +299,6 @@ class CollectorEngine:
             return
         texts, notice = blocked
         for span in spans:
-            annotate(span)  # the redaction reads (and scrubs) the annotation events too
             changed = False
             updates = redacted_attributes(span.record.attributes, texts, notice)
             if updates:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,8 +46,6 @@ class ReceivedSpan:
     size: int = 0  # wire bytes, for the collector's memory bound
     seq: int = 0  # the accepted call it came with (collector.ledger)
     wire: bytes | None = None  # the span serialized, while `proto` is unchanged since (see encode_request)
-    # Annotations not written into `proto` but appended to its bytes when forwarded: (attributes, events).
-    annotations: tuple | None = None
 
 
 def parse_traces(body: bytes, content_type: str) -> ExportTraceServiceRequest:
@@ -371,10 +368,7 @@ def encode_request(spans: list[ReceivedSpan]) -> EncodedRequest:
     for item in spans:
         scopes = resources.setdefault(id(item.resource), (item, {}))[1]
         wires = scopes.setdefault(id(item.scope), (item, []))[1]
-        wire = item.wire if item.wire is not None else item.proto.SerializeToString()
-        if item.annotations is not None:
-            wire += encode_annotations(*item.annotations, item.proto.end_time_unix_nano)
-        wires.append(wire_field(2, wire))
+        wires.append(wire_field(2, item.wire if item.wire is not None else item.proto.SerializeToString()))
     out = []
     for first, scopes in resources.values():
         parts = [wire_field(1, first.resource.SerializeToString())]
@@ -389,60 +383,9 @@ def encode_request(spans: list[ReceivedSpan]) -> EncodedRequest:
     return EncodedRequest(b"".join(out), len(spans))
 
 
-def annotate(span: ReceivedSpan) -> None:
-    """Write a span's pending annotations into its protobuf (before a redaction reads it)."""
-    if span.annotations is not None:
-        attrs, events = span.annotations
-        span.annotations = None
-        span.wire = None
-        upsert_attributes(span.proto.attributes, attrs, replace_existing=False)
-        for event in events:
-            add_event(span.proto, event.name, event.attributes, event.time_ns)
-
-
-def encode_annotations(attrs: Mapping[str, Any], events, end_ns: int) -> bytes:
-    """What `upsert_attributes(span.attributes, attrs, False)` and `add_event` for each event add to a
-    span, as bytes to append to its serialization: a repeated field's entries may follow the rest
-    of the message on the wire, and decode in order after the span's own (attributes are field 9,
-    events field 11). Writing them through protobuf cost about a tenth of an LLM span's checks."""
-    out = [wire_field(9, _key_value(k, v)) for k, v in attrs.items()]
-    for event in events:
-        body = []
-        when = event.time_ns or end_ns
-        if when:
-            body.append(b"\x09" + struct.pack("<Q", when))  # time_unix_nano, fixed64
-        if event.name:
-            body.append(wire_field(2, event.name.encode()))
-        body.extend(wire_field(3, _key_value(k, v)) for k, v in event.attributes.items())
-        out.append(wire_field(11, b"".join(body)))
-    return b"".join(out)
-
-
-def _key_value(key: str, value: Any) -> bytes:
-    encoded = _any_value(value)
-    return wire_field(1, key.encode()) + (wire_field(2, encoded) if encoded else b"")
-
-
-def _any_value(value: Any) -> bytes:
-    """`set_value` as bytes: b"" where it leaves the AnyValue unset (None, an empty list or mapping)."""
-    if isinstance(value, str):
-        return wire_field(1, value.encode())
-    if isinstance(value, bool):
-        return b"\x10\x01" if value else b"\x10\x00"
-    if isinstance(value, int):
-        return b"\x18" + _varint(value & 0xFFFF_FFFF_FFFF_FFFF)  # int64: two's complement
-    if isinstance(value, float):
-        return b"\x21" + struct.pack("<d", value)
-    if isinstance(value, (list, tuple)):
-        items = b"".join(wire_field(1, _any_value(item)) for item in value)
-        return wire_field(5, items) if items else b""
-    if isinstance(value, Mapping):
-        kvs = b"".join(wire_field(1, _key_value(str(k), item)) for k, item in value.items())
-        return wire_field(6, kvs) if kvs else b""
-    return b"" if value is None else wire_field(1, str(value).encode())
-
-
 def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return _BYTE[n]
     out = bytearray()
     while n > 0x7F:
         out.append((n & 0x7F) | 0x80)
@@ -451,15 +394,14 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
+_BYTE = [bytes((n,)) for n in range(256)]
+_TAG = [_BYTE[(number << 3) | 2] for number in range(16)]  # length-delimited fields 0-15
+
+
 def wire_field(number: int, payload: bytes) -> bytes:
-    """A length-delimited protobuf field: tag, length as a varint, payload."""
+    """A length-delimited protobuf field (number < 16): tag, length as a varint, payload."""
     n = len(payload)
-    head = bytearray(((number << 3) | 2,))
-    while n > 0x7F:
-        head.append((n & 0x7F) | 0x80)
-        n >>= 7
-    head.append(n)
-    return bytes(head) + payload
+    return _TAG[number] + (_BYTE[n] if n < 0x80 else _varint(n)) + payload
 
 
 def KeyValueOf(key: str, value: Any) -> KeyValue:

@@ -1,46 +1,16 @@
-"""Requests and annotations the collector serializes itself decode to what protobuf would have built."""
+"""Requests the collector writes on the wire itself are byte for byte what protobuf would have built."""
 
 from __future__ import annotations
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.trace.v1 import trace_pb2
 
 from claimwatch.collector.otlp import (
     KeyValueOf,
-    add_event,
-    annotate,
     build_request,
-    encode_annotations,
     encode_request,
     iter_spans,
-    upsert_attributes,
 )
-from claimwatch.otel.records import EventRecord
-
-
-class _Shown:
-    def __str__(self) -> str:
-        return "shown"
-
-
-VALUES = ["", "text", "é ü 日本 🙂", True, False, 0, 1, -1, 2**63 - 1, -(2**63), 300, 0.0, 1.5, -2.25,
-          [], (), ["a", 1, None, True, [], [1, 2]], {}, {"a": 1, "b": None, "c": [], "d": {"e": "f"}}, None, _Shown()]
-
-
-@pytest.mark.parametrize("value", VALUES, ids=repr)
-@pytest.mark.parametrize("event_time", [0, 77])
-def test_encoded_annotations_decode_to_the_span_protobuf_builds_when_appended(value, event_time):
-    built = trace_pb2.Span(name="s", end_time_unix_nano=123)
-    built.attributes.add(key="orig").value.string_value = "o"
-    original = built.SerializeToString()
-    attrs = {"k": value, "k2": "z"}
-    events = [EventRecord("ev", {"x": value, "y": 1}, event_time), EventRecord("", {}, 0)]
-    upsert_attributes(built.attributes, attrs, False)
-    for e in events:
-        add_event(built, e.name, e.attributes, e.time_ns)
-    decoded = trace_pb2.Span.FromString(original + encode_annotations(attrs, events, 123))
-    assert decoded == built
 
 
 def _request() -> ExportTraceServiceRequest:
@@ -63,19 +33,6 @@ def test_an_encoded_request_is_the_built_request_serialized_byte_for_byte():
     encoded = encode_request(mixed)
     assert encoded.SerializeToString() == build_request(mixed).SerializeToString()
     assert encoded.span_count == 3
-
-
-def test_pending_annotations_travel_in_the_encoded_request_and_annotate_writes_them_into_the_span():
-    attrs, events = {"claimwatch.verdict": "flag"}, [EventRecord("gen_ai.evaluation.result", {"a": "b"}, 0)]
-    pending = list(iter_spans(_request()))
-    pending[1].annotations = (attrs, events)
-    written = list(iter_spans(_request()))
-    upsert_attributes(written[1].proto.attributes, attrs, False)
-    add_event(written[1].proto, events[0].name, events[0].attributes, 0)
-    assert ExportTraceServiceRequest.FromString(encode_request(pending).payload) == build_request(written)
-    annotate(pending[1])
-    assert pending[1].annotations is None
-    assert pending[1].proto == written[1].proto
 
 
 def _copied_split(request, n: int) -> dict[int, bytes]:
