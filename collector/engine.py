@@ -381,9 +381,7 @@ def _identity_view(record_: SpanRecord, plain: bool = False) -> SpanRecord:
     A `plain` span (prefilter.py) carries no identity attribute: its keys are not read."""
     present = () if plain else _IDENTITY_KEY_SET.intersection(record_.attributes.keys())
     kept = {k: record_.attributes[k] for k in present} if present else {}
-    return SpanRecord(
-        record_.trace_id, record_.span_id, record_.parent_span_id, record_.name, kept, resource=record_.resource
-    )
+    return SpanRecord(record_.trace_id, record_.span_id, record_.parent_span_id, record_.name, kept, (), record_.resource)
 
 
 def log_counts(records) -> Counter:

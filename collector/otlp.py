@@ -240,17 +240,18 @@ def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
         resource = attributes(rs.resource.attributes)
         for ss in rs.scope_spans:
             for span in ss.spans:
+                # Positional: a NamedTuple built with keywords costs twice as much (~0.5 us a span).
                 record = SpanRecord(
-                    trace_id=span.trace_id.hex(),
-                    span_id=span.span_id.hex(),
-                    parent_span_id=span.parent_span_id.hex() or None,
-                    name=span.name,
-                    attributes=ProtoAttributes(span.attributes),
-                    events=_events(span.events) if len(span.events) else (),
-                    resource=resource,
-                    start_ns=span.start_time_unix_nano,
-                    end_ns=span.end_time_unix_nano,
-                    status=_STATUS.get(span.status.code, "UNSET"),
+                    span.trace_id.hex(),
+                    span.span_id.hex(),
+                    span.parent_span_id.hex() or None,
+                    span.name,
+                    ProtoAttributes(span.attributes),
+                    _events(span.events) if len(span.events) else (),
+                    resource,
+                    span.start_time_unix_nano,
+                    span.end_time_unix_nano,
+                    _STATUS.get(span.status.code, "UNSET"),
                 )
                 yield ReceivedSpan(
                     record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url, span.ByteSize()
