@@ -31,7 +31,17 @@ from claimwatch.worker import BackgroundWorker
 
 from .assembly import TraceBuffer
 from .ledger import Ledger
-from .otlp import ReceivedSpan, add_event, any_value, attributes, build_request, iter_spans, upsert_attributes
+from .otlp import (
+    ReceivedSpan,
+    add_event,
+    any_value,
+    attributes,
+    build_request,
+    encode_request,
+    iter_spans,
+    upsert_attributes,
+)
+from .prefilter import covers, plain_wire
 
 logger = logging.getLogger("claimwatch.collector")
 
@@ -94,8 +104,11 @@ class CollectorEngine:
         # own ledger once the store has written the batch's rows. A worker process passes its own.
         self._on_processed = on_processed or self._settle_after_write
         self.pipeline = Pipeline(config)
+        self._prefilter = covers(self.pipeline.checks)  # plain spans skip the checks' `wants` (prefilter.py)
         self.store = store
         self.forwarder = forwarder
+        # A forwarder that takes serialized requests gets them from the spans' own bytes (encode_request).
+        self._encode = bool(getattr(forwarder, "accepts_encoded", False))
         p = config.processor
         self.buffer = TraceBuffer(p.decision_wait_ms / 1000, p.max_traces, p.max_spans)
         self.counts: Counter = Counter()
@@ -217,8 +230,9 @@ class CollectorEngine:
                 self._work_spans -= len(items)
                 self._buffered_bytes -= size
         if self.forwarder is not None and forward:
+            encode = encode_request if self._encode else build_request
             for chunk in _forward_chunks(forward):  # few requests for the batch, not one per trace
-                self.forwarder.submit(build_request(chunk))
+                self.forwarder.submit(encode(chunk))
         if settled:
             self._on_processed(dict(settled))
 
@@ -239,17 +253,27 @@ class CollectorEngine:
             index.update({s.record.span_id: s.record for s in spans})
             view = HeldTrace(index.get, (i.record for i in items))
             seen: dict = {}
+            prefilter = self._prefilter
             for item in items:
+                if prefilter and type(item) is ReceivedSpan and self._plain(item):
+                    continue
                 self._check(item, view, seen)
             self._redact_trace(trace_id, spans)
             with self._lock:
-                self.buffer.remember(trace_id, {s.record.span_id: _identity_view(s.record) for s in spans})
+                self.buffer.remember(trace_id, {s.record.span_id: _identity_view(s.record, s.wire is not None)
+                                                for s in spans})
             self.counts["spans_processed"] += len(spans)
             return spans
         except Exception:
             self.counts["errors"] += 1
             logger.exception("could not process trace %s", trace_id)
             return []  # not forwarded: a failed redaction must not let blocked text travel
+
+    @staticmethod
+    def _plain(span: ReceivedSpan) -> bool:
+        """No check wants the span (decided on its bytes, which are kept to forward it unchanged)."""
+        span.wire = plain_wire(span.proto)
+        return span.wire is not None
 
     def _check(self, item, view: HeldTrace, seen: dict) -> None:
         """One span's checks; a failure stays with this span."""
@@ -280,11 +304,13 @@ class CollectorEngine:
             if updates:
                 upsert_attributes(span.proto.attributes, updates)
                 changed = True
+                span.wire = None  # its bytes changed
             for event in span.proto.events:
                 event_updates = redacted_attributes(attributes(event.attributes), texts, notice)
                 if event_updates:
                     upsert_attributes(event.attributes, event_updates)
                     changed = True
+                    span.wire = None
             self.counts["redacted"] += changed
 
     # --- lifecycle -------------------------------------------------------------------------------
@@ -349,13 +375,13 @@ def _forward_chunks(spans: list[ReceivedSpan]):
         yield chunk
 
 
-def _identity_view(record_: SpanRecord) -> SpanRecord:
-    """What a late span needs of an ancestor: its parent link and identity attributes only."""
-    present = _IDENTITY_KEY_SET.intersection(record_.attributes.keys())
+def _identity_view(record_: SpanRecord, plain: bool = False) -> SpanRecord:
+    """What a late span needs of an ancestor: its parent link and identity attributes only.
+
+    A `plain` span (prefilter.py) carries no identity attribute: its keys are not read."""
+    present = () if plain else _IDENTITY_KEY_SET.intersection(record_.attributes.keys())
     kept = {k: record_.attributes[k] for k in present} if present else {}
-    return SpanRecord(
-        record_.trace_id, record_.span_id, record_.parent_span_id, record_.name, kept, resource=record_.resource
-    )
+    return SpanRecord(record_.trace_id, record_.span_id, record_.parent_span_id, record_.name, kept, (), record_.resource)
 
 
 def log_counts(records) -> Counter:

@@ -28,6 +28,8 @@ class Forwarder:
         self.config = config
         self.counts: Counter = Counter()
         self._send = self._grpc_sender() if config.protocol == "grpc" else self._http_sender()
+        # Over HTTP the engine may hand over requests it serialized itself (otlp.EncodedRequest).
+        self.accepts_encoded = config.protocol != "grpc"
         self._worker = BackgroundWorker("claimwatch-forward", self._deliver_all, max_items=config.queue_batches)
 
     def submit(self, request) -> None:
@@ -51,7 +53,7 @@ class Forwarder:
             try:
                 self._send(payload, request)
                 self.counts["batches"] += 1
-                self.counts["spans"] += sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+                self.counts["spans"] += _span_count(request)
                 return
             except Exception as exc:
                 if attempt == _RETRIES - 1:
@@ -100,6 +102,13 @@ class Forwarder:
             stub.Export(request, timeout=self.config.timeout_s, metadata=metadata)
 
         return send
+
+
+def _span_count(request) -> int:
+    count = getattr(request, "span_count", None)  # an EncodedRequest knows it
+    if count is None:
+        count = sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+    return count
 
 
 def build_forwarder(config: ClaimwatchConfig):

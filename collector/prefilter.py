@@ -1,0 +1,45 @@
+"""Which received spans no check can want, decided on their wire bytes.
+
+Nine spans in ten of an agent's trace are plain (HTTP calls, database queries,
+framework steps): no LLM output, no tool call, no identity, not evaluated
+upstream. Asking every check's `wants` builds the span's attribute key set
+through protobuf and runs each check's look at it, about a quarter of a plain
+span's cost in a worker. The same answer comes from the span's serialized
+bytes: an attribute key or event name is written there verbatim, so a span
+whose bytes hold none of `MARKERS` has none of the names the builtin checks,
+the identity resolution and the upstream test look for. A marker in a value
+only sends the span the ordinary way (never a wrong answer, only a slower one).
+"""
+
+from __future__ import annotations
+
+# Substrings of every attribute and event name a builtin check's `wants`, identity
+# (pipeline.IDENTITY_KEYS) or an upstream evaluation (claimwatch.verdict/mode) reads;
+# tests/test_prefilter.py checks each of those names contains one.
+MARKERS: tuple[bytes, ...] = (
+    b"gen_ai.",  # output messages, completions, tool names, agent and conversation ids, events
+    b"claimwatch.",  # upstream verdict and mode, agent trust
+    b"traceloop.",
+    b"openinference.",
+    b"llm.output_messages.",
+    b"output.value",
+    b"tool.name",
+    b"agent.name",
+    b"session.id",
+)
+# The checks whose `wants` the markers cover; with any other check enabled, every span is asked.
+COVERED_CHECKS = frozenset({"output", "actions", "tool_policy", "grounding"})
+
+
+def covers(checks) -> bool:
+    """True when `MARKERS` cover what every one of `checks` can want (builtin checks only)."""
+    return all(c.name in COVERED_CHECKS and type(c).__module__.startswith("claimwatch.checks.") for c in checks)
+
+
+def plain_wire(proto) -> bytes | None:
+    """The span serialized when it holds no marker (no check wants it); None otherwise."""
+    wire = proto.SerializeToString()
+    for marker in MARKERS:
+        if marker in wire:
+            return None
+    return wire

@@ -1,0 +1,70 @@
+"""Requests the collector writes on the wire itself are byte for byte what protobuf would have built."""
+
+from __future__ import annotations
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from claimwatch.collector.otlp import (
+    KeyValueOf,
+    build_request,
+    encode_request,
+    iter_spans,
+)
+
+
+def _request() -> ExportTraceServiceRequest:
+    request = ExportTraceServiceRequest()
+    first = request.resource_spans.add(schema_url="https://schema/r")
+    first.resource.attributes.append(KeyValueOf("service.name", "a"))
+    scope = first.scope_spans.add(schema_url="https://schema/s")
+    scope.scope.name = "lib"
+    scope.spans.add(trace_id=b"a" * 16, span_id=b"1" * 8, name="one")
+    first.scope_spans.add().spans.add(trace_id=b"b" * 16, span_id=b"2" * 8)
+    request.resource_spans.add().scope_spans.add().spans.add(trace_id=b"c" * 16, span_id=b"3" * 8, name="three")
+    return request
+
+
+def test_an_encoded_request_is_the_built_request_serialized_byte_for_byte():
+    spans = list(iter_spans(_request()))
+    spans[0].wire = spans[0].proto.SerializeToString()  # unchanged since parsed: its bytes are reused
+    spans[2].proto.attributes.append(KeyValueOf("claimwatch.verdict", "pass"))  # changed: serialized anew
+    mixed = [spans[2], spans[0], spans[1]]
+    encoded = encode_request(mixed)
+    assert encoded.SerializeToString() == build_request(mixed).SerializeToString()
+    assert encoded.span_count == 3
+
+
+def _copied_split(request, n: int) -> dict[int, bytes]:
+    """How the worker pool split a request before split_request: copies into new messages."""
+    import zlib
+
+    outs: dict[int, ExportTraceServiceRequest] = {}
+    for rs in request.resource_spans:
+        for ss in rs.scope_spans:
+            groups: dict[int, list] = {}
+            for span in ss.spans:
+                if len(span.trace_id) == 16 and len(span.span_id) == 8:
+                    groups.setdefault(zlib.crc32(span.trace_id) % n, []).append(span)
+            for i, spans in groups.items():
+                out = outs.setdefault(i, ExportTraceServiceRequest())
+                o_rs = out.resource_spans.add(resource=rs.resource, schema_url=rs.schema_url)
+                o_ss = o_rs.scope_spans.add(scope=ss.scope, schema_url=ss.schema_url)
+                o_ss.spans.extend(spans)
+    return {i: o.SerializeToString() for i, o in outs.items()}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_request_split_for_the_workers_is_byte_for_byte_what_copying_gave(n):
+    from claimwatch.collector.workers import split_request
+
+    request = _request()
+    scope = request.resource_spans[0].scope_spans[0]
+    for k in range(20):
+        span = scope.spans.add(trace_id=k.to_bytes(16, "big"), span_id=(k + 9).to_bytes(8, "big"), name=f"s{k}")
+        span.attributes.append(KeyValueOf("k", k))
+    scope.spans.add(trace_id=b"short", span_id=b"x" * 8)  # rejected
+    request.resource_spans.add().scope_spans.add().spans.add(trace_id=b"", span_id=b"")  # a group left empty
+    payloads, counts, total, bad = split_request(request, n)
+    assert payloads == _copied_split(request, n)
+    assert (total, bad, sum(counts.values())) == (25, 2, 23)
