@@ -368,20 +368,33 @@ def encode_request(spans: list[ReceivedSpan]) -> EncodedRequest:
     resources: dict[int, tuple[ReceivedSpan, dict[int, tuple[ReceivedSpan, list[bytes]]]]] = {}
     for item in spans:
         scopes = resources.setdefault(id(item.resource), (item, {}))[1]
-        wires = scopes.setdefault(id(item.scope), (item, []))[1]
-        wires.append(wire_field(2, item.wire if item.wire is not None else item.proto.SerializeToString()))
+        scopes.setdefault(id(item.scope), (item, []))[1].append(
+            item.wire if item.wire is not None else item.proto.SerializeToString()
+        )
     out = []
     for first, scopes in resources.values():
-        parts = [wire_field(1, first.resource.SerializeToString())]
-        for head, wires in scopes.values():
-            body = [wire_field(1, head.scope.SerializeToString()), *wires]
-            if head.scope_schema_url:
-                body.append(wire_field(3, head.scope_schema_url.encode()))
-            parts.append(wire_field(2, b"".join(body)))
-        if first.resource_schema_url:
-            parts.append(wire_field(3, first.resource_schema_url.encode()))
-        out.append(wire_field(1, b"".join(parts)))
+        bodies = [scope_spans_wire(head.scope.SerializeToString(), head.scope_schema_url, wires)
+                  for head, wires in scopes.values()]
+        out.append(resource_spans_wire(first.resource.SerializeToString(), first.resource_schema_url, bodies))
     return EncodedRequest(b"".join(out), len(spans))
+
+
+def scope_spans_wire(scope: bytes, schema_url: str, spans: list[bytes]) -> bytes:
+    """One ScopeSpans on the wire (field 2 of a ResourceSpans): the serialized scope, spans and schema URL."""
+    body = [wire_field(1, scope), *[wire_field(2, span) for span in spans]]
+    if schema_url:
+        body.append(wire_field(3, schema_url.encode()))
+    return wire_field(2, b"".join(body))
+
+
+def resource_spans_wire(resource: bytes, schema_url: str, scope_spans: list[bytes]) -> bytes:
+    """One ResourceSpans on the wire (field 1 of a request): the serialized resource, the
+    `scope_spans_wire` parts and the schema URL. Repeated fields concatenate, so a request is
+    these one after the other."""
+    parts = [wire_field(1, resource), *scope_spans]
+    if schema_url:
+        parts.append(wire_field(3, schema_url.encode()))
+    return wire_field(1, b"".join(parts))
 
 
 def _varint(n: int) -> bytes:

@@ -41,7 +41,7 @@ from .engine import (
     refuse_over_bound,
 )
 from .ledger import Ledger
-from .otlp import ReceivedSpan, build_request, wire_field
+from .otlp import ReceivedSpan, build_request, resource_spans_wire, scope_spans_wire
 
 logger = logging.getLogger("claimwatch.collector")
 _STOP_TIMEOUT_S = 60.0
@@ -282,8 +282,7 @@ def split_request(request, n: int) -> tuple[dict[int, bytes], Counter, int, int]
     counts: Counter = Counter()
     total = bad = 0
     for rs in request.resource_spans:
-        resource = wire_field(1, rs.resource.SerializeToString())
-        resource_schema = wire_field(3, rs.schema_url.encode()) if rs.schema_url else b""
+        resource = None
         for ss in rs.scope_spans:
             groups: dict[int, list[bytes]] = {}
             for span in ss.spans:
@@ -292,15 +291,16 @@ def split_request(request, n: int) -> tuple[dict[int, bytes], Counter, int, int]
                 if len(trace_id) != 16 or len(span.span_id) != 8:
                     bad += 1
                     continue
-                groups.setdefault(zlib.crc32(trace_id) % n, []).append(wire_field(2, span.SerializeToString()))
+                groups.setdefault(zlib.crc32(trace_id) % n, []).append(span.SerializeToString())
             if not groups:
                 continue
-            scope = wire_field(1, ss.scope.SerializeToString())
-            scope_schema = wire_field(3, ss.schema_url.encode()) if ss.schema_url else b""
+            if resource is None:
+                resource = rs.resource.SerializeToString()
+            scope = ss.scope.SerializeToString()
             for i, wires in groups.items():
                 # One ResourceSpans holding one ScopeSpans per group, as the copy made them.
-                body = wire_field(2, b"".join((scope, *wires, scope_schema)))
-                parts.setdefault(i, []).append(wire_field(1, b"".join((resource, body, resource_schema))))
+                body = scope_spans_wire(scope, ss.schema_url, wires)
+                parts.setdefault(i, []).append(resource_spans_wire(resource, rs.schema_url, [body]))
                 counts[i] += len(wires)
     return {i: b"".join(p) for i, p in parts.items()}, counts, total, bad
 
