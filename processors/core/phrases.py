@@ -235,9 +235,31 @@ def _quoted_at(text: str, pos: int) -> bool:
     if first == ">" or (first in (" ", "\t") and text[line : line + 4].lstrip(" \t")[:1] == ">"):
         return True
     if text.count('"', line, pos) & 1:
-        return True
+        return not _in_narration_value(text, line, pos)
     opened = text.count("“", line, pos)
     return opened > 0 and opened > text.count("”", line, pos)
+
+
+# Keys under which an agent writing JSON narrates in its own voice: UFO's "Observation" and "Thought",
+# Browser-Use's "evaluation_previous_goal" and "memory", AutoGPT's "thoughts" / "reasoning" / "speak",
+# Magentic-One's "reason". Their string values are the agent's assertions, not quoted words; keys of
+# typed text ("value", "text") and of arguments ("selector", "url") stay quotations.
+_NARRATION_VALUE = re.compile(
+    r'"(?:observation|observations|thought|thoughts|thinking|reasoning|reason|evaluation|evaluation_previous_goal'
+    r"|memory|next_goal|summary|analysis|comment|criticism|speak|explanation|progress|findings|notes?|answer"
+    r'|final_answer|response|status_message|page_summary|current_state|result_summary)"\s*:\s*"((?:[^"\\\n]|\\.)*)',
+    re.IGNORECASE,
+)
+
+
+def _in_narration_value(text: str, line: int, pos: int) -> bool:
+    """Whether `pos` lies in the string value of a JSON narration key on its line (escaped quotes
+    inside it included): the agent's own words, though they sit between quote marks."""
+    if text.find(":", line, pos) < 0:
+        return False
+    stop = text.find("\n", pos)
+    stop = len(text) if stop < 0 else stop
+    return any(m.start(1) <= pos <= m.end(1) for m in _NARRATION_VALUE.finditer(text, line, stop))
 
 
 def _quoted_before(text: str, end: int, closing: str) -> tuple[str, int] | None:
