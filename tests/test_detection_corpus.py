@@ -132,6 +132,10 @@ SHAPES = [
     # a rejection or a time-out is an outcome
     ("The push was rejected.", "operational_status"),
     ("The Playwright call timed out.", "operational_status"),
+    # a JSON narration value is the agent's own voice (UFO, Browser-Use), escaped quotes and all
+    ('{\n  "Observation": "Notepad is open. The text area is focused.",\n  "Thought": "Type it."\n}', "system_state"),
+    ('{"evaluation_previous_goal": "Success - the button says \\"Saved\\" and the filter is applied."}',
+     "system_state"),
 ]
 
 
@@ -160,6 +164,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # typed text in WebArena's action syntax, a JSON action, and a draft under the line announcing it
         "type [164] [Hi Jordan, the venue is confirmed and catering is booked.] [0]",
         '{"action": "fill", "selector": "#comment", "value": "The login page is broken on Safari 17."}',
+        '{"Function": "set_edit_text", "Args": {"text": "The login page is broken on Safari 17."}}',
         "I'll draft the reply now:\n\n> Hi Ruth, the invoice has been updated.",
         "I'll type the following into the message box:\n\n\"Hi Lena, the disk alert fired again.\"",
         # a contracted first person is no checkable subject; "look up" and "online portal" are no status;
