@@ -30,6 +30,11 @@ import time
 # character text was cut at 8 ms of modelled work while it took 7.6 ms.
 US_PER_BYTE_SCANNED = 0.005  # one RE2 pass (the set, or one pattern's finditer) over one byte
 US_PER_MATCH = 35.0  # one match turned into a claim: subject, sentence frame, code check
+# A match its detector's reject_after / reject_before / reject_state rule out ("is open to", "when the list is
+# empty") stops after a short regex match: measured 2026-11-28 over the 5,257 matches of both corpora, best of
+# five, 1.4 us median and 5.8 us p99 for the 524 such matches. Charging them a full match cut the densest
+# web chunks (10,000 characters, 160 matches, 50 claims) for work they did not do.
+US_PER_REJECTED_MATCH = 5.0
 US_PER_FACT_CHECK = 10.0  # one claim compared with the fact index (exact and RE2 lookups)
 
 

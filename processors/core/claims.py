@@ -111,21 +111,30 @@ def _idiom(words: list[str], spec) -> bool:
     return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
 
 
-def build_claim(text: str, raw: RawMatch) -> Claim | None:
-    """Turn one match into a claim, or None when the context shows it is not an assertion.
-
-    `text` is the folded detection text (`normalise.fold`): no control characters but tab,
-    CR and LF, which the RE2 shortcut of `_rejected_before` relies on.
-    """
+def rejected_early(text: str, raw: RawMatch) -> bool:
+    """Whether a match is no claim by the few characters around it alone (its detector's `reject_after`,
+    `reject_state`, `reject_before`): a short regex match each, so the validator charges these matches
+    far less than one it turns into a claim. `build_claim` runs the rest."""
     spec = raw.spec
     if spec.builtin and spec.subject_before and "state" in raw.groups:
         if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
-            return None
+            return True
     if spec.reject_after and _compiled(spec.reject_after).match(text, raw.end):
-        return None
+        return True
     if spec.reject_state and "state" in raw.groups and _compiled(spec.reject_state).fullmatch(raw.groups["state"].text):
-        return None
-    if spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 40) : raw.start]):
+        return True
+    return bool(spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 40) : raw.start]))
+
+
+def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | None:
+    """Turn one match into a claim, or None when the context shows it is not an assertion.
+
+    `text` is the folded detection text (`normalise.fold`): no control characters but tab,
+    CR and LF, which the RE2 shortcut of `_rejected_before` relies on. `screened`: the caller
+    has already asked `rejected_early` (and got False).
+    """
+    spec = raw.spec
+    if not screened and rejected_early(text, raw):
         return None
     located = _subject(text, raw)
     if located is None:

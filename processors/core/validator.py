@@ -12,8 +12,8 @@ import time
 from bisect import insort
 from collections.abc import Sequence
 
-from .budget import US_PER_MATCH, Budget
-from .claims import build_claim, positional, prepare, relocate
+from .budget import US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
+from .claims import build_claim, positional, prepare, rejected_early, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .context import code_spans, in_code, merge_spans, overlaps
 from .detectors import builtin_detectors
@@ -223,10 +223,15 @@ class OutputValidator:
                 continue  # inside code: no claim can come of it, skip the costly part
             if taken and overlaps(taken, match.start, match.end):
                 continue
+            if rejected_early(seen, match):
+                if budget is not None and budget.charge(US_PER_REJECTED_MATCH):
+                    bailed = True
+                    break
+                continue
             if budget is not None and budget.charge(US_PER_MATCH):
                 bailed = True
                 break
-            claim = build_claim(seen, match)
+            claim = build_claim(seen, match, screened=True)
             if claim is not None and not in_code(seen, fences, claim.offset, match.end):
                 found.append((match.spec.priority, claim))
                 level_spans.append((claim.offset, claim.offset + len(claim.matched_text)))
