@@ -172,7 +172,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "I've opened LibreOffice Calc with the report.",
         "I'll look up the opening hours of the museum.",
         "I've logged into your bank's online portal.",
-        "I think the booking is done but I can't be sure.",
+        "I can't be sure which date you meant.",
         "I clicked the icon. It's possible Firefox saved the file silently.",
         "Here is what I found about the pull request:",
         "The Rijksmuseum is open daily from 9:00 to 17:00.",

@@ -429,10 +429,10 @@ def test_replay_otlp_reruns_detection_and_compares_verdicts_per_output(tmp_path)
 
 
 def test_cli_replay_otlp_tries_a_new_detector_on_captured_traffic(tmp_path, capsys):
-    path = capture(tmp_path / "traces.jsonl", [("sub-1", "The deploy key rotation is overdue.")])
+    path = capture(tmp_path / "traces.jsonl", [("sub-1", "The deploy key rotation is three weeks late.")])
     candidate = copy.deepcopy(RECORDED)
     candidate["validation"]["customDetectors"] = [
-        {"id": "overdue", "category": "operational_status", "patterns": [r"(?P<subject>[Tt]he deploy key rotation) is overdue"],
+        {"id": "overdue", "category": "operational_status", "patterns": [r"(?P<subject>[Tt]he deploy key rotation) is three weeks late"],
          "assertion": "broken", "confidence": 0.95}
     ]
     baseline = write_config(tmp_path, RECORDED)

@@ -30,6 +30,16 @@ UI_STATES = (
     # and a quoted label has its own pattern below). Not "listed": "listed under Available devices" is existence.located, and each "options are listed in the
     # table below" of a coding agent would be a match to build and reject (+20 us a 2,000-character output).
     r"|live|on\s+(?:the\s+)?screen|in\s+view|out\s+of\s+view|scanning|syncing|uploading|downloading|processing"
+    # Records, listings and accounts as a web or back-office agent finds them: a slot is free, a repo private,
+    # a listing suppressed, an order unpaid, a job stuck. Not stock ("out of stock", "sold out"): what is
+    # there to buy is existence (existence.does_not_exist). Not "paid": "- **Payment:** Paid" restates a
+    # record the user was shown. "shared" only with whom: "the field object is shared" narrates code.
+    r"|free|busy|full|private|public|blocked|unblocked|banned|suppressed|flagged|unresolved"
+    r"|solved|done|draft|published|unpublished|approved|declined|invited|shared\s+with|unshared|assigned|unassigned"
+    r"|linked|unlinked|subscribed|unsubscribed|unpaid|overdue|shipped|delivered|refunded"
+    r"|stuck|frozen|unresponsive|skipped|checked\s+out|playing|re-?running|rendering"
+    r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
+    r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
 )
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
@@ -60,6 +70,15 @@ UI_NOUNS = (
     r"|text\s*box|search\s+box|search\s+bar|cart|inbox|pin|map|indicator|arrow|cursor|selector|picker|widget"
     r"|card|tile|thumbnail|preview|overlay|drawer|notification|toast|captcha|progress\s+bar|counter|chart"
     r"|calendar|grid|placeholder|avatar|logo|image|video|player|frame|display|monitor|desktop|tray"
+)
+# What an agent or an admin did to a record, an account or a message: said in the past or perfect only
+# ("the reminder was not set", "Priya has been invited"); in the present these words narrate code as often
+# ("the type comment is attached", "the field is stored", "the issue is resolved").
+DONE_TO = (
+    r"invited|shared|unassigned|archived|unarchived|blocked|banned|suspended|flagged|suppressed|skipped"
+    r"|emailed|resolved|closed|reopened|returned|shipped|paid|linked|unlinked|attached|detached|enabled|disabled"
+    r"|activated|deactivated|filed|recorded|stored|set|unset|declined|unpublished|withdrawn|revoked|granted|renewed"
+    r"|transferred|forwarded|starred|pinned|unpinned|muted|unmuted|locked|unlocked|mailed|printed"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
 RESULTS = (
@@ -111,7 +130,7 @@ DETECTORS = (
         # "is open to", "is empty when", "is complete enough": not the object's state. "was opened by
         # Roshan Patel" names who did it (entity_name.mention); "was signed in 1648" dates an event;
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
-        reject_after=r"\s+(?:to|for|when|if|enough|unless)\b|" + _BY_SOMEONE + r"|\s+\d"
+        reject_after=r"\s+(?:to|for|when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
         r"|sat|sun)[a-z]*))\b",
         examples=(
@@ -479,6 +498,8 @@ DETECTORS = (
             r"(?:\s+being)?|(?:is|are)\s+now|got)"
             r"\s+(?:(?:successfully|already|now|also|correctly|properly|fully|automatically|just|since|indeed|still"
             r"|finally|actually)\s+)?(?P<state>" + RESULTS + r")\b",
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
+            r"\s+(?:(?:successfully|already|now|also|just|since|finally|actually|yet)\s+)?(?P<state>" + DONE_TO + r")\b",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -493,6 +514,8 @@ DETECTORS = (
             "The placeholder was not replaced.",
             "The counter is not being reset between runs.",
             "No additional fees were applied.",
+            "Priya Natarajan has been invited.",
+            "The reminder was not set.",
         ),
     ),
     DetectorSpec(
