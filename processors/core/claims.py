@@ -104,6 +104,20 @@ _IDIOM_ACTIONS = frozenset(
 )
 
 
+# Idiom nouns that are things a page, record or machine can lack: "the page doesn't list nutrition
+# information", "the VM has no internet access". Said of a named thing they are claims; said after
+# "there is no" or of a pronoun ("I have no access") they stay idioms.
+_THING_IDIOMS = frozenset("information access mention visibility context permission permissions evidence".split())
+
+
+def _said_of_a_thing(text: str, raw: RawMatch, words: list[str]) -> bool:
+    """Whether an idiom noun is said of a concrete owner before the match ("the page doesn't list ...")."""
+    if not (words[0] in _THING_IDIOMS or words[-1] in _THING_IDIOMS):
+        return False
+    found = phrase_before(text, raw.start)
+    return found is not None and not is_pronoun(normalize_subject(found[0]))
+
+
 def _idiom(words: list[str], spec) -> bool:
     """Whether the subject's words make the match an idiom rather than a claim about a thing."""
     if spec.action_subject:
@@ -240,7 +254,9 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         words = normalize_subject(subject).split(" ")
         while len(words) > 1 and words[-1] in _TRAILING_PARTICIPLES:
             words = words[:-1]  # "no immediate action needed": the head noun is "action"
-        if _unusable(" ".join(words), spec) or _idiom(words, spec):
+        if _unusable(" ".join(words), spec):
+            return None
+        if _idiom(words, spec) and not (spec.role_before and _said_of_a_thing(text, raw, words)):
             return None
     role = None
     start = raw.start

@@ -11,6 +11,8 @@ from ._fragments import AFTER, COPULA
 
 # What a "there is" claim may count: "there is a", "there are two", "there are several".
 _SOME = r"(?:a|an|one|two|three|four|five|several|some|many|multiple|\d+)"
+# One named entry of a menu, list or form: a quoted label, or one to three capitalised words.
+_ENTRY = r"(?:\"[^\"\n]{1,40}\"|“[^”\n]{1,40}”|(?-i:\p{Lu})[\p{L}\p{N}!.+-]*(?:[ \t]+(?-i:\p{Lu})[\p{L}\p{N}!.+-]*){0,2})"
 # A file, module or path: backticked, or a word with a slash or a file extension.
 _EXT = r"\.(?:py|js|ts|tsx|jsx|rs|go|java|rb|c|h|cc|cpp|cs|php|toml|json|ya?ml|cfg|ini|txt|md|rst|lock|sh|sql)"
 _PLACE = (
@@ -60,7 +62,7 @@ DETECTORS = (
         family="existence",
         patterns=(
             r"\b(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:(?:actually|explicitly|even|yet|currently)\s+)?"
-            r"(?:contain|include|define|expose|provide|have|list|show|display|mention)\s+"
+            r"(?:contain|include|define|expose|provide|have|list|show|display|mention|offer|carry|stock)\s+"
             r"(?:(?:a|an|the|any)\s+)?" + AFTER,
         ),
         assertion="not_exists",
@@ -101,7 +103,7 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            r"\b(?:contains|includes|contain|include)\s+(?:(?:still|already|now|also)\s+)?" + AFTER,
+            r"\b(?:contains|includes|contain|include|holds)\s+(?:(?:still|already|now|also)\s+)?" + AFTER,
         ),
         assertion="contains",
         role_before=True,
@@ -124,6 +126,10 @@ DETECTORS = (
         patterns=(
             # Not "has 14 slides": a count is a value (GUIDE.md); "has a section", "has an attachment" says what is there.
             r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?an?\s+" + AFTER,
+            # What a menu, card or form holds, as a list of its named entries: "the menu has \"Open with\",
+            # \"Rename\" and \"Move to Trash\"", "the place card has Directions, Save, Share and More".
+            r"\b(?:has|have|had|offers|offer)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>"
+            + _ENTRY + r"(?:,[ \t]+" + _ENTRY + r")*,?[ \t]+(?:and|or)[ \t]+" + _ENTRY + r")",
         ),
         assertion="exists",
         role_before=True,
@@ -136,7 +142,8 @@ DETECTORS = (
         r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total)\b|^`",
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
-        examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.'),
+        examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.',
+                  "The place card has Directions, Save, Share and More."),
     ),
     DetectorSpec(
         # "The file is not there", "the folder \"Onboarding 2025\" is there": at the end of a clause
