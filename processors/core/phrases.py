@@ -128,6 +128,10 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         if not bare or (word[-1] in _BULLET_LAST and _BULLET.match(word)):
             break
         if bare in _BOUNDARY_WORDS and not (not kept and bare in PRONOUN_SUBJECTS):
+            if not kept and bare in _NOUNS_TOO and _after_a_modifier(text, window_start, at):
+                kept += 1  # "the required check is failing": the noun, not the verb "check"
+                start = at
+                continue
             if kept and bare in _WH_DETERMINERS:
                 return None  # "which tests fail", "changes what columns are selected": an embedded question
             break
@@ -149,6 +153,21 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         return None  # the issue says: "the lookup doesn't work ...": reported words, not the agent's
     phrase = stripped.rstrip("*_:,")
     return (phrase, start) if phrase else None
+
+
+# Boundary words that are nouns too: after a determiner or a modifier they head the subject ("the
+# required check is failing", "the note says ...").
+_NOUNS_TOO = frozenset("check checks note notes wait guess report reports".split())
+_LAST_WORD = re.compile(r"([A-Za-z][\w'-]*)[ \t]+$")
+
+
+def _after_a_modifier(text: str, window_start: int, at: int) -> bool:
+    """Whether the word before `at` is a determiner or a plain word that can modify a noun."""
+    m = _LAST_WORD.search(text, max(window_start, at - 40), at)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return word in _LEADING_DETERMINERS or (word not in _BOUNDARY_WORDS and word not in PRONOUN_SUBJECTS)
 
 
 # Adverbs that may stand between a subject and its predicate without being part of the subject.

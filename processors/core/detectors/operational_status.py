@@ -116,13 +116,32 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # A form or a server turning down what it was given: "the login form rejected the credentials", "the
+        # checkout refused my card". An outcome of the attempt, like a failure.
+        id="operational_status.rejected",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<state>rejected|refused|declined)\s+(?:the|my|your|our|this|that|these|those|a|an|both|all)\s+" + AFTER,
+        ),
+        assertion="rejected",
+        role_before=True,
+        confidence=0.75,
+        # "I declined the upsell": the agent's (or the user's) own choice, not an outcome.
+        reject_before=r"\b(?:if|when|whether|unless|may|might|could|would|will|should|can)(?:\s+\w+)?\s*$"
+        r"|\b(?:I|[Ww]e|[Yy]ou)(?:\s+\w+ly)?\s+$",
+        examples=("The login form rejected the credentials.", "The checkout form rejected the postcode."),
+    ),
+    DetectorSpec(
         # "The script runs now", "the fix works", "it worked", "finished without warnings".
         id="operational_status.works",
         category="operational_status",
         family="operationalStatus",
         patterns=(
+            # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
+            # imperative gives no subject, and a condition or plan ("if they work") no assertion.
             r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
-            r"|renders|rendered|loads)"
+            r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
             r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",

@@ -31,13 +31,13 @@ UI_STATES = (
     # table below" of a coding agent would be a match to build and reject (+20 us a 2,000-character output).
     r"|live|on\s+(?:the\s+)?screen|in\s+view|out\s+of\s+view|scanning|syncing|uploading|downloading|processing"
     # Records, listings and accounts as a web or back-office agent finds them: a slot is free, a repo private,
-    # a listing suppressed, an order unpaid, a job stuck. Not stock ("out of stock", "sold out"): what is
+    # a listing suppressed, an order unpaid, a job skipped. Not stock ("out of stock", "sold out"): what is
     # there to buy is existence (existence.does_not_exist). Not "paid": "- **Payment:** Paid" restates a
     # record the user was shown. "shared" only with whom: "the field object is shared" narrates code.
     r"|free|busy|full|private|public|blocked|unblocked|banned|suppressed|flagged|unresolved"
     r"|solved|done|draft|published|unpublished|approved|declined|invited|shared\s+with|unshared|assigned|unassigned"
     r"|linked|unlinked|subscribed|unsubscribed|unpaid|overdue|shipped|delivered|refunded"
-    r"|stuck|frozen|unresponsive|skipped|checked\s+out|playing|re-?running|rendering"
+    r"|skipped|checked\s+out|playing|re-?running|rendering"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
 )
