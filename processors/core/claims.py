@@ -118,9 +118,14 @@ def _said_of_a_thing(text: str, raw: RawMatch, words: list[str]) -> bool:
     return found is not None and not is_pronoun(normalize_subject(found[0]))
 
 
+_SEE_IDIOMS = frozenset("why how what whether if that any a much it this".split())
+
+
 def _idiom(words: list[str], spec) -> bool:
     """Whether the subject's words make the match an idiom rather than a claim about a thing."""
     if spec.action_subject:
+        if words[0] == "see":  # "I can't see why": an idiom; "I can't see your screen": a limit
+            return len(words) == 1 or words[1] in _SEE_IDIOMS
         return words[0] in _IDIOM_ACTIONS
     return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
 

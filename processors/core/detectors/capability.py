@@ -108,6 +108,33 @@ DETECTORS = (
         examples=("This feature is not available.",),
     ),
     DetectorSpec(
+        # What a named thing or group cannot do, or may only do: "buyers can't see it", "this workspace can't
+        # export directly", "the store locator can't search by ZIP code", "authors can only edit their own
+        # posts", "the form won't accept it". A pronoun gives no subject; "can't be" is capability.cannot_be.
+        id="capability.cannot_do",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>can't|can’t|cannot|can\s+not|won't|won’t|can\s+only|(?:is|are)(?:n't|\s+not)?\s+(?:un)?able\s+to)"
+            r"\s+(?:(?:directly|currently|actually|really|yet|even|easily|still|also)\s+)?(?P<state>[a-z]{3,})\b",
+        ),
+        assertion="{not_}able",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        # "be" is capability.cannot_be's; finding is discovery (system_state.not_found); "won't be", "can't
+        # wait", "can't help": predictions and idioms.
+        reject_state=r"be|find|locate|wait|help|imagine|say|tell|stress|believe|guarantee|thank|recall|remember"
+        r"|have|get|seem",
+        # "`int8` cannot hold 300": a value's type in code, not a thing's capability.
+        reject_subject=r"^`[^`]+`$",
+        # "if the sync can't reach it", "so that users can't": a condition or a purpose, not a report.
+        reject_before=r"\b(?:if|when|whether|unless|so\s+that|so|that|which|who|until|once|because|in\s+case)"
+        r"(?:\s+\S+){0,5}\s*$",
+        examples=("Buyers can't see the draft listing.", "Authors can only edit their own posts.",
+                  "The store locator can't search by ZIP code outside the US."),
+    ),
+    DetectorSpec(
         # "Basic economy flights cannot be modified", "travel insurance can't be added afterwards".
         id="capability.cannot_be",
         category="capability",
