@@ -8,6 +8,10 @@ ROLES = (
     r"|assignee|founder|co-founder|ceo|cto|cfo|colleague|customer|client|wife|husband|girlfriend|boyfriend"
     r"|contact|admin|administrator|engineer|designer|architect|requester|reporter|sponsor|stakeholder"
     r"|friend|passenger|traveler|traveller|companion|son|daughter|mother|father|wife|husband|colleague|guest"
+    # Who a record, listing or page names, as web and back-office agents report it.
+    r"|approver|director|instructor|teacher|professor|seller|buyer|agent|organi[sz]er|host|moderator|landlord"
+    r"|tenant|sender|recipient|winner|president|chair|coordinator|recruiter|editor|publisher|supervisor"
+    r"|advisor|adviser|representative|rep|adjuster|signatory|account\s+holder|payee|vendor|merchant|speaker"
 )
 _ACTIONS = (
     r"said|says|wrote|created|built|developed|designed|reviewed|approved|merged|asked|mentioned|requested"
@@ -32,10 +36,14 @@ DETECTORS = (
         patterns=(
             rf"\b(?P<subject>(?i:{ROLES}))(?:(?i:'s|’s)\s+(?i:full\s+|first\s+)?(?i:name))?\s+"
             rf"(?i:is|was|=|is\s+named|is\s+called|named|called)\s+{NAME}",
+            # The role with what it is of: "the assignee of ticket JIRA-4821 is Tomás Herrera", "the approver
+            # listed on it is Derek Owens", "the instructor for Spring is Tengyu Ma".
+            rf"\b(?P<subject>(?i:{ROLES}))[ \t]+(?i:of|for|on|listed|named|shown|assigned)\b[^.!?\n,;:]{{1,40}}?[ \t]+"
+            rf"(?i:is|was)[ \t]+{NAME}",
             # Apposition: "your project lead, Iulia, approved the change"
             rf"\b(?P<subject>(?i:{ROLES})),[ \t]+{NAME},",
             # The name first: "Karl Kroening is the owner".
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*|,\s+)(?:(?i:and|but|so)\s+)?{NAME}[ \t]+(?i:is|was)[ \t]+(?i:the|their|its|our"
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*|,\s+|\b(?i:that)[ \t]+)(?:(?i:and|but|so)\s+)?{NAME}[ \t]+(?i:is|was)[ \t]+(?i:the|their|its|our"
             rf"|your|this)[ \t]+(?:(?i:new|current|only|original|main|project)[ \t]+)?(?P<subject>(?i:{ROLES}))\b",
         ),
         assertion="name_reference",
@@ -43,7 +51,8 @@ DETECTORS = (
         case_insensitive=False,
         confidence=0.9,
         priority=2,
-        examples=("The user is Iulia.", "Your project lead, Iulia, approved the change.", "Karl Kroening is the owner."),
+        examples=("The user is Iulia.", "Your project lead, Iulia, approved the change.", "Karl Kroening is the owner.",
+                  "The assignee of ticket JIRA-4821 is Tomás Herrera."),
     ),
     DetectorSpec(
         # "your friend Ivan Smith", "the passenger Noah Muller": a role, then the name.
@@ -103,9 +112,11 @@ DETECTORS = (
             # isn't in the inbox": that names which email another claim is about.
             r"\b(?i:email|e-mail|message|invite|invitation|reply|text|note|request|letter|voicemail|dm)s?[ \t]+"
             r"(?i:is|was|came)[ \t]+(?i:from)[ \t]+" + NAME,
-            # A name in a role: "Linear shows Maya as the assignee", "lists the authors as Priya Raman".
-            NAME + r"[ \t]+(?i:as)[ \t]+(?i:the|its|their|an?)[ \t]+(?i:" + ROLES + r"|assignee|organi[sz]er|host|speaker"
-            r"|instructor)\b",
+            # A name in a role: "lists the authors as Priya Raman".
+            # Whose account the agent is in: "logged in as Marcus Bell", "signed into Postmill as MarvelsGrantMan136".
+            r"\b(?i:logged|signed)[ \t]+(?i:in|into|on)(?:[ \t]+(?i:to)?[ \t]*[\p{L}\p{N}.-]+)?[ \t]+(?i:as)[ \t]+" + NAME,
+            # A role a person holds: "Eric Bailey has the Owner role", "Sarah Lee has the Maintainer role".
+            NAME + r"[ \t]+(?i:has|holds)[ \t]+(?i:the|an?)[ \t]+(?:[\p{L}\"“”*-]+[ \t]+){1,3}(?i:role|permissions?)\b",
             r"\b(?i:authors?|assignees?|owners?|organi[sz]ers?|hosts?|speakers?|instructors?|reviewers?)[ \t]+(?i:as)[ \t]+"
             + NAME,
 
@@ -118,8 +129,27 @@ DETECTORS = (
         examples=("Hi Albert, here is the summary.", "As requested by Irina, I updated the docs.",
                   "The issue is assigned to Priya Natarajan.", "You're welcome, Daniel!",
                   "The comment was posted by u/quietkeys.", 'The first is "Machine Learning" by Andrew Ng.',
-                  "The invite is from Kenji Watanabe.", "Linear shows Maya as the assignee on all three.",
-                  "The abstract page lists the authors as Priya Raman and Ke Wu."),
+                  "The invite is from Kenji Watanabe.",
+                  "The abstract page lists the authors as Priya Raman and Ke Wu.",
+                  "Logged in as Marcus Bell.", "Eric Bailey has the Owner role."),
+    ),
+    DetectorSpec(
+        # A name in a role: "Linear shows Maya as the assignee", "Kenji Watanabe is listed as its owner". Above
+        # system_state.marked, which would read "is listed as its owner" as a record's state.
+        id="entity_name.as_role",
+        category="entity_name",
+        family="entityName",
+        patterns=(
+            NAME + r"[ \t]+(?:(?i:is|was|are)[ \t]+(?i:listed|shown|named|set|marked)[ \t]+)?(?i:as)[ \t]+(?i:the|its|their"
+            r"|an?)[ \t]+(?i:" + ROLES + r")\b",
+        ),
+        assertion="name_reference",
+        name_group="name",
+        subject_group=None,
+        case_insensitive=False,
+        confidence=0.75,
+        priority=2,
+        examples=("Linear shows Maya as the assignee on all three.", "Kenji Watanabe is listed as its owner."),
     ),
     DetectorSpec(
         id="entity_name.actor",
