@@ -141,7 +141,8 @@ DETECTORS = (
             # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
             # imperative gives no subject, and a condition or plan ("if they work") no assertion.
             r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
-            r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered)"
+            r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered"
+            r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
             r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",
@@ -164,7 +165,7 @@ DETECTORS = (
         family="operationalStatus",
         patterns=(
             r"\b(?P<cop>(?:did|does|do|has|have)(?:n't|n’t|\s+not|\s+NOT|\s+never))\s+(?:(?:seem|appear)\s+to\s+)?"
-            r"(?P<state>fail|failed|crash|crashed|pass|passed|work|worked|run|succeed|succeeded|break|error)\b",
+            r"(?P<state>fail|failed|crash|crashed|pass|passed|work|worked|run|succeed|succeeded|break|error|go\s+through)\b",
         ),
         assertion="not_{state}",
         negative=True,

@@ -180,7 +180,11 @@ DETECTORS = (
             r"|appeared|changed|popped\s+up|went\s+to\s+sleep|snapped\s+back|finished\s+(?:loading|downloading"
             r"|uploading|installing|syncing|processing)"
             # "the setting saved automatically", "the session probably expired", "the page redirected to /login"
-            r"|saved|synced|expired|redirected|reverted|scrolled)\b",
+            r"|saved|synced|expired|redirected|reverted|scrolled"
+            # "the form submitted", "the other three JPGs uploaded fine", "the change persisted", "the mug restocked"
+            r"|submitted|downloaded|uploaded|persisted|restocked)\b",
+            # "the status changed from \"New\" to \"Open\"", "the button changed from grey to blue"
+            r"\b(?P<state>changed|switched|flipped)[ \t]+from[ \t]+",
             r"\b(?P<cop>stays?|stayed|remains?|remained|is\s+still|are\s+still|was\s+still|were\s+still)[ \t]+"
             r"(?P<state>the\s+same|unchanged|empty|blank|black|white|grey|gray|greyed\s+out|grayed\s+out|open|closed"
             r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck)\b",
@@ -195,13 +199,15 @@ DETECTORS = (
         r"|\s+(?:on|in|since)\s+(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
         # "before the page loaded": a time clause; "after logging in, the board loaded" reports it.
         reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}",
-        # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun.
-        reject_subject=r"^`[^`]+`$|^\w+ing$",
+        # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun; "the hash changed
+        # from ...": a value.
+        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$",
         examples=(
             "The dropdown closed before I could select an option.",
             "The PDF opened in a new tab.",
             "The frame stays black.",
             "The URL and the result list stayed the same.",
+            'The status changed from "New" to "Open".',
         ),
     ),
     DetectorSpec(
@@ -283,9 +289,15 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b(?P<head>{UI_NOUNS}|dashboard|title\s+bar|status\s+bar|profile\s+menu|terminal|printer|tracking\s+page)s?"
-            r"(?:\*\*)?[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+|also[ \t]+|only[ \t]+)?(?:shows|says|reads|displays|lists"
-            r"|reports)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
+            # What a UI element or a screen says, quoted: "the assignee field still says \"None\"", "a red message
+            # below the field reads \"...\"", "the widget \"MTTR\" displays \"No data available\"". Not an error or a
+            # log: a coding agent quotes those as tool output.
+            rf"\b(?P<head>{UI_NOUNS}|dashboard|title\s+bar|status\s+bar|profile\s+menu|terminal|printer|tracking\s+page"
+            r"|field|list|column|cell|label|alert|box|heading|chip|tag|entry|status|message\s+(?:below|above|under"
+            r"|next\s+to)\s+the\s+\w+)s?"
+            r"(?:[ \t]+[\"“][^\"”\n]{1,40}[\"”])?"
+            r"(?:\*\*)?[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+|also[ \t]+|only[ \t]+|currently[ \t]+)?(?:shows|says|reads"
+            r"|displays|lists|reports|showed|said|displayed)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
         ),
         assertion="shows",
         subject_before=True,
@@ -318,7 +330,8 @@ DETECTORS = (
         patterns=(
             # Past only: "`alias_map` doesn't change" says what code does, in general.
             r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?P<state>change|grow|update|move|refresh|reload|scroll|register"
-            r"|re-?center|advance|expand|collapse|open|close|apply|appear|show\s+up|save|submit|start)\b",
+            r"|re-?center|advance|expand|collapse|open|close|apply|appear|show\s+up|save|submit|start|persist|load"
+            r"|stick)\b",
         ),
         assertion="not_{state}d",
         negative=True,
