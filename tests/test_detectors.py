@@ -336,3 +336,44 @@ def test_regex_module_only_syntax_is_refused_at_load(source):
 
     with pytest.raises(PatternError, match="only the `regex` module knows"):
         compile_pattern(source, where="t")
+
+
+def test_claim_cap_skips_only_matches_whose_claims_could_not_be_reported(monkeypatch):
+    """The validator skips matches once `maxClaimsPerOutput` claims are settled before their line; the
+    claims reported must be exactly those found without skipping, at any limit, and no claim may start
+    before the line of its match (what the skipping relies on)."""
+    import json
+    from pathlib import Path
+
+    import claimwatch.core.claims as claims_module
+    import claimwatch.core.validator as validator_module
+    from claimwatch import OutputValidator
+    from claimwatch.core.budget import Budget
+
+    data = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "web_ui_written" / "messages.jsonl"
+    texts = [json.loads(line)["text"] for line in data.open(encoding="utf-8")]
+    dense = "\n\n".join(texts[:60])[:10_000]
+    sample = [dense, "\n".join(texts[60:120]), *texts[:80]]
+    built = claims_module.build_claim
+    early: list[str] = []
+
+    def checked(text, raw, screened=False):
+        claim = built(text, raw, screened)
+        if claim is not None and claim.offset < text.rfind("\n", 0, raw.start) + 1:
+            early.append(raw.spec.id)
+        return claim
+
+    monkeypatch.setattr(validator_module, "build_claim", checked)
+    validator = OutputValidator()
+
+    def found():
+        return [[(c.offset, c.detector_id) for c in validator._detect(t, Budget(1e12))[0]] for t in sample]
+
+    for limit in (3, 10, 50):
+        object.__setattr__(validator.config.performance, "max_claims_per_output", limit)
+        capped = found()
+        with monkeypatch.context() as m:
+            m.setattr(validator_module._ClaimCap, "beyond", lambda self, match, found, budget: False)
+            assert found() == capped
+        assert max(len(c) for c in capped) == limit  # the cap was reached, so skipping was tried
+    assert early == []

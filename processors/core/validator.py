@@ -12,7 +12,7 @@ import time
 from bisect import insort
 from collections.abc import Sequence
 
-from .budget import US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
+from .budget import US_PER_CAP_RECOUNT, US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
 from .claims import build_claim, positional, prepare, rejected_early, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .context import code_spans, in_code, merge_spans, overlaps
@@ -208,8 +208,11 @@ class OutputValidator:
         # lose to it in `_dedupe` anyway, so it is not built at all. `taken` is the union of
         # the claims of higher priority than the current match's, sorted and merged, so the
         # test is a binary search, not a pass over every claim (a dense text has fifty).
+        # Within a level, in text order: what `_ClaimCap` needs, and no change to what is found.
         if len(raw) > 1:
-            raw.sort(key=_minus_priority)
+            raw.sort(key=_level_then_start)
+        limit = self.config.performance.max_claims_per_output
+        cap = _ClaimCap(seen, limit) if len(raw) > limit else None
         taken: list[tuple[int, int]] = []
         level_spans: list[tuple[int, int]] = []
         level = None
@@ -223,6 +226,8 @@ class OutputValidator:
                 continue  # inside code: no claim can come of it, skip the costly part
             if taken and overlaps(taken, match.start, match.end):
                 continue
+            if cap is not None and cap.beyond(match, found, budget):
+                continue  # its claim would come after `limit` claims already settled: never reported
             if rejected_early(seen, match):
                 if budget is not None and budget.charge(US_PER_REJECTED_MATCH):
                     bailed = True
@@ -235,7 +240,7 @@ class OutputValidator:
             if claim is not None and not in_code(seen, fences, claim.offset, match.end):
                 found.append((match.spec.priority, claim))
                 level_spans.append((claim.offset, claim.offset + len(claim.matched_text)))
-        claims = _dedupe(found, self.config.performance.max_claims_per_output)
+        claims = _dedupe(found, limit)
         if folded.changed:
             claims = [relocate(c, folded) for c in claims]
         return claims, timed_out, bailed
@@ -330,25 +335,77 @@ def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) 
     return verdict
 
 
-def _minus_priority(match) -> int:
-    return -match.spec.priority
+def _level_then_start(match) -> tuple[int, int]:
+    return -match.spec.priority, match.start
 
 
 def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
     """Drop claims that overlap a more specific (or earlier) claim; keep text order."""
     if len(found) < 2:
         return [claim for _, claim in found][:limit]
-    found.sort(key=lambda pc: (-pc[0], pc[1].offset, -len(pc[1].matched_text)))
-    kept: list[Claim] = []
+    kept = [claim for _, claim in _kept(found)]
+    kept.sort(key=lambda c: c.offset)
+    return kept[:limit]
+
+
+def _kept(found: list[tuple[int, Claim]]) -> list[tuple[int, Claim]]:
+    """(priority, claim) of the claims no more specific or earlier claim overlaps."""
+    ordered = sorted(found, key=lambda pc: (-pc[0], pc[1].offset, -len(pc[1].matched_text)))
+    kept: list[tuple[int, Claim]] = []
     spans: list[tuple[int, int]] = []  # the kept claims' spans, sorted and disjoint
-    for _, claim in found:
+    for priority, claim in ordered:
         start, end = claim.offset, claim.offset + len(claim.matched_text)
         if spans and overlaps(spans, start, end):
             continue
         insort(spans, (start, end))
-        kept.append(claim)
-    kept.sort(key=lambda c: c.offset)
-    return kept[:limit]
+        kept.append((priority, claim))
+    return kept
+
+
+class _ClaimCap:
+    """Skips the matches whose claims could only come after `limit` claims already settled.
+
+    An output reports its first `limit` claims in text order, after overlapping ones are
+    dropped (`_dedupe`). A dense text (a 10,000-character page of narration) has twice that
+    many, and building the rest is work the time budget pays for and nobody sees. Exact: a
+    claim never starts before the line its match starts on (the subject is looked for back
+    to the line's start, no further), matches run by level and, within one, in text order, so
+    a kept claim that ends before the current match's line can no longer be overlapped by a
+    claim still to come of this level, and claims of lower levels never displace it. Once
+    `limit` such settled claims start before a match's line, that match is skipped.
+    """
+
+    __slots__ = ("_bound", "_level", "_limit", "_seen_at", "_text")
+
+    _EVERY = 8  # claims built between two recounts (each a `_kept` pass over every claim)
+
+    def __init__(self, text: str, limit: int) -> None:
+        self._text = text
+        self._limit = limit
+        self._bound: int | None = None  # the `limit`-th smallest offset of settled claims
+        self._seen_at = -1  # len(found) at the last recount
+        self._level: int | None = None
+
+    def beyond(self, match, found: list[tuple[int, Claim]], budget: Budget | None) -> bool:
+        line = self._text.rfind("\n", 0, match.start) + 1  # no claim of this match starts before it
+        if len(found) >= self._limit and (
+            match.spec.priority != self._level or len(found) - self._seen_at >= self._EVERY
+        ):
+            self._recount(match.spec.priority, line, found, budget)
+        return self._bound is not None and line > self._bound
+
+    def _recount(self, level: int, line: int, found: list[tuple[int, Claim]], budget: Budget | None) -> None:
+        if budget is not None:
+            budget.charge(US_PER_CAP_RECOUNT * len(found))
+        self._level, self._seen_at = level, len(found)
+        settled = sorted(
+            claim.offset
+            for priority, claim in _kept(found)
+            if priority > level or claim.offset + len(claim.matched_text) <= line
+        )
+        if len(settled) >= self._limit:
+            bound = settled[self._limit - 1]
+            self._bound = bound if self._bound is None else min(self._bound, bound)
 
 
 def _elapsed_us(started: float) -> float:
