@@ -72,12 +72,13 @@ UI_NOUNS = (
     r"|calendar|grid|placeholder|avatar|logo|image|video|player|frame|display|monitor|desktop|tray"
 )
 # What an agent or an admin did to a record, an account or a message: said in the past or perfect only
-# ("the reminder was not set", "Priya has been invited"); in the present these words narrate code as often
-# ("the type comment is attached", "the field is stored", "the issue is resolved").
+# ("Priya has been invited", "the repo was archived"); in the present these words narrate code as often
+# ("the type comment is attached", "the field is stored", "the issue is resolved"). Not "set": "the timeout
+# was set to 30" is a value, and coding agents write it all the time.
 DONE_TO = (
     r"invited|shared|unassigned|archived|unarchived|blocked|banned|suspended|flagged|suppressed|skipped"
     r"|emailed|resolved|closed|reopened|returned|shipped|paid|linked|unlinked|attached|detached|enabled|disabled"
-    r"|activated|deactivated|filed|recorded|stored|set|unset|declined|unpublished|withdrawn|revoked|granted|renewed"
+    r"|activated|deactivated|filed|recorded|stored|declined|unpublished|withdrawn|revoked|granted|renewed"
     r"|transferred|forwarded|starred|pinned|unpinned|muted|unmuted|locked|unlocked|mailed|printed"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
@@ -528,7 +529,7 @@ DETECTORS = (
             "The counter is not being reset between runs.",
             "No additional fees were applied.",
             "Priya Natarajan has been invited.",
-            "The reminder was not set.",
+            "The repository was archived last week.",
         ),
     ),
     DetectorSpec(
