@@ -43,6 +43,21 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # What an offer or a shop has: "breakfast is not included in this rate", "the ThinkPad is in stock", "the
+        # desk is on backorder". Not of a bare code name: "`id` is included" narrates a query.
+        id="existence.offered",
+        category="existence",
+        family="existence",
+        patterns=(rf"\b{COPULA}\s+(?:included|in\s+stock|on\s+backorder)\b",),
+        assertion="{not_}exists",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.8,
+        reject_subject=r"^`[^`]+`$",
+        reject_after=r"\s+(?:by|when|if|as\s+(?:a|an|the)|using|via)\b",
+        examples=("Breakfast is not included in this rate.", "The Lenovo ThinkPad E14 is in stock."),
+    ),
+    DetectorSpec(
         id="existence.defined",
         category="existence",
         family="existence",
