@@ -594,7 +594,7 @@ DETECTORS = (
         patterns=(
             r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
             rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off"
-            r"|none\s+configured|added|removed|set\s+to|set)\b",
+            r"|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed)\b",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
             r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]{1,60}?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
             rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|set|confirmed|cancell?ed|failed|passed)\b",
