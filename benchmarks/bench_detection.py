@@ -11,7 +11,7 @@ their spans overlap; each label and each detection is used at most once
 (largest overlap first). Figures are printed for the `tune` part (detectors
 were tuned on it), the `check` part (other trajectories, only measured) and
 both, per category and per source, plus recall without pronoun-subject
-claims ("it fails"), which detection leaves out by design.
+claims ("it fails"), which detection reports unchecked, at low confidence.
 
 The corpus and its labelling guide are in benchmarks/data/agent_text_dev/.
 `--corpus web_ui_written` scores the written web and computer-use agent messages of

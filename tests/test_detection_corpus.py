@@ -277,8 +277,12 @@ def test_pronoun_is_resolved_to_the_noun_phrase_before_it_and_never_blocks(valid
     assert claims[0].confidence < 0.8  # below the block threshold: the referent is a guess
 
 
-def test_pronoun_without_referent_gives_no_claim(validator):
-    assert validator.detect("It is not installed.") == []
+def test_pronoun_without_referent_is_a_claim_no_fact_checks_and_no_policy_blocks(validator):
+    claims = validator.detect("It is not installed.")
+    assert [(c.category, c.subject) for c in claims] == [("system_state", "It")]
+    assert claims[0].confidence < 0.8  # below the block threshold
+    result = validator.validate("It is not installed.", agent_id="a", trust=10)
+    assert result.fact_checks == () and result.violations == () and result.verdict == "pass"
 
 
 # --- the labelled corpus ------------------------------------------------------------------------

@@ -106,7 +106,6 @@ NOT_CLAIMS = [
     "```\n$ node --version\nbash: node: command not found\nNode.js is not installed\n```",
     "The script prints `ERROR: service is down` when it cannot connect.",
     "Once the database is running, apply the migrations.",
-    "It is not installed.",
     "There is no need to restart the server.",
     "There's no way to tell from the logs alone.",
     "The team is running out of time before the release.",

@@ -160,7 +160,8 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
         return None
     subject, role, start = located
     resolved = role is _RESOLVED
-    if resolved:
+    unresolved = role is _UNRESOLVED
+    if resolved or unresolved:
         role = None
     if spec.reject_subject and _compiled(spec.reject_subject).search(subject):
         return None
@@ -178,6 +179,8 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
         end -= 1  # a pattern may read the clause's end ("the item is listed."): the claim stops before it
     if resolved:
         confidence *= RESOLVED_FACTOR
+    elif unresolved:
+        confidence *= UNRESOLVED_FACTOR
     # Positional: category, detector_id, matched_text, offset, subject, assertion, negative, confidence, role.
     return _claim(
         spec.category,
@@ -238,6 +241,10 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         if spec.builtin and _unusable(normalized, spec):
             referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
             if referent is None:
+                if normalized in _UNKNOWN_REFERENTS:
+                    # "It works.", "They are still pending.": a claim all the same (issue 10 stores every
+                    # claim), about a thing the text does not name: no fact can check it.
+                    return found[0], _UNRESOLVED, found[1]
                 return None
             # "Since the reservation is in basic economy, it cannot be changed": about the reservation.
             return referent, _RESOLVED, found[1]
@@ -302,6 +309,17 @@ _TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here 
 # A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
 RESOLVED_FACTOR = 0.75
 _RESOLVED = "\0resolved"
+# "It works" with nothing before it to name "it": kept, at a confidence no policy blocks or flags on
+# (the block threshold is 0.8), and with a subject no fact matches.
+UNRESOLVED_FACTOR = 0.6
+_UNRESOLVED = "\0unresolved"
+_UNKNOWN_REFERENTS = frozenset("it they this that these those".split())
+
+
+def names_nothing(claim: Claim) -> bool:
+    """Whether a claim's subject is a pronoun nothing in the text resolved ("It works."): no fact can
+    check it, so the validator leaves it unchecked (stored with no fact status)."""
+    return claim.subject.strip().lower() in _UNKNOWN_REFERENTS
 # "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".
 _OF_NOUNS = frozenset("mention mentions sign signs trace traces evidence indication instance instances".split())
 _ROLE_WORDS = frozenset(

@@ -13,7 +13,7 @@ from bisect import insort
 from collections.abc import Sequence
 
 from .budget import US_PER_CAP_RECOUNT, US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
-from .claims import build_claim, positional, prepare, rejected_early, relocate
+from .claims import build_claim, names_nothing, positional, prepare, rejected_early, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .context import code_spans, in_code, merge_spans, overlaps
 from .detectors import builtin_detectors
@@ -260,6 +260,8 @@ class OutputValidator:
         violations: list[Violation] = []
         now = time.time() if now is None else now
         for claim in claims:
+            if names_nothing(claim):
+                continue  # "It works.": a claim about nothing named; no fact can check it
             if claim.category == "self_referential":
                 violation = self._violation(
                     claim,
