@@ -261,6 +261,24 @@ DETECTORS = (
         examples=("The compensation policy allows me to offer a certificate.",),
     ),
     DetectorSpec(
+        # What a place, a policy or a setting allows or requires: "listing A allows pets", "the restaurant
+        # allows cancellations up to 2 hours before", "branch protection requires all checks to pass", "the
+        # subreddit requires accounts to be 30 days old". Not after "this", "which" or "it" in a coding
+        # agent's sense ("this allows the parser to ...": what code does), nor a plan or a purpose.
+        id="capability.rule",
+        category="capability",
+        family="capability",
+        patterns=(r"\b(?P<cop>allows|permits|requires|accepts\s+only|doesn't\s+allow|does\s+not\s+allow)\s+" + AFTER,),
+        assertion="{cop}",
+        role_before=True,
+        confidence=0.7,
+        reject_before=r"(?:\b(?:this|that|which|it|what|also|to|will|would|should|could|may|might|must|can|and|or|but"
+        r"|function|method|class|code|test|patch|fix|change|script|module|api|decorator|parameter|argument)|[`'\"])\s*$",
+        reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
+        r"|a\s+(?:restart|change|rebuild))\b",
+        examples=("Listing A allows pets.", "Branch protection requires all checks to pass."),
+    ),
+    DetectorSpec(
         # "The search box accepts only exact SKUs", "exporting is restricted to admin accounts".
         id="capability.only",
         category="capability",
