@@ -48,14 +48,19 @@ DETECTORS = (
         id="existence.offered",
         category="existence",
         family="existence",
-        patterns=(rf"\b{COPULA}\s+(?:included|in\s+stock|on\s+backorder)\b",),
+        patterns=(
+            rf"\b{COPULA}\s+(?:included|in\s+stock|on\s+backorder)\b",
+            # What a page states or leaves out: "the frame size isn't stated", "no deadline is mentioned".
+            rf"\b{COPULA}\s+(?:stated|mentioned|specified)\b",
+        ),
         assertion="{not_}exists",
         subject_before=True,
         negation_group="cop",
         confidence=0.8,
         reject_subject=r"^`[^`]+`$",
         reject_after=r"\s+(?:by|when|if|as\s+(?:a|an|the)|using|via)\b",
-        examples=("Breakfast is not included in this rate.", "The Lenovo ThinkPad E14 is in stock."),
+        examples=("Breakfast is not included in this rate.", "The Lenovo ThinkPad E14 is in stock.",
+                  "The frame size isn't stated."),
     ),
     DetectorSpec(
         id="existence.defined",
@@ -79,6 +84,9 @@ DETECTORS = (
             r"\b(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:(?:actually|explicitly|even|yet|currently)\s+)?"
             r"(?:contain|include|define|expose|provide|have|list|show|display|mention|offer|carry|stock)\s+"
             r"(?:(?:a|an|the|any)\s+)?" + AFTER,
+            # "Downloads no longer contains any .py files", "my account lacks the admin role".
+            r"\b(?:no\s+longer\s+(?:contains|includes|lists|shows|offers|has)|lacks|lacked)\s+(?:(?:a|an|the|any)\s+)?"
+            + AFTER,
         ),
         assertion="not_exists",
         negative=True,
@@ -88,6 +96,7 @@ DETECTORS = (
             "The config file does not contain a `timeout` key.",
             "The sidebar doesn't list a Logout entry.",
             "The reservation does not have travel insurance.",
+            "My account lacks the admin role.",
         ),
     ),
     DetectorSpec(
