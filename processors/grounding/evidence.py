@@ -100,6 +100,8 @@ class EvidencePool:
         self._live = sum(1 for t in texts if t.strip())
         self._index: list[_Indexed | None] = [None] * len(texts)
         self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
+        # needle -> [its first occurrences in the joined text, in order; whether that is all of them]
+        self._scanned: dict[str, list] = {}
         self._has: dict[str, bool] = {}
         self._stemmed: dict[str, bool] = {}
         self.cache: dict = {}  # per-pool memo for the grader (acronyms, ...)
@@ -207,18 +209,46 @@ class EvidencePool:
             return ()
         if len(self._found) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
             self._found.clear()
+            self._scanned.clear()
         blob, starts = self._blob, self._starts
-        at = blob.find(needle)
-        while at != -1 and len(hits) < limit:
+        # The occurrences read so far are walked before the text is scanned on from the last of them: a
+        # needle is asked for again with another limit or as a whole word (a name is an anchor of its
+        # claim's region, then its citation), and that asks for no second scan of the same text.
+        scanned = self._scanned.get(needle)
+        if scanned is None:
+            scanned = self._scanned[needle] = self._derived(needle)
+        offsets = scanned[0]
+        i = 0
+        while len(hits) < limit:
+            if i < len(offsets):
+                at = offsets[i]
+            elif scanned[1]:
+                break
+            else:
+                at = blob.find(needle, offsets[-1] + 1 if offsets else 0)
+                if at == -1:
+                    scanned[1] = True
+                    break
+                offsets.append(at)
+            i += 1
             end = at + len(needle)
             if not word or bounded(blob, at, end):
                 index = bisect_right(starts, at) - 1
                 base = starts[index]
                 if end - base <= len(self._texts[index]):
                     hits.append(new_hit(index, at - base, end - base))
-            at = blob.find(needle, at + 1)
         memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return memo
+
+    def _derived(self, needle: str) -> list:
+        """What `_scanned` knows of a new needle: every occurrence when a prefix of it (a stem of the word)
+        was scanned to the end, since the needle can only occur where its prefix does; else nothing yet."""
+        scanned, blob = self._scanned, self._blob
+        for k in range(len(needle) - 1, 2, -1):
+            known = scanned.get(needle[:k])
+            if known is not None and known[1]:
+                return [[at for at in known[0] if blob.startswith(needle, at)], True]
+        return [[], False]
 
     def search(self, pattern: re.Pattern) -> bool:
         """Whether `pattern` occurs in some passage (lowercased). One search over all passages: the
