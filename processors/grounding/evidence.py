@@ -216,20 +216,21 @@ class EvidencePool:
         # claim's region, then its citation), and that asks for no second scan of the same text.
         scanned = self._scanned.get(needle)
         if scanned is None:
-            scanned = self._scanned[needle] = self._derived(needle)
+            scanned = self._scanned[needle] = [[], False]
         offsets = scanned[0]
-        i = 0
+        i, at = 0, -1  # occurrences walked, and the last of them
         while len(hits) < limit:
             if i < len(offsets):
                 at = offsets[i]
             elif scanned[1]:
                 break
             else:
-                at = blob.find(needle, offsets[-1] + 1 if offsets else 0)
+                at = blob.find(needle, at + 1)
                 if at == -1:
-                    scanned[1] = True
+                    scanned[1] = i == len(offsets)  # all of them, when every one walked is kept
                     break
-                offsets.append(at)
+                if i == len(offsets) < _KEPT_OFFSETS:  # a short needle inside many words: keep a few
+                    offsets.append(at)
             i += 1
             end = at + len(needle)
             if not word or bounded(blob, at, end):
@@ -239,16 +240,6 @@ class EvidencePool:
                     hits.append(new_hit(index, at - base, end - base))
         memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return memo
-
-    def _derived(self, needle: str) -> list:
-        """What `_scanned` knows of a new needle: every occurrence when a prefix of it (a stem of the word)
-        was scanned to the end, since the needle can only occur where its prefix does; else nothing yet."""
-        scanned, blob = self._scanned, self._blob
-        for k in range(len(needle) - 1, 2, -1):
-            known = scanned.get(needle[:k])
-            if known is not None and known[1]:
-                return [[at for at in known[0] if blob.startswith(needle, at)], True]
-        return [[], False]
 
     def search(self, pattern: re.Pattern) -> bool:
         """Whether `pattern` occurs in some passage (lowercased). One search over all passages: the
@@ -273,6 +264,7 @@ _SEPARATOR = "\n\x00\n"
 
 
 _MAX_FOUND = 8192
+_KEPT_OFFSETS = 32  # occurrences kept per needle (lookups ask for at most 8 hits)
 
 
 class _Indexed:

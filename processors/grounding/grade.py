@@ -234,10 +234,8 @@ _ANCHOR_KINDS = frozenset(("id", "email", "url", "code"))
 def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """The sentence around the densest cluster of anchors: most distinct anchors within 320 characters."""
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
-    # Shortest first: a stem scanned to the end tells where its word ("cassi", "cassie") is, unscanned
-    # (`EvidencePool.lookup`). The positions are sorted below, so the order changes nothing else.
-    for i in sorted(range(len(anchors)), key=lambda i: len(anchors[i])) if len(anchors) > 1 else (0,):
-        positions.extend([(h.passage, h.start, i) for h in pool.lookup(anchors[i], False, 6)])
+    for i, anchor in enumerate(anchors):
+        positions.extend([(h.passage, h.start, i) for h in pool.lookup(anchor, False, 6)])
     if not positions:
         return None
     positions.sort()
