@@ -100,8 +100,6 @@ class EvidencePool:
         self._live = sum(1 for t in texts if t.strip())
         self._index: list[_Indexed | None] = [None] * len(texts)
         self._found: dict[tuple[str, bool, int], tuple[Hit, ...]] = {}
-        # needle -> [its first occurrences in the joined text, in order; whether that is all of them]
-        self._scanned: dict[str, list] = {}
         self._has: dict[str, bool] = {}
         self._stemmed: dict[str, bool] = {}
         self.cache: dict = {}  # per-pool memo for the grader (acronyms, ...)
@@ -209,35 +207,26 @@ class EvidencePool:
             return ()
         if len(self._found) >= _MAX_FOUND:  # a pool reused by many outputs: keep its memo bounded
             self._found.clear()
-            self._scanned.clear()
         blob, starts = self._blob, self._starts
-        # The occurrences read so far are walked before the text is scanned on from the last of them: a
-        # needle is asked for again with another limit or as a whole word (a name is an anchor of its
-        # claim's region, then its citation), and that asks for no second scan of the same text.
-        scanned = self._scanned.get(needle)
-        if scanned is None:
-            scanned = self._scanned[needle] = [[], False]
-        offsets = scanned[0]
-        i, at = 0, -1  # occurrences walked, and the last of them
-        while len(hits) < limit:
-            if i < len(offsets):
-                at = offsets[i]
-            elif scanned[1]:
-                break
-            else:
-                at = blob.find(needle, at + 1)
-                if at == -1:
-                    scanned[1] = i == len(offsets)  # all of them, when every one walked is kept
-                    break
-                if i == len(offsets) < _KEPT_OFFSETS:  # a short needle inside many words: keep a few
-                    offsets.append(at)
-            i += 1
+        if word:
+            # A name is its claim's region anchor (every occurrence, up to 6) before it is cited (the first
+            # whole word): its whole-word hits are among the occurrences already found, without a scan.
+            every = self._found.get((needle, False, ANCHOR_LIMIT))
+            if every is not None:
+                hits = [h for h in every if bounded(blob, starts[h.passage] + h.start, starts[h.passage] + h.end)]
+                if len(every) < ANCHOR_LIMIT or len(hits) >= limit:  # all of them, or enough
+                    memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits[:limit])
+                    return memo
+                hits = []
+        at = blob.find(needle)
+        while at != -1 and len(hits) < limit:
             end = at + len(needle)
             if not word or bounded(blob, at, end):
                 index = bisect_right(starts, at) - 1
                 base = starts[index]
                 if end - base <= len(self._texts[index]):
                     hits.append(new_hit(index, at - base, end - base))
+            at = blob.find(needle, at + 1)
         memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return memo
 
@@ -264,7 +253,7 @@ _SEPARATOR = "\n\x00\n"
 
 
 _MAX_FOUND = 8192
-_KEPT_OFFSETS = 32  # occurrences kept per needle (lookups ask for at most 8 hits)
+ANCHOR_LIMIT = 6  # the occurrences the grader asks for of a region's anchor (grade._region)
 
 
 class _Indexed:
