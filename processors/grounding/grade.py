@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from ..core.claims import positional
 from .claims import OPINION_KIND, REASONING_KIND, Claim
 from .digits import date_starts, digit_starts, matches, number_starts
-from .evidence import EvidencePool, Hit, new_hit
+from .evidence import ANCHOR_LIMIT, EvidencePool, Hit, new_hit
 from .lexicon import (
     ANTONYMS,
     CLOSED_CLASS,
@@ -235,7 +235,7 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """The sentence around the densest cluster of anchors: most distinct anchors within 320 characters."""
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
     for i, anchor in enumerate(anchors):
-        positions.extend([(h.passage, h.start, i) for h in pool.lookup(anchor, False, 6)])
+        positions.extend([(h.passage, h.start, i) for h in pool.lookup(anchor, False, ANCHOR_LIMIT)])
     if not positions:
         return None
     positions.sort()
