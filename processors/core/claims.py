@@ -14,7 +14,15 @@ from .detectors._fragments import NEGATION
 from .model import Claim
 from .normalise import Folded
 from .patterns import RawMatch
-from .phrases import REFERRING, antecedent, is_pronoun, normalize_subject, phrase_after, phrase_before
+from .phrases import (
+    REFERRING,
+    antecedent,
+    is_pronoun,
+    names_a_kind,
+    normalize_subject,
+    phrase_after,
+    phrase_before,
+)
 
 _NEGATION = re.compile(NEGATION, re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
@@ -395,8 +403,9 @@ _PRESENT = re.compile(r"^(?:is|are|'s|’s|'re|’re)(?:n't|n’t)?(?:\s+not)?(?
 
 
 def _narrates_code(subject: str, raw: RawMatch, states: str) -> bool:
-    """`xa` is created: the present tense of a code identifier describes the code, not a state."""
-    if "`" not in subject:
+    """`xa` is created: the present tense of a code identifier describes the code, not a state. Not when
+    the subject says what kind of thing the name is ("the branch `main` is protected")."""
+    if "`" not in subject or names_a_kind(subject):
         return False
     state = raw.groups.get("state")
     cop = raw.groups.get("cop")

@@ -106,7 +106,7 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     if closing in _QUOTES:
         quoted = _quoted_before(text, end, closing)
         if quoted:
-            return quoted
+            return _with_kind(text, *quoted) if closing == "`" else quoted
     window_start = max(0, end - _WINDOW)
     line_start = text.rfind("\n", window_start, end)
     window_start = line_start + 1 if line_start >= 0 else window_start
@@ -279,6 +279,33 @@ def _in_narration_value(text: str, line: int, pos: int) -> bool:
     stop = text.find("\n", pos)
     stop = len(text) if stop < 0 else stop
     return any(m.start(1) <= pos <= m.end(1) for m in _NARRATION_VALUE.finditer(text, line, stop))
+
+
+# What a backticked name names, said before it: "the branch `main`", "the EC2 instance `web-prod-2`", "the
+# document `cover_letter.odt`". With it the subject is a thing, not a bare code value ("`mask` is empty").
+_KIND_BEFORE = re.compile(
+    r"\b(?:the|your|my|our|this|that)[ \t]+(?:[\w.-]+[ \t]+)?(?:branch|repo|repository|project|instance|vm|bucket"
+    r"|job|workflow|run|pipeline|document|spreadsheet|workbook|sheet|folder|file|page|tab|channel|issue|ticket|label"
+    r"|tag|cluster|service|pod|deployment|app|site|domain|database|table|queue|topic|volume|disk|image|container"
+    r"|extension|package|account|user|team|group|org|organization|workspace)[ \t]+$",
+    re.IGNORECASE,
+)
+
+
+_KIND_PREFIX = re.compile(_KIND_BEFORE.pattern.replace("[ \\t]+$", "[ \\t]+`"), re.IGNORECASE)
+
+
+def names_a_kind(subject: str) -> bool:
+    """Whether a subject says what its backticked name names ("the branch `main`")."""
+    return _KIND_PREFIX.match(subject) is not None
+
+
+def _with_kind(text: str, phrase: str, start: int) -> tuple[str, int]:
+    """A backticked name with the words before it that say what it names, when they do."""
+    m = _KIND_BEFORE.search(text, max(0, start - 60), start)
+    if m is None or "\n" in text[m.start() : start]:
+        return phrase, start
+    return text[m.start() : start] + phrase, m.start()
 
 
 def _quoted_before(text: str, end: int, closing: str) -> tuple[str, int] | None:
