@@ -31,6 +31,10 @@ VALUE_TYPES = [
     ({"type": "state", "state": "stopped"}, "Docker is running.", "contradicted"),
     ({"type": "state", "state": "stopped"}, "Docker is not running.", "confirmed"),
     ({"type": "state", "state": "installed"}, "Docker is not configured.", "no_fact_found"),
+    # the claim names the opposite state of the fact
+    ({"type": "state", "state": "running"}, "Docker is stopped.", "contradicted"),
+    ({"type": "state", "state": "running"}, "Docker is not stopped.", "confirmed"),
+    ({"type": "state", "state": "enabled"}, "Docker is disabled.", "contradicted"),
 ]
 
 

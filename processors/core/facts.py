@@ -363,6 +363,11 @@ def _compare_state(base: str, negative: bool, state: str) -> tuple[str, str] | N
         return None
     if base in implied:
         return ("contradicted" if negative else "confirmed"), state
+    # The claim names the opposite state: "nginx is stopped", "the flag is disabled" against a fact that
+    # it is running, enabled.
+    opposed = _NEGATIVE_STATES.get(base)
+    if opposed is not None and (fact_state in opposed or not implied.isdisjoint(opposed)):
+        return ("confirmed" if negative else "contradicted"), state
     return None
 
 
