@@ -48,9 +48,25 @@ def mask(text: str) -> str:
     return _SECRET.sub(MASK, text)
 
 
+# What `mask` made of texts seen recently. The masked columns of an LLM span's rows (subjects,
+# reasons, expected values) mostly repeat from span to span: the regex ran ~15 times a span for
+# the same few hundred strings (~15 us of an LLM span in a collector worker).
+_MASKED: dict[str, str] = {}
+_MASKED_MAX = 4096
+_MASKED_LENGTH = 512  # longer texts are masked each time: the cache stays a few MB at most
+
+
 def mask_row(row: dict) -> dict:
     for key in TEXT_COLUMNS.intersection(row):
         value = row[key]
-        if isinstance(value, str):
+        if type(value) is str and len(value) <= _MASKED_LENGTH:
+            masked = _MASKED.get(value)
+            if masked is None:
+                masked = mask(value)
+                if len(_MASKED) >= _MASKED_MAX:
+                    _MASKED.clear()  # a flood of distinct texts costs what it cost before, no more memory
+                _MASKED[value] = masked
+            row[key] = masked
+        elif isinstance(value, str):
             row[key] = mask(value)
     return row
