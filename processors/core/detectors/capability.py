@@ -59,6 +59,11 @@ DETECTORS = (
         patterns=(
             rf"\b{COPULA}\s+(?P<state>supported|possible|allowed|permitted|eligible|entitled|required|mandatory|clickable"
             r"|selectable)\b",
+            # What a booking, an item or a role allows as its property: "the tickets are non-refundable", "the
+            # item is returnable", "that role is read-only".
+            rf"\b{COPULA}\s+(?:\*\*)?(?P<state>non-?refundable|refundable|non-?transferable|transferable|non-?returnable"
+            r"|returnable|non-?cancell?able|cancell?able|exchangeable|non-?exchangeable|read-only|editable|compatible"
+            r"|incompatible)\b",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -78,6 +83,7 @@ DETECTORS = (
             "Changes to flight dates are not permitted.",
             "You are eligible for a full refund.",
             "Java 17 is required for this build.",
+            "The tickets are non-refundable after 24 hours.",
         ),
     ),
     DetectorSpec(
