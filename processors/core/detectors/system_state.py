@@ -393,15 +393,31 @@ DETECTORS = (
         patterns=(
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?"
             r"(?:on|in|at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
-            r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings))\b",
-            # "I'm logged in as viewer@acme.test", "we are signed in".
-            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<subject>(?:logged|signed)"
-            r"(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*(?:\s+[\p{Lu}][\p{L}\p{N}.-]*)?)?)",
+            r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings|list|board|portal|account"
+            r"|profile|cart|checkout))\b",
+            # A web address: "I'm on ssa.gov/myaccount".
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?(?:on|at)"
+            r"\s+(?P<subject>[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|gov|edu|io|dev|app|co|uk|de|fr)(?:/[^\s,;]*)?)",
         ),
         assertion="on_page",
         confidence=0.7,
         examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel.",
-                  "I'm logged in as viewer@acme.test."),
+                  "I'm on ssa.gov/myaccount."),
+    ),
+    DetectorSpec(
+        # The agent's session: "I'm logged in as viewer@acme.test", "we are signed in", "I'm not signed in".
+        id="system_state.signed_in",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<cop>not\s+|no\s+longer\s+)?"
+            r"(?P<subject>(?:logged|signed)(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*"
+            r"(?:\s+[\p{Lu}][\p{L}\p{N}.-]*)?)?)",
+        ),
+        assertion="{not_}signed_in",
+        negation_group="cop",
+        confidence=0.7,
+        examples=("I'm logged in as viewer@acme.test.", "I'm not signed in."),
     ),
     DetectorSpec(
         # A switch said to be on or off: "Bluetooth is off", "the toggle for Maps is on". Only at the end of
