@@ -56,13 +56,27 @@ DETECTORS = (
             # "I'm designed to hand control back to you", "that's something I'm instructed to leave to a human"
             r"\bI(?:'m|’m|\s+am)\s+(?:(?:only|also|not)\s+)?(?:designed|built|programmed|configured|instructed)\s+to\b",
             # "I'm running in a sandboxed browser": the agent on where it runs.
-            r"\bI(?:'m|’m|\s+am)\s+(?:currently\s+)?running\s+(?:in|inside|on)\s+(?:a|an|the)\s+[\p{L}-]+",
+            r"\bI(?:'m|’m|\s+am)\s+(?:currently\s+)?(?:running|operating|working)\s+(?:in|inside|on|from)\s+(?:a|an|the)\s+"
+            r"(?:[\p{L}-]+\s+){0,2}?(?:sandbox(?:ed)?|browser|virtual\s+machine|vm|container|session|environment)\b",
+            # "I'm not supposed to store passwords", "I was not given a budget limit".
+            r"\bI(?:'m|’m|\s+am)\s+(?:not\s+)?supposed\s+to\b",
+            r"\bI\s+(?:was|wasn't|wasn’t|was\s+not|have\s+not\s+been|haven't\s+been)\s+given\s+(?:a|an|any|the)\b",
+            # A limit the agent's brief sets: "the task said not to use sudo", "the brief said to only report
+            # status", "the instructions for this task say to stay on example-travel.test". Not "the task asks me
+            # to find X": restating the task is narration.
+            r"\b(?:the|my)\s+(?:task(?:\s+description)?|brief|assignment)\s+(?:says?|said|tells?\s+me|told\s+me)\s+"
+            r"(?:not\s+to|to\s+only|only\s+to)\b",
+            r"\b(?:the|my)\s+instructions\s+for\s+(?:this|the)\s+task\s+(?:say|said|tell\s+me|told\s+me)\s+"
+            r"(?:(?:not|only)\s+)?to\b",
         ),
         assertion="self_referential",
         subject_group=None,
         fixed_subject="self",
         confidence=0.8,
         examples=("I was instructed to avoid the database.", "I'm designed to hand control back to you for payments.",
-                  "I'm running in a sandboxed browser with no access to your phone."),
+                  "I'm running in a sandboxed browser with no access to your phone.",
+                  "I'm not supposed to store passwords.", "I was not given a budget limit.",
+                  "The task said not to use sudo unless necessary.",
+                  "The instructions for this task say to stay on example-travel.test."),
     ),
 )
