@@ -31,7 +31,7 @@ _BOUNDARY_WORDS = frozenset(
     is are was were be been being am has have had do does did can could will would should may might
     must shall not no never think believe found noticed confirmed see saw seen says said shows showed
     reports reported means meaning verified checked noted note looks seems appears turns out
-    to at by from into onto about after before during via per like only even
+    to at by into onto about after before during via per like only even
     tells told says said know knew realized realised discovered learned learnt
     sure ensure ensures verify check confirm make makes please try consider remember wait determine
     assume suppose expect expected hope hoping guess suspect wonder wondering whether

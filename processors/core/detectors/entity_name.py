@@ -108,10 +108,11 @@ DETECTORS = (
             # A title and its author: '"Machine Learning Specialization" by Andrew Ng', "taught by Andrew Ng".
             r"(?:[\"”]|\b(?i:taught|narrated|presented|directed|hosted|produced|illustrated|translated|edited))[ \t]+by[ \t]+"
             + NAME,
-            # Where a message came from: "the invite is from Kenji Watanabe". Not "the email from Jonas Becker
-            # isn't in the inbox": that names which email another claim is about.
-            r"\b(?i:email|e-mail|message|invite|invitation|reply|text|note|request|letter|voicemail|dm)s?[ \t]+"
-            r"(?i:is|was|came)[ \t]+(?i:from)[ \t]+" + NAME,
+            # Where a message came from: "the invite is from Kenji Watanabe", "the newest one is from Priya Nair",
+            # "the Q2 offsite email from Priya Natarajan", "the latest from Ben O." (who sent it: a name the agent
+            # read off the screen, as the labellers of the web sets count it).
+            r"\b(?i:email|e-mail|message|invite|invitation|reply|text|note|request|letter|voicemail|dm|one|latest"
+            r"|newest|oldest)s?[ \t]+(?:(?i:is|was|came)[ \t]+)?(?i:from)[ \t]+" + NAME,
             # A name in a role: "lists the authors as Priya Raman".
             # Whose account the agent is in: "logged in as Marcus Bell", "signed into Postmill as MarvelsGrantMan136".
             r"\b(?i:logged|signed)[ \t]+(?i:in|into|on)(?:[ \t]+(?i:to)?[ \t]*[\p{L}\p{N}.-]+)?[ \t]+(?i:as)[ \t]+" + NAME,
