@@ -175,6 +175,8 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
         return None
     if spec.code_narration and _narrates_code(subject, raw, spec.code_narration):
         return None
+    while start < raw.end and text[start] in _LEADING_PUNCT:
+        start += 1  # a pattern may read the sentence break before its claim (". There are ..."): not the claim's
     frame = frame_claim(text, start, raw.end)
     if not frame.asserted:
         return None
@@ -309,6 +311,7 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     return name.text, role, start
 
 
+_LEADING_PUNCT = frozenset(" \t\r\n.!?;:")
 # Where a claim may not end: the clause's punctuation a pattern read to know the clause ended.
 _TRAILING = frozenset(" \t\r\n.,;:!")
 # With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
