@@ -116,6 +116,27 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # Where a problem stands: "the crash is reproduced", "the issue is resolved for `reproduce_issue.py`",
+        # "the bug is not fixed yet". An outcome of the work on it, as the SWE labels read it.
+        id="operational_status.issue_state",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            rf"\b{COPULA}\s+(?:now\s+|still\s+|successfully\s+|fully\s+)?(?P<state>reproduced|resolved|fixed|reproducible)\b",
+        ),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.75,
+        # "the certificate amount is fixed": a constant, not a repaired problem.
+        reject_subject=r"^`[^`]+`$|\b(?:amount|price|rate|fee|value|size|cost|fare|date|time|number|width|height|total"
+        r"|length|position|layout|header|column|row)s?$",
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
+        # "is fixed by adding ...", "is resolved when": how, not where it stands.
+        reject_after=r"\s+(?:by|when|if|once|after|in\s+(?:the|this|a)\s+(?:next|upcoming|later))\b",
+        examples=("The crash is reproduced.", "The issue is resolved for `reproduce_issue.py`."),
+    ),
+    DetectorSpec(
         # A form or a server turning down what it was given: "the login form rejected the credentials", "the
         # checkout refused my card". An outcome of the attempt, like a failure.
         id="operational_status.rejected",
