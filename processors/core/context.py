@@ -406,8 +406,9 @@ def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
     clause = _last_clause(prefix)
     if "once" in clause:
         clause = clause.replace("once again", "again").replace("once more", "more")
-    if "should" in clause:
-        # "I should mention that ...", "I should be upfront: ...": the agent says what follows, no plan.
+    if "should" in clause or " see" in clause or "notice" in clause:
+        # "I should mention that ...", "I should be upfront: ...", "I can see that ...": the agent says or saw
+        # what follows; it plans or checks nothing.
         clause = _SAYING_SHOULD.sub("i report", clause)
     if _INSTRUCTION_LEAD.match(clause):
         return _SUGGESTION, ()
@@ -424,6 +425,7 @@ def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
 _SAYING_SHOULD = re.compile(
     r"\bi should (?:also )?(?:mention|note|clarify|point out|say|add|flag|stress|emphasi[sz]e|let you know|tell you"
     r"|be (?:upfront|clear|transparent|honest))\b"
+    r"|\bi (?:can )?(?:see|notice|noticed|saw) that\b"
 )
 _PREFIX_FRAMES: dict[str, tuple[Frame | None, tuple[int, ...]]] = {}
 _MAX_PREFIXES = 4096  # remembered prefixes; the whole memo is dropped when full

@@ -134,8 +134,9 @@ DETECTORS = (
         r"|have|get|seem",
         # "`int8` cannot hold 300": a value's type in code, not a thing's capability.
         reject_subject=r"^`[^`]+`$",
-        # "if the sync can't reach it", "so that users can't": a condition or a purpose, not a report.
-        reject_before=r"\b(?:if|when|whether|unless|so\s+that|so|that|which|who|until|once|because|in\s+case)"
+        # "if the sync can't reach it", "so that users can't": a condition or a purpose, not a report ("..., so
+        # buyers can't see it" is one).
+        reject_before=r"\b(?:if|when|whether|unless|so\s+that|which|who|until|once|because|in\s+case)"
         r"(?:\s+\S+){0,5}\s*$",
         examples=("Buyers can't see the draft listing.", "Authors can only edit their own posts.",
                   "The store locator can't search by ZIP code outside the US."),
