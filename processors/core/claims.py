@@ -187,6 +187,9 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
     end = _claim_end(text, raw, subject)
     while end > start + 1 and text[end - 1] in _TRAILING:
         end -= 1  # a pattern may read the clause's end ("the item is listed."): the claim stops before it
+    tail = _CONJUNCTION_TAIL.search(text, max(start, end - 16), end)
+    if tail is not None:
+        end = tail.start()  # "the reload worked and the ...": the next clause is not this claim's
     if resolved:
         confidence *= RESOLVED_FACTOR
     elif unresolved:
@@ -312,6 +315,8 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
 
 
 _LEADING_PUNCT = frozenset(" \t\r\n.!?;:")
+# A pattern may read the start of the next clause to know this one ended ("worked and the").
+_CONJUNCTION_TAIL = re.compile(r"[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|i|we|my|your|now)$", re.IGNORECASE)
 # Where a claim may not end: the clause's punctuation a pattern read to know the clause ended.
 _TRAILING = frozenset(" \t\r\n.,;:!")
 # With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").

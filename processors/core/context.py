@@ -201,6 +201,8 @@ def _in_typed_text(text: str, line_start: int, start: int, end: int, line_end: i
         at = text.rfind(opening, line_start, start)
         if at < 0 or (opening == "'" and at > 0 and text[at - 1].isalnum()):
             continue  # an apostrophe ("don't"), not a quotation mark
+        if opening == '"' and text.count('"', line_start, at) % 2:
+            continue  # it closes a quotation ('the "Create post" form. The title ...'): none is open
         close = text.find(closing, max(end - 1, at + 1), stop)
         if close >= 0 and (_TYPING.search(text, line_start, at) or _TYPED_KEY.search(text, line_start, at)):
             return True
@@ -365,9 +367,11 @@ class Frame:
 
 def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     """Decide whether the words before a claim make it a question, condition, instruction or intent."""
-    start, _end, terminator = _bounds(text, claim_start)
+    start, end, terminator = _bounds(text, claim_start)
     # The next character that is not a space: "Is Docker running?" (str.lstrip runs in C).
-    if terminator == "?" or text[match_end : match_end + 40].lstrip()[:1] == "?":
+    if (terminator == "?" and not _quoted_after(text, match_end, end)) or text[
+        match_end : match_end + 40
+    ].lstrip()[:1] == "?":
         return _QUESTION
     prefix = _ascii_apostrophes(text[start:claim_start].lower())
     if not prefix:  # the claim opens its sentence: nothing before it can frame it
@@ -381,6 +385,13 @@ def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     if 2 in hits and not _PAST_SHORT.search(claim_text):
         return _CONDITIONAL_FRAME
     return _HEDGED if 3 in hits or _hedged(claim_text) else _ASSERTED
+
+
+def _quoted_after(text: str, claim_end: int, question_mark: int) -> bool:
+    """Whether the question mark ending the sentence sits inside a quotation opened after the claim:
+    'A dialog popped up: "Keep current format?' asks nothing of the reader."""
+    between = text[claim_end:question_mark]
+    return between.count('"') % 2 == 1 or between.count("“") > between.count("”")
 
 
 def _prefix_frame(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:

@@ -166,7 +166,9 @@ DETECTORS = (
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
-            r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$)",
+            r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$"
+            # "the reload worked and the Visit page is displayed": one clause ends, another begins.
+            r"|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
             # "the fix works for the reported case": for whom or what it works ("works on" is left
             # out: "the team works on the backend" is an activity).
             r"\b(?P<state>works|worked)(?:[ \t]+(?:now|again|fine|correctly|properly|as\s+expected))?[ \t]+for[ \t]+"
