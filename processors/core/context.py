@@ -178,7 +178,8 @@ _QUOTE_PAIRS = {"'": "'", '"': '"', "“": "”", "‘": "’"}
 
 # The same in a JSON action: {"action": "fill", "selector": "#comment", "value": "The page is broken ..."}.
 _TYPED_KEY = re.compile(
-    r"[\"'](?:value|text|content|body|message|query|input|keys|input_text|reply|comment|subject)[\"']\s*:\s*$",
+    # Not UFO's "Comment": its agent narrates there (a lowercase "comment" key holds typed text).
+    r"[\"'](?:value|text|content|body|message|query|input|keys|input_text|reply|(?-i:comment)|subject)[\"']\s*:\s*$",
     re.IGNORECASE,
 )
 # WebArena's action syntax: type [164] [Hi Jordan, the venue is confirmed] [0].
@@ -417,6 +418,10 @@ def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
     clause = _last_clause(prefix)
     if "once" in clause:
         clause = clause.replace("once again", "again").replace("once more", "more")
+    if clause.startswith("wait,"):
+        clause = clause[5:]  # "Wait, I don't see ...": an interjection, not "wait for ..."
+    if "let me" in clause:
+        clause = clause.replace("n't let me", " forbid me").replace("not let me", "forbid me")  # no intent
     if "should" in clause or " see" in clause or "notice" in clause:
         # "I should mention that ...", "I should be upfront: ...", "I can see that ...": the agent says or saw
         # what follows; it plans or checks nothing.
@@ -485,7 +490,7 @@ def _hedged(claim_text: str) -> bool:
 
 
 # Where a new clause starts: the last of these in the words before a claim.
-_CLAUSE_BREAKS = (";", "—", "–", " - ", " but ", " but,", " however", " whereas ", " except ")
+_CLAUSE_BREAKS = (";", "—", "–", " - ", " but ", " but,", " however", " whereas ", " except ", ": ")
 
 
 # Everything up to the last break: matched greedily, it backtracks from the end to the break

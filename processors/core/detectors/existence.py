@@ -72,7 +72,8 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.85,
         # "fields are defined by the metaclass when ...": how, not whether.
-        reject_after=r"\s+(?:by|when|as\s+(?:a|an|the)|using|with|via)\b",
+        # "is defined as:" introduces the definition that follows (code), as "defined by" says how.
+        reject_after=r"\s+(?:by|when|as\s+(?:a|an|the)|using|with|via)\b|\s+as\s*:",
         examples=("The variable is not defined in this scope.", "The handler is indeed defined."),
     ),
     DetectorSpec(
@@ -133,8 +134,11 @@ DETECTORS = (
         role_before=True,
         confidence=0.7,
         # A value in quotes or backticks before it is code or data: "`only()` includes the PK", "'foo' contains".
+        # ... nor what a variable or a value holds ("`f` variable still holds the field object"): a value in code.
         reject_before=r"(?:\b(?:to|should|must|will|would|could|can|may|might|shall|please|let's|let’s|does|do|did"
-        r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these)(?:\s+\w+ly)?"
+        r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these|variable|var"
+        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer)(?:\s+(?:\w+ly|still|also|now|already|only"
+        r"|just|always|never))?"
         r"|[`'\"”’](?:\s+(?:always|also|still|now|already|only|just|never|\w+ly))?)",
         # "includes the following:", "contains information about": what follows is a list or a topic. A quoted or
         # backticked object is a value ("the field contains \"Beth\"", "`mode` includes 'b'").
