@@ -195,7 +195,9 @@ DETECTORS = (
         confidence=0.7,
         # "the file opened by the script", "closed it": the verb takes an agent or an object.
         # ... or a date: "the return window closed on March 3" is a policy's deadline, a value.
-        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|with|for"
+        # Not "with": "the popup opened with the title field focused", "the modal appeared with a countdown" say
+        # what it opened or appeared with.
+        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
         r"|\s+(?:on|in|since)\s+(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
         # "before the page loaded": a time clause; "after logging in, the board loaded" reports it.
