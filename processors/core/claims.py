@@ -318,7 +318,7 @@ _LEADING_PUNCT = frozenset(" \t\r\n.!?;:")
 # A pattern may read the start of the next clause to know this one ended ("worked and the").
 _CONJUNCTION_TAIL = re.compile(r"[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|i|we|my|your|now)$", re.IGNORECASE)
 # Where a claim may not end: the clause's punctuation a pattern read to know the clause ended.
-_TRAILING = frozenset(" \t\r\n.,;:!")
+_TRAILING = frozenset(" \t\r\n.,;:!—–")
 # With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
 _PERSONS = frozenset("i we you i've i'd i'm we've we'd we're you've you'd you're".split())
 _TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here there".split())

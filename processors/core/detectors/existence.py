@@ -179,7 +179,10 @@ DETECTORS = (
         id="existence.there",
         category="existence",
         family="existence",
-        patterns=(rf"\b{COPULA}\s+(?:still\s+)?there(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:anymore|any\s+more|either|too|now)\b)",),
+        patterns=(
+            rf"\b{COPULA}\s+(?:still\s+)?there(?:\*\*)?[ \t]*(?:[.,;:!)—–]|\n|$|[ \t]+(?:anymore|any\s+more|either|too|now"
+            r"|at\s+all|yet)\b)",
+        ),
         assertion="{not_}exists",
         subject_before=True,
         negation_group="cop",
