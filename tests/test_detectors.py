@@ -345,6 +345,7 @@ def test_claim_cap_skips_only_matches_whose_claims_could_not_be_reported(monkeyp
     from pathlib import Path
 
     import claimwatch.core.claims as claims_module
+    import claimwatch.core.selection as selection_module
     import claimwatch.core.validator as validator_module
     from claimwatch import OutputValidator
     from claimwatch.core.budget import Budget
@@ -372,7 +373,7 @@ def test_claim_cap_skips_only_matches_whose_claims_could_not_be_reported(monkeyp
         object.__setattr__(validator.config.performance, "max_claims_per_output", limit)
         capped = found()
         with monkeypatch.context() as m:
-            m.setattr(validator_module._ClaimCap, "beyond", lambda self, match, found, budget: False)
+            m.setattr(selection_module.ClaimCap, "beyond", lambda self, match, found, budget: False)
             assert found() == capped
         assert max(len(c) for c in capped) == limit  # the cap was reached, so skipping was tried
     assert early == []

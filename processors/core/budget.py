@@ -35,7 +35,7 @@ US_PER_MATCH = 35.0  # one match turned into a claim: subject, sentence frame, c
 # five, 1.4 us median and 5.8 us p99 for the 524 such matches. Charging them a full match cut the densest
 # web chunks (10,000 characters, 160 matches, 50 claims) for work they did not do.
 US_PER_REJECTED_MATCH = 5.0
-# Per claim, each time the validator recounts the claims its cap has settled (validator._ClaimCap): measured
+# Per claim, each time the validator recounts the claims its cap has settled (selection.ClaimCap): measured
 # 2026-11-28 on the 38 web chunks, 1.45 us a claim median.
 US_PER_CAP_RECOUNT = 2.0
 US_PER_FACT_CHECK = 10.0  # one claim compared with the fact index (exact and RE2 lookups)

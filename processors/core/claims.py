@@ -18,11 +18,11 @@ from .phrases import (
     REFERRING,
     antecedent,
     is_pronoun,
-    names_a_kind,
     normalize_subject,
     phrase_after,
     phrase_before,
 )
+from .quotes import names_a_kind
 
 _NEGATION = re.compile(NEGATION, re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
@@ -126,14 +126,15 @@ def _said_of_a_thing(text: str, raw: RawMatch, words: list[str]) -> bool:
     return found is not None and not is_pronoun(normalize_subject(found[0]))
 
 
-_SEE_IDIOMS = frozenset("why how what whether if that any a much it this".split())
+_SEE_IDIOMS = frozenset("why how what whether if much".split())
+_SEE_ALONE = frozenset("that it this any".split())  # "I can't see that.", but "I can't see that option"
 
 
 def _idiom(words: list[str], spec) -> bool:
     """Whether the subject's words make the match an idiom rather than a claim about a thing."""
     if spec.action_subject:
-        if words[0] == "see":  # "I can't see why": an idiom; "I can't see your screen": a limit
-            return len(words) == 1 or words[1] in _SEE_IDIOMS
+        if words[0] == "see":  # "I can't see why", "I can't see that": idioms; "I can't see your screen": a limit
+            return len(words) == 1 or words[1] in _SEE_IDIOMS or (len(words) == 2 and words[1] in _SEE_ALONE)
         return words[0] in _IDIOM_ACTIONS
     return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
 
@@ -325,8 +326,8 @@ _TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here 
 # A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
 RESOLVED_FACTOR = 0.75
 _RESOLVED = "\0resolved"
-# "It works" with nothing before it to name "it": kept, at a confidence no policy blocks or flags on
-# (the block threshold is 0.8), and with a subject no fact matches.
+# "It works" with nothing before it to name "it": kept at a low confidence and left unchecked (the validator
+# skips it, `names_nothing`), so no policy flags or blocks it.
 UNRESOLVED_FACTOR = 0.6
 _UNRESOLVED = "\0unresolved"
 _UNKNOWN_REFERENTS = frozenset("it they this that these those".split())
@@ -335,7 +336,7 @@ _UNKNOWN_REFERENTS = frozenset("it they this that these those".split())
 def names_nothing(claim: Claim) -> bool:
     """Whether a claim's subject is a pronoun nothing in the text resolved ("It works."): no fact can
     check it, so the validator leaves it unchecked (stored with no fact status)."""
-    return claim.subject.strip().lower() in _UNKNOWN_REFERENTS
+    return normalize_subject(claim.subject) in _UNKNOWN_REFERENTS  # as the subject was judged a pronoun
 # "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".
 _OF_NOUNS = frozenset("mention mentions sign signs trace traces evidence indication instance instances".split())
 _ROLE_WORDS = frozenset(

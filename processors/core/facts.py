@@ -363,12 +363,19 @@ def _compare_state(base: str, negative: bool, state: str) -> tuple[str, str] | N
         return None
     if base in implied:
         return ("contradicted" if negative else "confirmed"), state
-    # The claim names the opposite state: "nginx is stopped", "the flag is disabled" against a fact that
-    # it is running, enabled.
-    opposed = _NEGATIVE_STATES.get(base)
-    if opposed is not None and (fact_state in opposed or not implied.isdisjoint(opposed)):
+    # The claim names the opposite state: "nginx is stopped" against a fact that it is running, "the flag
+    # is disabled" against enabled. Only the state itself: an enabled service may be stopped, a running
+    # one disabled at boot.
+    if fact_state in _OPPOSITE_CLAIMS.get(base, ()):
         return ("confirmed" if negative else "contradicted"), state
     return None
+
+
+_OPPOSITE_CLAIMS = {
+    "stopped": {"running", "started", "up", "listening"},
+    "disabled": {"enabled"},
+    "uninstalled": {"installed"},
+}
 
 
 def _compare_status(base: str, negative: bool, status: str) -> tuple[str, str] | None:

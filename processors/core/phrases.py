@@ -13,10 +13,10 @@ import re
 from functools import lru_cache
 
 from .normalise import fold_key
+from .quotes import OPENING_OF, quoted_at, quoted_before, with_kind
 
 _MAX_WORDS = 5
 _WINDOW = 160
-_QUOTES = {'"': '"', "'": "'", "`": "`", "”": "“", "’": "‘", "»": "«"}
 _OPENING = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "«": "»"}
 
 # Words that end a subject phrase when met while walking away from the predicate.
@@ -103,10 +103,10 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
             if end == 0:
                 return None
     closing = text[end - 1]
-    if closing in _QUOTES:
-        quoted = _quoted_before(text, end, closing)
+    if closing in OPENING_OF:
+        quoted = quoted_before(text, end, closing)
         if quoted:
-            return _with_kind(text, *quoted) if closing == "`" else quoted
+            return with_kind(text, *quoted) if closing == "`" else quoted
     window_start = max(0, end - _WINDOW)
     line_start = text.rfind("\n", window_start, end)
     window_start = line_start + 1 if line_start >= 0 else window_start
@@ -149,7 +149,7 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     # Markdown emphasis or an opening bracket at the front is not part of the name.
     stripped = phrase.lstrip("*_([{<“\"'")
     start += len(phrase) - len(stripped)
-    if _quoted_at(text, start):
+    if quoted_at(text, start):
         return None  # the issue says: "the lookup doesn't work ...": reported words, not the agent's
     phrase = stripped.rstrip("*_:,")
     return (phrase, start) if phrase else None
@@ -227,101 +227,9 @@ def _not_asserted_before(lead: str) -> bool:
     return False
 
 
-# The last text looked at, and whether it holds a quote mark or a ">" at all: most texts hold
-# none, and then no subject in them can be quoted. One tuple, rebound whole (thread-safe).
-_QUOTE_MEMO: tuple[str | None, bool] = (None, True)
-
-
-def _quoted_at(text: str, pos: int) -> bool:
-    """Whether `pos` lies inside double-quoted text on its line, or on a `>` blockquote line.
-
-    Quoted text (the issue's words, an error message, output) is reported, not asserted by
-    the agent: `The issue says: "X doesn't work on Y"`, `> The solution cannot be determined`.
-    Straight quotes are paired by count; curly ones by opening against closing.
-    """
-    global _QUOTE_MEMO
-    memo = _QUOTE_MEMO
-    if memo[0] is text:
-        if not memo[1]:
-            return False
-    else:
-        may = '"' in text or "“" in text or ">" in text
-        _QUOTE_MEMO = (text, may)
-        if not may:
-            return False
-    line = text.rfind("\n", 0, pos) + 1
-    first = text[line : line + 1]
-    if first == ">" or (first in (" ", "\t") and text[line : line + 4].lstrip(" \t")[:1] == ">"):
-        return True
-    if text.count('"', line, pos) & 1:
-        return not _in_narration_value(text, line, pos)
-    opened = text.count("“", line, pos)
-    return opened > 0 and opened > text.count("”", line, pos)
-
-
-# Keys under which an agent writing JSON narrates in its own voice: UFO's "Observation" and "Thought",
-# Browser-Use's "evaluation_previous_goal" and "memory", AutoGPT's "thoughts" / "reasoning" / "speak",
-# Magentic-One's "reason". Their string values are the agent's assertions, not quoted words; keys of
-# typed text ("value", "text") and of arguments ("selector", "url") stay quotations.
-_NARRATION_VALUE = re.compile(
-    r'"(?:observation|observations|thought|thoughts|thinking|reasoning|reason|evaluation|evaluation_previous_goal'
-    r"|memory|next_goal|summary|analysis|comment|criticism|speak|explanation|progress|findings|notes?|answer"
-    r'|final_answer|response|status_message|page_summary|current_state|result_summary)"\s*:\s*"((?:[^"\\\n]|\\.)*)',
-    re.IGNORECASE,
-)
-
-
-def _in_narration_value(text: str, line: int, pos: int) -> bool:
-    """Whether `pos` lies in the string value of a JSON narration key on its line (escaped quotes
-    inside it included): the agent's own words, though they sit between quote marks."""
-    if text.find(":", line, pos) < 0:
-        return False
-    stop = text.find("\n", pos)
-    stop = len(text) if stop < 0 else stop
-    return any(m.start(1) <= pos <= m.end(1) for m in _NARRATION_VALUE.finditer(text, line, stop))
-
-
-# What a backticked name names, said before it: "the branch `main`", "the EC2 instance `web-prod-2`", "the
-# document `cover_letter.odt`". With it the subject is a thing, not a bare code value ("`mask` is empty").
-_KIND_BEFORE = re.compile(
-    r"\b(?:the|your|my|our|this|that)[ \t]+(?:[\w.-]+[ \t]+)?(?:branch|repo|repository|project|instance|vm|bucket"
-    r"|job|workflow|run|pipeline|document|spreadsheet|workbook|sheet|folder|file|page|tab|channel|issue|ticket|label"
-    r"|tag|cluster|service|pod|deployment|app|site|domain|database|table|queue|topic|volume|disk|image|container"
-    r"|extension|package|account|user|team|group|org|organization|workspace)[ \t]+$",
-    re.IGNORECASE,
-)
-
-
-_KIND_PREFIX = re.compile(_KIND_BEFORE.pattern.replace("[ \\t]+$", "[ \\t]+`"), re.IGNORECASE)
-
-
-def names_a_kind(subject: str) -> bool:
-    """Whether a subject says what its backticked name names ("the branch `main`")."""
-    return _KIND_PREFIX.match(subject) is not None
-
-
-def _with_kind(text: str, phrase: str, start: int) -> tuple[str, int]:
-    """A backticked name with the words before it that say what it names, when they do."""
-    m = _KIND_BEFORE.search(text, max(0, start - 60), start)
-    if m is None or "\n" in text[m.start() : start]:
-        return phrase, start
-    return text[m.start() : start] + phrase, m.start()
-
-
-def _quoted_before(text: str, end: int, closing: str) -> tuple[str, int] | None:
-    opening = _QUOTES[closing]
-    start = text.rfind(opening, max(0, end - 82), end - 1)
-    if start < 0 or "\n" in text[start:end]:
-        return None
-    inner = text[start + 1 : end - 1]
-    if not inner.strip() or len(inner) > 80:
-        return None
-    return text[start:end], start
-
-
 def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
     """Trim a subject window captured after a trigger ("couldn't find X on this host")."""
-    if _quoted_at(text, start):
+    if quoted_at(text, start):
         return None  # it says "SQLite doesn't support DISTINCT ...": reported words, not the agent's
     raw = text[start:end]
     if raw[:1] in _OPENING:

@@ -9,19 +9,19 @@ from __future__ import annotations
 import logging
 import os
 import time
-from bisect import insort
 from collections.abc import Sequence
 
-from .budget import US_PER_CAP_RECOUNT, US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
+from .budget import US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
 from .claims import build_claim, names_nothing, positional, prepare, rejected_early, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
-from .context import code_spans, in_code, merge_spans, overlaps
 from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
 from .normalise import fold
 from .patterns import DetectorSpec, PatternEngine
 from .policy import AgentPolicy, PolicyResolver
+from .selection import ClaimCap, Found, dedupe, processing_order
+from .typed import code_spans, in_code, merge_spans, overlaps
 
 logger = logging.getLogger("claimwatch.validation")
 
@@ -203,20 +203,18 @@ class OutputValidator:
         if not raw:
             return [], timed_out, bailed
         fences = code_spans(seen)  # only paid for texts that matched something
-        found: list[tuple[int, Claim]] = []
+        found: list[Found] = []
         # Most specific first: a match inside a claim of a higher-priority detector would
         # lose to it in `_dedupe` anyway, so it is not built at all. `taken` is the union of
         # the claims of higher priority than the current match's, sorted and merged, so the
         # test is a binary search, not a pass over every claim (a dense text has fifty).
-        # Within a level, in text order: what `_ClaimCap` needs, and no change to what is found.
-        if len(raw) > 1:
-            raw.sort(key=_level_then_start)
+        # Within a level, in text order: what `ClaimCap` needs (ties keep the engine's order: `Found.rank`).
         limit = self.config.performance.max_claims_per_output
-        cap = _ClaimCap(seen, limit) if len(raw) > limit else None
+        cap = ClaimCap(seen, limit) if len(raw) > limit else None
         taken: list[tuple[int, int]] = []
         level_spans: list[tuple[int, int]] = []
         level = None
-        for match in raw:
+        for rank, match in processing_order(raw) if len(raw) > 1 else enumerate(raw):
             if match.spec.priority != level:
                 if level_spans:
                     taken = merge_spans(taken + level_spans)
@@ -238,9 +236,9 @@ class OutputValidator:
                 break
             claim = build_claim(seen, match, screened=True)
             if claim is not None and not in_code(seen, fences, claim.offset, match.end):
-                found.append((match.spec.priority, claim))
+                found.append(Found(match.spec.priority, claim, rank))
                 level_spans.append((claim.offset, claim.offset + len(claim.matched_text)))
-        claims = _dedupe(found, limit)
+        claims = dedupe(found, limit)
         if folded.changed:
             claims = [relocate(c, folded) for c in claims]
         return claims, timed_out, bailed
@@ -335,79 +333,6 @@ def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) 
         # The unchecked tail could hold anything; the agent's policy says what that is worth.
         verdict = policy.truncated
     return verdict
-
-
-def _level_then_start(match) -> tuple[int, int]:
-    return -match.spec.priority, match.start
-
-
-def _dedupe(found: list[tuple[int, Claim]], limit: int) -> list[Claim]:
-    """Drop claims that overlap a more specific (or earlier) claim; keep text order."""
-    if len(found) < 2:
-        return [claim for _, claim in found][:limit]
-    kept = [claim for _, claim in _kept(found)]
-    kept.sort(key=lambda c: c.offset)
-    return kept[:limit]
-
-
-def _kept(found: list[tuple[int, Claim]]) -> list[tuple[int, Claim]]:
-    """(priority, claim) of the claims no more specific or earlier claim overlaps."""
-    ordered = sorted(found, key=lambda pc: (-pc[0], pc[1].offset, -len(pc[1].matched_text)))
-    kept: list[tuple[int, Claim]] = []
-    spans: list[tuple[int, int]] = []  # the kept claims' spans, sorted and disjoint
-    for priority, claim in ordered:
-        start, end = claim.offset, claim.offset + len(claim.matched_text)
-        if spans and overlaps(spans, start, end):
-            continue
-        insort(spans, (start, end))
-        kept.append((priority, claim))
-    return kept
-
-
-class _ClaimCap:
-    """Skips the matches whose claims could only come after `limit` claims already settled.
-
-    An output reports its first `limit` claims in text order, after overlapping ones are
-    dropped (`_dedupe`). A dense text (a 10,000-character page of narration) has twice that
-    many, and building the rest is work the time budget pays for and nobody sees. Exact: a
-    claim never starts before the line its match starts on (the subject is looked for back
-    to the line's start, no further), matches run by level and, within one, in text order, so
-    a kept claim that ends before the current match's line can no longer be overlapped by a
-    claim still to come of this level, and claims of lower levels never displace it. Once
-    `limit` such settled claims start before a match's line, that match is skipped.
-    """
-
-    __slots__ = ("_bound", "_level", "_limit", "_seen_at", "_text")
-
-    _EVERY = 8  # claims built between two recounts (each a `_kept` pass over every claim)
-
-    def __init__(self, text: str, limit: int) -> None:
-        self._text = text
-        self._limit = limit
-        self._bound: int | None = None  # the `limit`-th smallest offset of settled claims
-        self._seen_at = -1  # len(found) at the last recount
-        self._level: int | None = None
-
-    def beyond(self, match, found: list[tuple[int, Claim]], budget: Budget | None) -> bool:
-        line = self._text.rfind("\n", 0, match.start) + 1  # no claim of this match starts before it
-        if len(found) >= self._limit and (
-            match.spec.priority != self._level or len(found) - self._seen_at >= self._EVERY
-        ):
-            self._recount(match.spec.priority, line, found, budget)
-        return self._bound is not None and line > self._bound
-
-    def _recount(self, level: int, line: int, found: list[tuple[int, Claim]], budget: Budget | None) -> None:
-        if budget is not None:
-            budget.charge(US_PER_CAP_RECOUNT * len(found))
-        self._level, self._seen_at = level, len(found)
-        settled = sorted(
-            claim.offset
-            for priority, claim in _kept(found)
-            if priority > level or claim.offset + len(claim.matched_text) <= line
-        )
-        if len(settled) >= self._limit:
-            bound = settled[self._limit - 1]
-            self._bound = bound if self._bound is None else min(self._bound, bound)
 
 
 def _elapsed_us(started: float) -> float:

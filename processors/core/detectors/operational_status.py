@@ -177,7 +177,8 @@ DETECTORS = (
         assertion="working",
         subject_before=True,
         confidence=0.75,
-        reject_before=_HYPOTHETICAL,
+        # "don't work", "never loads": operational_status.did_not's, with the negation this one cannot carry.
+        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$",
         examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
                   "The retry logic works for both endpoints."),
     ),
