@@ -337,6 +337,8 @@ def names_nothing(claim: Claim) -> bool:
     """Whether a claim's subject is a pronoun nothing in the text resolved ("It works."): no fact can
     check it, so the validator leaves it unchecked (stored with no fact status)."""
     return normalize_subject(claim.subject) in _UNKNOWN_REFERENTS  # as the subject was judged a pronoun
+
+
 # "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".
 _OF_NOUNS = frozenset("mention mentions sign signs trace traces evidence indication instance instances".split())
 _ROLE_WORDS = frozenset(

@@ -16,7 +16,8 @@ import re2
 
 # The sentence-frame expressions run on RE2 (a DFA: these alternations cost Python's
 # backtracking engine tens of microseconds per claim). RE2 has no lookahead, so a sentence
-# end consumes the space after it, and "once again" is rewritten before the search.
+# end consumes the space after it, and words that only look like a frame are rewritten before the
+# search (`_NOT_A_FRAME`).
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 _CLAUSE_BREAK = re2.compile(r";|\bbut\b|\bhowever\b|\bwhereas\b|\bexcept\b|—|–| - ")
 
@@ -192,17 +193,7 @@ def _prefix_frame(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
 def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
     if _QUESTION_LEAD.match(prefix):
         return _QUESTION, ()
-    clause = _last_clause(prefix)
-    if "once" in clause:
-        clause = clause.replace("once again", "again").replace("once more", "more")
-    if clause.startswith("wait,"):
-        clause = clause[5:]  # "Wait, I don't see ...": an interjection, not "wait for ..."
-    if "let me" in clause:
-        clause = clause.replace("n't let me", " forbid me").replace("not let me", "forbid me")  # no intent
-    if "should" in clause or " see" in clause or "notice" in clause:
-        # "I should mention that ...", "I should be upfront: ...", "I can see that ...": the agent says or saw
-        # what follows; it plans or checks nothing.
-        clause = _SAYING_SHOULD.sub("i report", clause)
+    clause = _NOT_A_FRAME.sub(_unframed, _last_clause(prefix))
     if _INSTRUCTION_LEAD.match(clause):
         return _SUGGESTION, ()
     hits = tuple(_frame_hits(clause)) if clause else ()
@@ -215,11 +206,23 @@ def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
     return None, hits
 
 
-_SAYING_SHOULD = re.compile(
-    r"\bi should (?:also )?(?:mention|note|clarify|point out|say|add|flag|stress|emphasi[sz]e|let you know|tell you"
+# Words that look like a frame and are none, rewritten before the frame is read: "once again" is no
+# condition; "Wait, I don't see ..." an interjection, not "wait for ..."; "my guidelines don't let me"
+# no intent; "I should mention that ...", "I should be upfront: ...", "I can see that ...": the agent says
+# or saw what follows, it plans or checks nothing. RE2 has no lookahead, so this runs before the search.
+_NOT_A_FRAME = re.compile(
+    r"once (?:again|more)|^wait,|n't let me|not let me"
+    r"|\bi should (?:also )?(?:mention|note|clarify|point out|say|add|flag|stress|emphasi[sz]e|let you know|tell you"
     r"|be (?:upfront|clear|transparent|honest))\b"
     r"|\bi (?:can )?(?:see|notice|noticed|saw) that\b"
 )
+_UNFRAMED = {"once again": "again", "once more": "more", "wait,": "", "n't let me": " forbid me", "not let me": "forbid me"}
+
+
+def _unframed(m: re.Match) -> str:
+    return _UNFRAMED.get(m.group(), "i report")
+
+
 _PREFIX_FRAMES: dict[str, tuple[Frame | None, tuple[int, ...]]] = {}
 _MAX_PREFIXES = 4096  # remembered prefixes; the whole memo is dropped when full
 

@@ -214,7 +214,7 @@ class OutputValidator:
         taken: list[tuple[int, int]] = []
         level_spans: list[tuple[int, int]] = []
         level = None
-        for rank, match in processing_order(raw) if len(raw) > 1 else enumerate(raw):
+        for rank, match in processing_order(raw):
             if match.spec.priority != level:
                 if level_spans:
                     taken = merge_spans(taken + level_spans)

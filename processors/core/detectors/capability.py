@@ -275,7 +275,8 @@ DETECTORS = (
         id="capability.rule",
         category="capability",
         family="capability",
-        patterns=(r"\b(?P<cop>allows|permits|requires|accepts\s+only|doesn't\s+allow|does\s+not\s+allow)\s+" + AFTER,),
+        # "doesn't allow" is capability.does_not_allow's, "accepts only" capability.only's.
+        patterns=(r"\b(?P<cop>allows|permits|requires)\s+" + AFTER,),
         assertion="{cop}",
         role_before=True,
         confidence=0.7,
