@@ -232,8 +232,7 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?P<state>failed\s+to\s+(?:load|open|start|connect|save|upload|download|send|submit|render|launch"
-            r"|install|respond|sync|complete|process|go\s+through)"
+            r"\b(?P<state>failed\s+to\s+(?:go\s+through|[a-z]+)"
             r"|(?:won't|won’t|will\s+not|wouldn't|wouldn’t)\s+(?:load|open|start|connect|boot|render|launch|respond"
             r"|save|submit|play|sync)"
             r"|(?:did\s+not|didn't|didn’t)\s+(?:go\s+through|carry\s+over|stick|take\s+effect)"
@@ -244,6 +243,11 @@ DETECTORS = (
         subject_before=True,
         confidence=0.75,
         reject_before=_HYPOTHETICAL_OR_CONDITION,
+        # Past "failed to" with any verb of what the thing should have done ("the lookup failed to decode the
+        # VIN"), but not the idioms of noticing or achieving ("failed to mention", "failed to be ...").
+        reject_state=r"failed\s+to\s+(?:be|have|do|make|get|take|give|mention|notice|realize|realise|consider"
+        r"|account|see|find|understand|address|meet|match|appear|show|include|reflect|recognize|recognise|catch"
+        r"|handle|properly|correctly|fully|actually|even|ever|never|always)",
         examples=(
             "The Microsoft login page failed to load.",
             "The intranet site won't load.",
