@@ -31,9 +31,10 @@ DETECTORS = (
         category="self_referential",
         family="selfReferential",
         patterns=(
-            r"\b(?:I\s+am|I'm|I’m)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?(?:an?\s+|the\s+|your\s+)?"
-            # "a browser automation agent", "the shopping assistant": up to three words before the noun.
-            r"(?:[\p{L}-]+\s+){0,3}?(?:AI|artificial\s+intelligence"
+            r"\b(?:I\s+am|I'm|I’m)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?"
+            # "a browser automation agent", "the shopping assistant": up to three words before the noun, after an
+            # article only ("I'm on the Zendesk agent workspace" says where the agent is, not what it is).
+            r"(?:(?:an?|the|your)\s+(?:[\p{L}-]+\s+){0,3}?)?(?:AI|artificial\s+intelligence"
             r"|AI\s+assistant|assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent|agent|chatbot|bot)\b",
             r"\bas\s+an?\s+(?:AI|AI\s+assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent)\b",
             # "I'm Claude, an AI model": the agent naming the model it is.
