@@ -41,6 +41,8 @@ UI_STATES = (
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
 )
+# A status as a page gives it: quoted or in bold, a few words.
+_STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
 _BY_SOMEONE = r"(?<!sorted)(?<!filtered)(?<!grouped)(?<!ordered)\s+by\s+(?:(?-i:[A-Z])|u/|@|[a-z][\w.-]*[_\d])"
@@ -315,15 +317,22 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?P<head>status|state)[ \t]+(?:is|was|shows|reads|says)[ \t]+(?:now[ \t]+|still[ \t]+)?"
-            r"(?P<state>[\"“][^\"”\n]{1,40}[\"”]|\*\*[^*\n]{1,40}\*\*)",
-            r"\b(?:has|with)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>[\"“][^\"”\n]{1,40}[\"”]"
-            r"|\*\*[^*\n]{1,40}\*\*)",
+            r"\b(?P<head>status|state|stage)[ \t]+(?:is|was|shows|reads|says)[ \t]+(?:now[ \t]+|still[ \t]+)?"
+            rf"(?P<state>{_STATUS_VALUE})",
+            rf"\b(?:has|with)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>{_STATUS_VALUE})",
+            # Where a record stands on a board or in a pipeline: "the deal is in stage \"Contract sent\"", "the
+            # ticket is still in **In Review**", "PAY-311 is in the \"Blocked\" column". A plain quoted place
+            # ("is in \"Downloads\"", "is in **My Drive › Backups**") is a location (existence.located).
+            r"\b(?:is|are|was|were)[ \t]+(?:still[ \t]+|now[ \t]+|currently[ \t]+)?in[ \t]+(?:the[ \t]+)?"
+            rf"(?:(?:stage|column|status|state|lane|phase)[ \t]+(?P<state>{_STATUS_VALUE})"
+            rf"|(?:{_STATUS_VALUE})[ \t]+(?:stage|column|status|state|lane|phase)\b|\*\*[^*\n›>/\\]{{1,40}}\*\*)",
         ),
         assertion="status",
         subject_before=True,
         confidence=0.7,
-        examples=('The order status is "Complete".', 'The most recent order has status "Pending".'),
+        examples=('The order status is "Complete".', 'The most recent order has status "Pending".',
+                  "Lifecycle stage is 'Lead'.", 'The deal is in stage "Contract sent".',
+                  "The ticket PAY-318 is still in **In Review**.", 'PAY-311 is in the "Blocked" column.'),
     ),
     DetectorSpec(
         # Nothing changed after an action: "the URL did not change", "the list did not grow".
