@@ -12,6 +12,7 @@ import re
 from bisect import bisect_right
 
 _INLINE = re.compile(r"`[^`\n]+`")
+_EXPRESSION = re.compile(r"[<>=!]")
 
 
 def fence_spans(text: str) -> list[tuple[int, int]]:
@@ -76,7 +77,11 @@ def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> b
     if text.find("`", line_start, end + 200) < 0:
         return False
     stop = len(text) if line_end < 0 else line_end
-    return any(s < end and start < e for s, e in _line_spans(_multi_word_inline, text, line_start, stop))
+    # A claim that opens with a multi-word code span and goes on past it names its subject in code ("`e2e
+    # (chromium)` passed", "`npm run build` failed"), unless the span is an expression ("`xa < 0` is possible");
+    # code anywhere else in it is quoted code.
+    return any(s < end and start < e and not (s == start and e < end and _EXPRESSION.search(text, s, e) is None)
+               for s, e in _line_spans(_multi_word_inline, text, line_start, stop))
 
 
 def _multi_word_inline(text: str, line_start: int, stop: int) -> list[tuple[int, int]]:
