@@ -29,6 +29,12 @@ OUTCOMES = (
     r"|hangs|hung|persists|persisted|went\s+away"
 )
 
+# An outcome as a status list or checklist gives it.
+_LISTED_OUTCOMES = (
+    r"passing|failing|passed|failed|pass|fail|PASS|FAIL|PASSED|FAILED|green|red|broken|healthy|unhealthy"
+    r"|degraded|down|up|operational|succeeded|success|flaky|timed\s+out|crashed|erroring|OK"
+)
+
 # What comes just before a predicate that makes it a prediction or a purpose, not a report: "would
 # previously fail", "will pass", "to load"; and also a condition: "if it returns an error".
 _HYPOTHETICAL = r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
@@ -369,5 +375,31 @@ DETECTORS = (
         confidence=0.75,
         priority=2,
         examples=("The system is still encountering an issue.",),
+    ),
+    DetectorSpec(
+        # Status lists and checklists of CI and QA runs: "- **Integration tests:** failing", "Signup happy path:
+        # **PASS**", "- Unit tests ✓", "`extract` ✅". A key/value line whose value is an outcome is a claim
+        # (GUIDE.md); not the agent's own log keys ("Eval: Failed", "Status: Completed"): its step, not a thing.
+        id="operational_status.list_item",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?):?(?:\*\*)?[ \t]*(?::|[ \t][-–—|][ \t])"
+            r"[ \t]*(?:\*\*)?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>" + _LISTED_OUTCOMES + r")(?:\*\*)?[ \t]*"
+            r"(?:$|[.,;(]|[ \t]+(?:after|in|on|at|with|again|this|too|now|\(|—|–|-)\b)",
+            # A check mark ending the line after the name: "- Unit tests ✓", "`extract` ✅". Not after a step
+            # that says what it found ("Search \"jacket\" returns 48 results ✅"): a name is short and unquoted.
+            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?P<subject>[^\n:*|\"“✓✔✅✗✘❌]{0,30}?\p{L}[^\n:*|\"“✓✔✅✗✘❌]{0,30}?)"
+            r"[ \t:]+(?P<state>[✓✔✅✗✘❌])[ \t]*$",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.8,
+        priority=2,
+        # "Booked ✅": the agent ticking off its own action, checked against its tool calls.
+        reject_subject=r"^(?:eval|evaluation(?:\s+of\s+(?:the\s+)?previous\s+(?:goal|step))?|status|result|outcome|verdict"
+        r"|state|step|action|next\s+goal|memory|thought|note)$|^\w+ed$|^(?:done|sent)$",
+        examples=("- **Integration tests:** failing\n", "Signup happy path: **PASS**\n", "- Unit tests ✓\n",
+                  "- `extract` ✅\n"),
     ),
 )
