@@ -152,8 +152,11 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            # Not "has 14 slides": a count is a value (GUIDE.md); "has a section", "has an attachment" says what is there.
-            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?an?\s+" + AFTER,
+            # "has a section", "has an attachment" says what is there; so does a count of things ("the cart has 3
+            # items", "the board has three columns"), as every labeller of the web sets reads it. Not a count of
+            # time, size or money ("has 2 hours left", "has 6 GiB"): a value.
+            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?:an?|\d[\d,]*|two|three|four|five|six"
+            r"|seven|eight|nine|ten|eleven|twelve|a\s+dozen)\s+" + AFTER,
             # What a menu, card or form holds, as a list of its named entries: "the menu has \"Open with\",
             # \"Rename\" and \"Move to Trash\"", "the place card has Directions, Save, Share and More".
             r"\b(?:has|have|had|offers|offer)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>"
@@ -167,7 +170,11 @@ DETECTORS = (
         r"|bug|typo|point|feeling|sense|role|hand|say|effect|impact|default|value|argument|parameter|method"
         r"|function|attribute|field|option|options|choice|choices|reference|check|test|call|copy|balance|flaw"
         # "Have a fantastic day": a wish.
-        r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total)\b|^`",
+        r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total"
+        r"|(?:milli|micro)?seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|ms|[kmgt]i?b|bytes?"
+        r"|percent|%|dollars?|euros?|pounds?|cents?|points?|pts|lines?|characters?|chars?|spaces?"
+        # "has 47 upvotes", "has 1,482 commits": a post's or a repository's tallies, read as values.
+        r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`",
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
         examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.',
