@@ -48,7 +48,7 @@ _NON_NAMES = frozenset(
     Before Once While Since Because Although Though Today Yesterday Tomorrow All Each Every Some Any Both
     Hi Hello Hey Dear Team Everybody Nobody Someone Somebody Meanwhile However Still Just Only Even Let
     Dr Mr Mrs Ms Mx Prof Sir Madam
-    Our Your My Their His Her Its What Which Who Why How Where Great Good Perfect Sorry Unfortunately
+    Our Your My Their His Her Its What Which Who Why How Where Great Good Perfect Sorry Unfortunately Thank Welcome Regards Best Cheers Kind
     """.split()
 )
 

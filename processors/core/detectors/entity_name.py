@@ -12,6 +12,8 @@ ROLES = (
     r"|approver|director|instructor|teacher|professor|seller|buyer|agent|organi[sz]er|host|moderator|landlord"
     r"|tenant|sender|recipient|winner|president|chair|coordinator|recruiter|editor|publisher|supervisor"
     r"|advisor|adviser|representative|rep|adjuster|signatory|account\s+holder|payee|vendor|merchant|speaker"
+    r"|staff\s+member|new\s+hire|hire|original\s+poster|poster|doctor|physician|dermatologist|dentist|nurse"
+    r"|therapist|pharmacist|technician|employee|coworker|co-worker|teammate|student|neighbou?r|roommate"
 )
 _ACTIONS = (
     r"said|says|wrote|created|built|developed|designed|reviewed|approved|merged|asked|mentioned|requested"
@@ -59,7 +61,8 @@ DETECTORS = (
         id="entity_name.role_apposition",
         category="entity_name",
         family="entityName",
-        patterns=(rf"\b(?i:your|the|my|our|his|her|their)[ \t]+(?P<subject>(?i:{ROLES}))[ \t]+{NAME}\b",),
+        # "your manager, Grace Oduya", "a staff member, Marco Bianchi": a comma may set the name off.
+        patterns=(rf"\b(?i:your|the|my|our|his|her|their|a|an|another)[ \t]+(?P<subject>(?i:{ROLES}))(?:,[ \t]*|[ \t]+){NAME}\b",),
         assertion="name_reference",
         name_group="name",
         case_insensitive=False,
