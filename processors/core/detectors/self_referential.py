@@ -9,7 +9,9 @@ DETECTORS = (
         family="selfReferential",
         patterns=(
             r"\bmy\s+(?:(?:safety|own|operating|core)\s+)?(?:system\s+prompt|instructions|guidelines|rules|constraints"
-            r"|programming|directives|policies)\s+(?:(?:also|only|explicitly|clearly|specifically)\s+)?"
+            # "my instructions for this queue say ...": the brief of one queue, task or site.
+            r"|programming|directives|policies)\s+(?:for\s+(?:this|the)\s+[\p{L}-]+\s+)?"
+            r"(?:(?:also|only|explicitly|clearly|specifically)\s+)?"
             r"(?:say|says|tell|tells|instruct|instructs|direct|directs|require|requires|state|states|prevent"
             r"|prevents|forbid|forbids|prohibit|prohibits|do\s+not\s+allow|don't\s+allow|don’t\s+allow"
             # "my instructions are not to enter ...", "my instructions don't include any VPN credentials"
@@ -37,16 +39,43 @@ DETECTORS = (
             r"(?:(?:an?|the|your)\s+(?:[\p{L}-]+\s+){0,3}?)?(?:AI|artificial\s+intelligence"
             r"|AI\s+assistant|assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent|agent|chatbot|bot)\b",
             r"\bas\s+an?\s+(?:AI|AI\s+assistant|language\s+model|large\s+language\s+model|LLM|sub-?agent)\b",
-            # "I'm Claude, an AI model": the agent naming the model it is.
-            r"\b(?:I\s+am|I'm|I’m)\s+(?:Claude|ChatGPT|GPT-4o?|Gemini|Copilot|Llama|Qwen|Mistral)\b",
+            # "As a screenshot-based browser agent I have no access to ...": what kind of agent it is, then a limit.
+            r"\bas\s+an?\s+(?:[\p{L}-]+\s+){1,3}?(?:agent|assistant|bot|model)[ \t]*,?[ \t]+(?:I|I'm|I’m)\b",
+            # "I'm Claude, an AI model", "I'm MultiOn": the agent naming the model or product it is.
+            r"\b(?:I\s+am|I'm|I’m)\s+(?:Claude|ChatGPT|GPT-4o?|Gemini|Copilot|Llama|Qwen|Mistral|(?-i:MultiOn|Operator"
+            r"|Devin|Manus))\b",
         ),
         assertion="self_referential",
         subject_group=None,
         fixed_subject="self",
         confidence=0.85,
         examples=("I'm an AI assistant, so I cannot browse.", "As an AI language model I have no opinions.",
+                  "As a screenshot-based browser agent I have no access to the audio.", "I'm MultiOn.",
                   "I am a browser automation agent.", "I'm the shopping assistant for this session.",
                   "I'm Claude, an AI model made by Anthropic."),
+    ),
+    DetectorSpec(
+        # What the agent perceives or reaches, as its harness gives it: "I only receive screenshots, not audio",
+        # "I can only see what is in the browser tab I control", "I have no access to your desktop apps".
+        id="self_referential.perception",
+        category="self_referential",
+        family="selfReferential",
+        patterns=(
+            r"\bI\s+(?:can\s+)?only\s+(?:see|get|receive|perceive|read|work|act|operate|interact|have\s+access\s+to)\b"
+            r"(?:[ \t]+[^\s.!?;]+){0,8}?[ \t]+(?:the\s+)?(?:screenshots?|accessibility\s+tree|browser|tab|tabs|window"
+            # Not "screen": "I only see a spinner in the middle of the screen" reports the page.
+            r"|DOM|text\s+content|page\s+text)\b",
+            r"\bI\s+work\s+only\s+(?:through|with|in)\b",
+            r"\bI\s+(?:have|get)\s+no\s+access\s+to\s+(?:the\s+|your\s+|any\s+)?(?:audio|sound|desktop|local\s+files"
+            r"|file\s+system|filesystem|camera|microphone|other\s+(?:apps|applications|tabs|windows))\b",
+        ),
+        assertion="self_referential",
+        subject_group=None,
+        fixed_subject="self",
+        confidence=0.85,
+        priority=2,
+        examples=("I only receive screenshots, not audio.", "I can only see what is in the browser tab I control.",
+                  "I have no access to your desktop apps or local files.", "I work only through screenshots."),
     ),
     DetectorSpec(
         id="self_referential.tasked",
