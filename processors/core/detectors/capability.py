@@ -63,7 +63,10 @@ DETECTORS = (
             # item is returnable", "that role is read-only".
             rf"\b{COPULA}\s+(?:\*\*)?(?P<state>non-?refundable|refundable|non-?transferable|transferable|non-?returnable"
             r"|returnable|non-?cancell?able|cancell?able|exchangeable|non-?exchangeable|read-only|editable|compatible"
-            r"|incompatible)\b",
+            # What a slot, a pull request or an item lets the user do: "the other two are bookable", "the PR is
+            # mergeable", "it won't be purchasable until stock is added".
+            r"|incompatible|bookable|reservable|mergeable|purchasable|redeemable|shippable|downloadable|changeable"
+            r"|upgradable|upgradeable|deletable|renewable|non-?renewable)\b",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -256,6 +259,22 @@ DETECTORS = (
         confidence=0.8,
         priority=2,
         examples=("The booking doesn't qualify for a refund.", "The reservation does not meet the conditions."),
+    ),
+    DetectorSpec(
+        # A seller's or a service's reach: "the shop doesn't ship to Canada", "they don't deliver to PO boxes".
+        id="capability.does_not_ship",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:ship|deliver)\s+(?:to\s+(?:the\s+)?[\p{L}\p{N}.-]+"
+            r"|outside\s+(?:the\s+)?[\p{L}\p{N}.-]+|internationally|abroad)",
+        ),
+        assertion="not_ships_to",
+        negative=True,
+        subject_before=True,
+        confidence=0.8,
+        priority=2,
+        examples=("The shop doesn't ship to Canada.", "They do not deliver outside Germany."),
     ),
     DetectorSpec(
         id="capability.allows",
