@@ -384,12 +384,12 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?):?(?:\*\*)?[ \t]*(?::|[ \t][-–—|][ \t])"
+            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?:\*\*)?(?P<subject>[^\n:*|]+?):?(?:\*\*)?[ \t]*(?::|[ \t][-–—|][ \t])"
             r"[ \t]*(?:\*\*)?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>" + _LISTED_OUTCOMES + r")(?:\*\*)?[ \t]*"
             r"(?:$|[.,;(]|[ \t]+(?:after|in|on|at|with|again|this|too|now|\(|—|–|-)\b)",
             # A check mark ending the line after the name: "- Unit tests ✓", "`extract` ✅". Not after a step
-            # that says what it found ("Search \"jacket\" returns 48 results ✅"): a name is short and unquoted.
-            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?P<subject>[^\n:*|\"“✓✔✅✗✘❌]{0,30}?\p{L}[^\n:*|\"“✓✔✅✗✘❌]{0,30}?)"
+            # that says what it found ("Search \"jacket\" returns 48 results ✅"): a name is unquoted.
+            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?P<subject>[^\n:*|\"“✓✔✅✗✘❌]*?\p{L}[^\n:*|\"“✓✔✅✗✘❌]*?)"
             r"[ \t:]+(?P<state>[✓✔✅✗✘❌])[ \t]*$",
         ),
         assertion="{not_}{state}",
@@ -398,7 +398,8 @@ DETECTORS = (
         priority=2,
         # "Booked ✅": the agent ticking off its own action, checked against its tool calls.
         reject_subject=r"^(?:eval|evaluation(?:\s+of\s+(?:the\s+)?previous\s+(?:goal|step))?|status|result|outcome|verdict"
-        r"|state|step|action|next\s+goal|memory|thought|note)$|^\w+ed$|^(?:done|sent)$",
+        # A name is short (bounded here, not in the pattern: a bounded repeat makes the scan's automaton large).
+        r"|state|step|action|next\s+goal|memory|thought|note)$|^\w+ed$|^(?:done|sent)$|^.{61,}$",
         examples=("- **Integration tests:** failing\n", "Signup happy path: **PASS**\n", "- Unit tests ✓\n",
                   "- `extract` ✅\n"),
     ),
