@@ -329,7 +329,7 @@ DETECTORS = (
         category="capability",
         family="capability",
         patterns=(
-            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?"
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]+?)(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?"
             r"(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>allowed|permitted|supported|possible|required|available\s+on\s+your"
             r"\s+plan)\b",
         ),
@@ -337,6 +337,7 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.75,
         priority=2,
+        reject_subject=r"^.{61,}$",  # a key is short (see system_state.list_item)
         examples=("- Force pushes: not allowed\n", "* Cloud recording: not available on your plan"),
     ),
     DetectorSpec(

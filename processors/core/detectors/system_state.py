@@ -619,17 +619,20 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]{1,60}?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]+?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
             rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off"
             r"|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed)\b",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
-            r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]{1,60}?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
+            r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]+?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
             rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|set|confirmed|cancell?ed|failed|passed)\b",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
         confidence=0.85,
         priority=2,
+        # A key is short: bounded here, not in the patterns (a bounded repeat under a line anchor makes the
+        # scan's automaton large).
+        reject_subject=r"^.{61,}$",
         examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n"),
     ),
     DetectorSpec(
