@@ -200,11 +200,18 @@ DETECTORS = (
         id="existence.exists",
         category="existence",
         family="existence",
-        patterns=(r"\b(?P<cop>(?:already\s+|still\s+|does\s+|definitely\s+|also\s+)?)exists\b",),
-        assertion="exists",
+        patterns=(
+            r"\b(?P<cop>(?:already\s+|still\s+|does\s+|definitely\s+|also\s+)?)exists\b",
+            # The plural: "no categories exist besides \"Uncategorized\"", "both branches already exist".
+            r"\b(?P<cop>(?:already\s+|still\s+|do\s+|definitely\s+|also\s+)?)exist\b",
+        ),
+        assertion="{not_}exists",
         subject_before=True,
         confidence=0.85,
-        examples=("The export endpoint already exists.",),
+        # "needs to exist", "should exist", "if they exist", "doesn't exist" (existence.does_not_exist's): no report.
+        reject_before=r"\b(?:to|should|must|may|might|could|would|will|can|shall|if|whether|unless|not|n't|n’t"
+        r"|doesn't|don't|didn't|does|did)\s*$",
+        examples=("The export endpoint already exists.", 'No categories exist on this site besides "Uncategorized".'),
     ),
     DetectorSpec(
         # "`foo` is in `utils.py`", "`appdirs` is not in `install_requires`", "the logo is part of the header".
