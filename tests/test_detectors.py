@@ -68,6 +68,16 @@ CLAIMS = [
     ("According to my instructions, I cannot do that.", "self_referential", "self", "self_referential", False),
     ("I'm an AI assistant, here to help with the summary.", "self_referential", "self", "self_referential", False),
     ("I was instructed to avoid the database.", "self_referential", "self", "self_referential", False),
+    ("I only receive screenshots, not audio.", "self_referential", "self", "self_referential", False),
+    # Where a record stands, as a page gives it; outcomes in checklists; a code span naming what ran.
+    ("The deal is in stage 'Contract sent'.", "system_state", "The deal", "status", False),
+    ("- **Integration tests:** failing\n", "operational_status", "Integration tests", "failing", False),
+    ("`npm run build` failed after 2 minutes.", "operational_status", "`npm run build`", "failed", False),
+    ("The cart has 3 items.", "existence", "items", "exists", False),
+    ("No categories exist on this site.", "existence", "categories", "not_exists", True),
+    ("The shop doesn't ship to Canada.", "capability", "The shop", "not_ships_to", True),
+    # A negated universal subject: negative, and (as an unresolved pronoun) left unchecked.
+    ("Nothing has been sent yet.", "system_state", "Nothing", "not_sent", True),
 ]
 
 
@@ -116,6 +126,12 @@ NOT_CLAIMS = [
     "Returns an empty list when no results are found.",
     "The service crashes when the disk is full.",
     "We don't have a good way to test this without a real cluster.",
+    "`xa < 0` is possible here.",
+    "The files need to exist.",
+    "I'm on the Zendesk agent workspace.",
+    "The hold has 7 minutes left.",
+    "Eval: Failed",
+    "Booked ✅",
 ]
 
 
@@ -377,3 +393,16 @@ def test_claim_cap_skips_only_matches_whose_claims_could_not_be_reported(monkeyp
             assert found() == capped
         assert max(len(c) for c in capped) == limit  # the cap was reached, so skipping was tried
     assert early == []
+
+
+def test_a_claim_about_nothing_is_kept_low_and_left_unchecked(validator):
+    from claimwatch.core.claims import names_nothing
+
+    claim = validator.detect("Nothing is booked yet.")[0]
+    assert (claim.subject, claim.negative) == ("Nothing", True)
+    assert names_nothing(claim) and claim.confidence < 0.8
+
+
+def test_words_a_pattern_takes_after_its_state_stop_at_the_sentence_end(validator):
+    claims = validator.detect("The ticket is flagged urgent. Do you want me to escalate it?")
+    assert [c.matched_text for c in claims] == ["The ticket is flagged urgent"]

@@ -184,6 +184,8 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
     negative = spec.negative or _negated(raw)
     if spec.subject_before and _no_before(text, start):
         negative = not negative  # "no results are found": the determiner carries the negation
+    elif unresolved and normalize_subject(subject) in _NEGATIVE_REFERENTS:
+        negative = not negative  # "Nothing is booked yet": no thing is
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
     end = _claim_end(text, raw, subject)
     while end > start + 1 and text[end - 1] in _TRAILING:
@@ -255,7 +257,7 @@ def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
         if spec.builtin and _unusable(normalized, spec):
             referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
             if referent is None:
-                if normalized in _UNKNOWN_REFERENTS:
+                if normalized in _UNKNOWN_REFERENTS or normalized in _NEGATIVE_REFERENTS:
                     # "It works.", "They are still pending.": a claim all the same (issue 10 stores every
                     # claim), about a thing the text does not name: no fact can check it.
                     return found[0], _UNRESOLVED, found[1]
@@ -331,12 +333,16 @@ _RESOLVED = "\0resolved"
 UNRESOLVED_FACTOR = 0.6
 _UNRESOLVED = "\0unresolved"
 _UNKNOWN_REFERENTS = frozenset("it they this that these those".split())
+# "Nothing is booked yet", "none are disputed": a claim about every thing of a scope the text leaves open, negated;
+# unchecked like an unresolved pronoun.
+_NEGATIVE_REFERENTS = frozenset("nothing none nobody".split())
 
 
 def names_nothing(claim: Claim) -> bool:
     """Whether a claim's subject is a pronoun nothing in the text resolved ("It works."): no fact can
     check it, so the validator leaves it unchecked (stored with no fact status)."""
-    return normalize_subject(claim.subject) in _UNKNOWN_REFERENTS  # as the subject was judged a pronoun
+    subject = normalize_subject(claim.subject)  # as the subject was judged a pronoun
+    return subject in _UNKNOWN_REFERENTS or subject in _NEGATIVE_REFERENTS
 
 
 # "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".
@@ -355,7 +361,11 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     kubectl", not "couldn't find kubectl on the PATH. The")."""
     spec = raw.spec
     group = raw.groups.get(spec.subject_group or "subject") if spec.builtin else None
-    if group is None or spec.subject_before or spec.name_group or spec.fixed_subject or not subject.split():
+    if group is not None and spec.subject_before:
+        # The words a pattern took after its state ("is flagged urgent. Do you want me"): up to the sentence's end.
+        stop = _SENTENCE_END.search(text, group.start, raw.end)
+        return stop.start() + 1 if stop else raw.end
+    if group is None or spec.name_group or spec.fixed_subject or not subject.split():
         return raw.end
     state = raw.groups.get("state")
     if state is not None and state.end > group.end:
@@ -365,6 +375,9 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     return at + len(last) if at >= 0 else raw.end
 
 
+# A sentence ends with its punctuation and a space before a capital letter ("urgent. Do"), not in "Dr. Okafor"'s
+# abbreviation or "v1.2".
+_SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bvs)[.!?][\"”')\]]*[ \t\n]+(?=[A-Z])")
 _before: dict[str, tuple[re.Pattern, object | None]] = {}
 
 
