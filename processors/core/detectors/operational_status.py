@@ -184,7 +184,9 @@ DETECTORS = (
         subject_before=True,
         confidence=0.75,
         # "don't work", "never loads": operational_status.did_not's, with the negation this one cannot carry.
-        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$",
+        # "the last 4 runs", "Cloud Run", "a dry run": the word is a noun there.
+        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$"
+        r"|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|cloud|dry|test|trial)\s+$",
         examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
                   "The retry logic works for both endpoints."),
     ),
