@@ -25,7 +25,7 @@ INFRA = (
 )
 # Outcomes of a run, said of whatever ran: "the reproduction script failed", "`test_foo` passed".
 OUTCOMES = (
-    r"failed|fails|passed|passes|pass|fail|succeeded|succeeds|crashed|errored|timed\s+out|broke"
+    r"failed|fails|passed|passes|succeeded|succeeds|crashed|errored|timed\s+out|broke"
     r"|hangs|hung|persists|persisted|went\s+away"
 )
 
@@ -41,6 +41,22 @@ _HYPOTHETICAL = r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|
 _HYPOTHETICAL_OR_CONDITION = (
     r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)"
     r"(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
+)
+
+# Not an outcome after the verb: "fails to see", "passes the value", "remains to be seen" (behaviour or an idiom);
+# "passes `extra` in `kwargs`" (a quoted or code object); "my memory failed me"; "`argv` passed here is the full
+# list" (a participle, the verb comes after).
+_OUTCOME_NOT_AFTER = (
+    r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
+    r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
+    r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
+    r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b"
+)
+# "the mode string passed", "the arguments passed": a participle after what is given to a call. "Eval: Failed",
+# "Evaluation of previous goal: Failed", "Status: passed": a label of the agent's own log format, not a thing.
+_OUTCOME_NOT_SUBJECT = (
+    r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$"
+    r"|^(?:eval|evaluation(?:\s+of\s+(?:the\s+)?previous\s+(?:goal|step|action))?|status|result|outcome|verdict|state)$"
 )
 
 DETECTORS = (
@@ -101,25 +117,33 @@ DETECTORS = (
         assertion="{state}",
         subject_before=True,
         confidence=0.8,
-        # "fails to see", "passes the value", "remains to be seen": behaviour or an idiom, not an outcome.
-        reject_after=r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
-        r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
-        # "passes `extra` in `kwargs`": the verb takes a quoted or code object; "my memory failed me".
-        r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
-        # "`argv` passed here is the full list": a participle, the verb comes after.
-        r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b",
-        # "the mode string passed", "the arguments passed": a participle after what is given to a call.
-        # "Eval: Failed", "Status: passed": a label of the agent's own log format, not a thing.
-        reject_subject=r"\b(?:argument|arg|parameter|param|value|string|option|kwarg|keyword|mode)s?$"
-        r"|^(?:eval|evaluation|status|result|outcome|verdict|state)$",
-        # "would previously fail", "will pass": hypothetical.
+        reject_after=_OUTCOME_NOT_AFTER,
+        reject_subject=_OUTCOME_NOT_SUBJECT,
         reject_before=_HYPOTHETICAL,
         examples=(
             "The reproduction script failed as expected.",
             "`test_pylint_home` failed.",
-            "Both checks pass.",
             "The warning persists.",
         ),
+    ),
+    DetectorSpec(
+        # The base forms after a plural subject: "Both checks pass", "all 36 tests fail". After a singular noun
+        # "pass" is a noun ("Boarding pass", "the accessibility pass").
+        id="operational_status.outcome_plural",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<head>[\p{L}\p{N}_.\-]*[\p{L}\p{N}_][sS][`'\"”)]?|[`'\"”)]|all|both|\d+)[ \t]+"
+            r"(?P<cop>(?:still|also|now|again|then|finally|indeed|all|both)[ \t]+)?(?P<state>pass|fail)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        subject_includes_match_group="head",
+        confidence=0.8,
+        reject_after=_OUTCOME_NOT_AFTER,
+        reject_subject=_OUTCOME_NOT_SUBJECT,
+        reject_before=_HYPOTHETICAL,
+        examples=("Both checks pass.", "All 36 tests fail on Windows."),
     ),
     DetectorSpec(
         # Where a problem stands: "the crash is reproduced", "the issue is resolved for `reproduce_issue.py`",
@@ -393,6 +417,9 @@ DETECTORS = (
             # that says what it found ("Search \"jacket\" returns 48 results ✅"): a name is unquoted.
             r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?P<subject>[^\n:*|\"“✓✔✅✗✘❌]*?\p{L}[^\n:*|\"“✓✔✅✗✘❌]*?)"
             r"[ \t:]+(?P<state>[✓✔✅✗✘❌])[ \t]*$",
+            # A test report's table row, its outcome in the cell after the name: "| Valid signup | Pass |".
+            r"(?m)^[ \t]*\|[ \t]*(?:\*\*)?(?P<subject>[^\n:*|]+?)(?:\*\*)?[ \t]*\|[ \t]*(?:\*\*)?"
+            r"(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>" + _LISTED_OUTCOMES + r"|[✓✔✅✗✘❌])(?:\*\*)?[ \t]*\|",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
@@ -403,6 +430,6 @@ DETECTORS = (
         # A name is short (bounded here, not in the pattern: a bounded repeat makes the scan's automaton large).
         r"|state|step|action|next\s+goal|memory|thought|note)$|^\w+ed$|^(?:done|sent)$|^.{61,}$",
         examples=("- **Integration tests:** failing\n", "Signup happy path: **PASS**\n", "- Unit tests ✓\n",
-                  "- `extract` ✅\n"),
+                  "- `extract` ✅\n", "| Valid signup | Pass |\n"),
     ),
 )
