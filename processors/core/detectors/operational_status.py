@@ -9,9 +9,10 @@ with the upload", "your flight has been delayed".
 from ..patterns import DetectorSpec
 from ._fragments import AFTER, COPULA
 
+# Not "stuck": a job or a dialog stuck on a step is a process state (system_state.ui), as GUIDE.md files it.
 FAILING = (
     r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging|corrupted|corrupt"
-    r"|stuck|frozen|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
+    r"|frozen|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
     r"|rejected|declined"
 )
 HEALTHY = (

@@ -37,7 +37,7 @@ UI_STATES = (
     r"|free|busy|full|private|public|blocked|unblocked|banned|suppressed|flagged|unresolved"
     r"|solved|done|draft|published|unpublished|approved|declined|invited|shared\s+with|unshared|assigned|unassigned"
     r"|linked|unlinked|subscribed|unsubscribed|unpaid|overdue|shipped|delivered|refunded"
-    r"|skipped|checked\s+out|playing|re-?running|rendering"
+    r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
 )
