@@ -303,7 +303,8 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     if name is None:
         return None
     first = name.text.split(" ")[0]
-    if first in _NON_NAMES or first.lower() in _ROLE_WORDS or (first.isupper() and len(first) <= 4):
+    initial = len(first) == 2 and first[1] == "." and len(name.text) > 3  # "R. Gomez"
+    if first in _NON_NAMES or first.lower() in _ROLE_WORDS or (first.isupper() and len(first) <= 4 and not initial):
         # "User confirmed the order": a role, not a name; "your user ID": an abbreviation.
         return None
     start = name.start if spec.subject_group is None and not spec.role_before else raw.start

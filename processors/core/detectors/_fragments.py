@@ -42,6 +42,7 @@ AFTER_STEP = rf"[ \t]+(?:{QUOTED}|{WORD})"
 # A person's or project's name: capitalised words, or quoted. Case-sensitive.
 NAME = (
     r"(?P<name>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|'[^'\n]{1,60}'"
-    r"|\p{Lu}[\p{L}\p{M}'’\-]*(?:[ \t]+\p{Lu}[\p{L}\p{M}'’\-]*){0,2})"
+    # A title or an initial before the name: "Dr. Okafor", "Mr. Hoffmann", "R. Gomez".
+    r"|(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ \t]+|\p{Lu}\.[ \t]+)?\p{Lu}[\p{L}\p{M}'’\-]*(?:[ \t]+\p{Lu}[\p{L}\p{M}'’\-]*){0,2})"
 )
 NEGATION = r"\b(?:not|never|no longer|cannot)\b|n't|n’t"

@@ -102,7 +102,7 @@ DETECTORS = (
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"
             r"|maintained|authored|designed|merged|submitted|posted|uploaded|opened|closed|edited|updated|modified"
             r"|published|signed(?:\s+for)?|sent|shared|hosted|organi[sz]ed|run|managed|led)\s+by|assigned\s+to"
-            r"|belongs\s+to|under\s+the\s+name"
+            r"|belongs\s+to|under\s+the\s+name|addressed\s+to|issued\s+to"
             r"|(?:spoke|talked|checked|met|paired|synced"
             r"|confirmed)\s+with)"
             r"[ \t]+" + _ROLE_BEFORE_NAME + NAME,
@@ -114,8 +114,8 @@ DETECTORS = (
             # Where a message came from: "the invite is from Kenji Watanabe", "the newest one is from Priya Nair",
             # "the Q2 offsite email from Priya Natarajan", "the latest from Ben O." (who sent it: a name the agent
             # read off the screen, as the labellers of the web sets count it).
-            r"\b(?i:email|e-mail|message|invite|invitation|reply|text|note|request|letter|voicemail|dm|one|latest"
-            r"|newest|oldest)s?[ \t]+(?:(?i:is|was|came)[ \t]+)?(?i:from)[ \t]+" + NAME,
+            r"\b(?i:email|e-mail|message|invite|invitation|reply|replies|text|note|request|letter|voicemail|dm|one|latest"
+            r"|newest|oldest|comment|ticket)s?[ \t]+(?:(?i:is|was|came)[ \t]+)?(?i:from)[ \t]+" + NAME,
             # A name in a role: "lists the authors as Priya Raman".
             # Whose account the agent is in: "logged in as Marcus Bell", "signed into Postmill as MarvelsGrantMan136".
             r"\b(?i:logged|signed)[ \t]+(?i:in|into|on)(?:[ \t]+(?i:to)?[ \t]*[\p{L}\p{N}.-]+)?[ \t]+(?i:as)[ \t]+" + NAME,
