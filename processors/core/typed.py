@@ -53,13 +53,15 @@ def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> bool:
+def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int, subject: str | None = None) -> bool:
     """True when [start, end) touches a fenced block or multi-word inline code.
 
     Claims there are examples, commands or tool output, not the agent's own
     assertions. A single-token inline span is not code here: "`rg` is not
-    installed" names its subject in backticks. Inline code never spans lines,
-    so only the lines of the match are searched.
+    installed" names its subject in backticks; nor is multi-word code inside
+    the claim's `subject` ("`npm run build` failed", "there is no `ORDER BY`
+    clause"), unless it is an expression ("`xa < 0` is possible"). Inline code
+    never spans lines, so only the lines of the match are searched.
     """
     if fences and overlaps(fences, start, end):
         return True
@@ -77,11 +79,11 @@ def in_code(text: str, fences: list[tuple[int, int]], start: int, end: int) -> b
     if text.find("`", line_start, end + 200) < 0:
         return False
     stop = len(text) if line_end < 0 else line_end
-    # A claim that opens with a multi-word code span and goes on past it names its subject in code ("`e2e
-    # (chromium)` passed", "`npm run build` failed"), unless the span is an expression ("`xa < 0` is possible");
-    # code anywhere else in it is quoted code.
-    return any(s < end and start < e and not (s == start and e < end and _EXPRESSION.search(text, s, e) is None)
-               for s, e in _line_spans(_multi_word_inline, text, line_start, stop))
+    spans = [(s, e) for s, e in _line_spans(_multi_word_inline, text, line_start, stop) if s < end and start < e]
+    if not spans:
+        return False
+    named = text.find(subject, start, end) if subject else -1
+    return any(named < 0 or s < named or e > named + len(subject) or _EXPRESSION.search(text, s, e) for s, e in spans)
 
 
 def _multi_word_inline(text: str, line_start: int, stop: int) -> list[tuple[int, int]]:

@@ -235,7 +235,7 @@ class OutputValidator:
                 bailed = True
                 break
             claim = build_claim(seen, match, screened=True)
-            if claim is not None and not in_code(seen, fences, claim.offset, match.end):
+            if claim is not None and not in_code(seen, fences, claim.offset, match.end, claim.subject):
                 found.append(Found(match.spec.priority, claim, rank))
                 level_spans.append((claim.offset, claim.offset + len(claim.matched_text)))
         claims = dedupe(found, limit)
