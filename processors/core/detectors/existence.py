@@ -156,7 +156,11 @@ DETECTORS = (
             # items", "the board has three columns"), as every labeller of the web sets reads it. Not a count of
             # time, size or money ("has 2 hours left", "has 6 GiB"): a value.
             r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?:an?|\d[\d,]*|two|three|four|five|six"
-            r"|seven|eight|nine|ten|eleven|twelve|a\s+dozen)\s+" + AFTER,
+            r"|seven|eight|nine|ten|eleven|twelve|a\s+dozen|multiple|several|enough)\s+" + AFTER,
+            # What a booking or an account holds without an article: "the reservation has travel insurance".
+            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>(?:travel\s+)?insurance"
+            r"|(?:free\s+)?cancellation\s+(?:coverage|protection)|free\s+cancellation|(?:free\s+)?wi-?fi|free\s+breakfast"
+            r"|(?:free\s+)?parking)\b",
             # What a menu, card or form holds, as a list of its named entries: "the menu has \"Open with\",
             # \"Rename\" and \"Move to Trash\"", "the place card has Directions, Save, Share and More".
             r"\b(?:has|have|had|offers|offer)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>"
