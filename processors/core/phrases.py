@@ -240,7 +240,7 @@ def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
     for tok in _TOKEN.finditer(raw):
         word = tok.group(0)
         bare = word.strip(_EDGE_PUNCT + ".").lower()
-        if not bare or (bare in _BOUNDARY_WORDS and words) or bare in _AFTER_STOP:
+        if not bare or ((bare in _BOUNDARY_WORDS or bare in _MODIFIER_STOP) and words) or bare in _AFTER_STOP:
             break
         if not words and bare in _LEADING_DETERMINERS:
             words.append(word)
@@ -255,10 +255,12 @@ def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
 # Words after a trigger that begin a modifier, not more of the name.
 _AFTER_STOP = frozenset(
     """
-    on in at anywhere installed running here there for with within inside under anymore any more
-    either yet today now currently available configured enabled defined
+    on in at anywhere here there for with within inside under anymore any more either yet today now currently
     """.split()
 )
+# The same after the name only: before it they modify it ("there are no available flights", "any running
+# containers"), after it they say its state ("couldn't find kubectl installed").
+_MODIFIER_STOP = frozenset("installed running available configured enabled defined".split())
 
 
 @lru_cache(maxsize=8192)

@@ -182,6 +182,7 @@ DETECTORS = (
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
         examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.',
+                  "The reservation has travel insurance.",
                   "The place card has Directions, Save, Share and More."),
     ),
     DetectorSpec(
