@@ -396,7 +396,7 @@ def test_claim_cap_skips_only_matches_whose_claims_could_not_be_reported(monkeyp
 
 
 def test_a_claim_about_nothing_is_kept_low_and_left_unchecked(validator):
-    from claimwatch.core.claims import names_nothing
+    from claimwatch.core.subjects import names_nothing
 
     claim = validator.detect("Nothing is booked yet.")[0]
     assert (claim.subject, claim.negative) == ("Nothing", True)

@@ -14,43 +14,21 @@ from .detectors._fragments import NEGATION
 from .model import Claim
 from .normalise import Folded
 from .patterns import RawMatch
-from .phrases import (
-    REFERRING,
-    antecedent,
-    is_pronoun,
-    normalize_subject,
-    phrase_after,
-    phrase_before,
-)
+from .phrases import normalize_subject
 from .quotes import names_a_kind
+from .subjects import (
+    NEGATIVE_REFERENTS,
+    RESOLVED,
+    RESOLVED_FACTOR,
+    UNRESOLVED,
+    UNRESOLVED_FACTOR,
+    locate_subject,
+)
 
 _NEGATION = re.compile(NEGATION, re.IGNORECASE)
-_SPACES = re.compile(r"\s+")
 _NO_BEFORE = re.compile(r"\bno\s+$", re.IGNORECASE)
 # Words after "is running" that make it an activity, not a state ("running out of memory").
 _NOT_A_STATE = re.compile(r"\s+(?:out\b|late\b|low\b|short\b|behind\b|into\b|away\b|a\b|an\b|the\b|some\b|my\b|our\b)")
-# "there is no need to", "there's no way": idioms, not claims about a thing.
-_IDIOM_SUBJECTS = frozenset(
-    """
-    need way reason point doubt harm chance guarantee difference rush hurry longer more question telling
-    knowing problem problems issue issues worry worries excuse substitute shortage limit time evidence sign
-    indication mention cost charge one luck denying access permission permissions ability context information
-    visibility action
-    find locate detect see wait stress help thank imagine say tell guarantee believe recall remember overstate
-    to been already just done made got
-    """.split()
-)
-# Capitalised words that start sentences but never name anyone.
-_NON_NAMES = frozenset(
-    """
-    The This That These Those It He She They We I You There Here Everything Nothing Someone Everyone Anyone
-    Then Now Also But And So Yes No Ok Okay Note Please Thanks Sure Done Next First Finally As When If After
-    Before Once While Since Because Although Though Today Yesterday Tomorrow All Each Every Some Any Both
-    Hi Hello Hey Dear Team Everybody Nobody Someone Somebody Meanwhile However Still Just Only Even Let
-    Dr Mr Mrs Ms Mx Prof Sir Madam
-    Our Your My Their His Her Its What Which Who Why How Where Great Good Perfect Sorry Unfortunately Thank Welcome Regards Best Cheers Kind
-    """.split()
-)
 
 
 def positional(cls, names: str):
@@ -105,40 +83,6 @@ def prepare(specs) -> None:
             continue
 
 
-# The verbs of _IDIOM_SUBJECTS: what "I can't ..." says as a manner of speaking, or what
-# another detector reports ("I can't find the file" is a system-state claim).
-_IDIOM_ACTIONS = frozenset(
-    "find locate detect see wait stress help thank imagine say tell guarantee believe recall remember overstate".split()
-)
-
-
-# Idiom nouns that are things a page, record or machine can lack: "the page doesn't list nutrition
-# information", "the VM has no internet access". Said of a named thing they are claims; said after
-# "there is no" or of a pronoun ("I have no access") they stay idioms.
-_THING_IDIOMS = frozenset("information access mention visibility context permission permissions evidence".split())
-
-
-def _said_of_a_thing(text: str, raw: RawMatch, words: list[str]) -> bool:
-    """Whether an idiom noun is said of a concrete owner before the match ("the page doesn't list ...")."""
-    if not (words[0] in _THING_IDIOMS or words[-1] in _THING_IDIOMS):
-        return False
-    found = phrase_before(text, raw.start)
-    return found is not None and not is_pronoun(normalize_subject(found[0]))
-
-
-_SEE_IDIOMS = frozenset("why how what whether if much".split())
-_SEE_ALONE = frozenset("that it this any".split())  # "I can't see that.", but "I can't see that option"
-
-
-def _idiom(words: list[str], spec) -> bool:
-    """Whether the subject's words make the match an idiom rather than a claim about a thing."""
-    if spec.action_subject:
-        if words[0] == "see":  # "I can't see why", "I can't see that": idioms; "I can't see your screen": a limit
-            return len(words) == 1 or words[1] in _SEE_IDIOMS or (len(words) == 2 and words[1] in _SEE_ALONE)
-        return words[0] in _IDIOM_ACTIONS
-    return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
-
-
 def rejected_early(text: str, raw: RawMatch) -> bool:
     """Whether a match is no claim by the few characters around it alone (its detector's `reject_after`,
     `reject_state`, `reject_before`): a short regex match each, so the validator charges these matches
@@ -164,12 +108,12 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
     spec = raw.spec
     if not screened and rejected_early(text, raw):
         return None
-    located = _subject(text, raw)
+    located = locate_subject(text, raw)
     if located is None:
         return None
     subject, role, start = located
-    resolved = role is _RESOLVED
-    unresolved = role is _UNRESOLVED
+    resolved = role is RESOLVED
+    unresolved = role is UNRESOLVED
     if resolved or unresolved:
         role = None
     if spec.reject_subject and _compiled(spec.reject_subject).search(subject):
@@ -184,7 +128,7 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
     negative = spec.negative or _negated(raw)
     if spec.subject_before and _no_before(text, start):
         negative = not negative  # "no results are found": the determiner carries the negation
-    elif unresolved and normalize_subject(subject) in _NEGATIVE_REFERENTS:
+    elif unresolved and normalize_subject(subject) in NEGATIVE_REFERENTS:
         negative = not negative  # "Nothing is booked yet": no thing is
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
     end = _claim_end(text, raw, subject)
@@ -237,123 +181,13 @@ def _rounded(confidence: float) -> float:
     return rounded
 
 
-def _subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
-    """(subject, role, claim start offset), or None when there is no usable subject."""
-    spec = raw.spec
-    if spec.fixed_subject:
-        return spec.fixed_subject, None, raw.start
-    if spec.name_group:
-        return _name_subject(text, raw)
-    if spec.subject_before:
-        anchor = raw.groups[spec.subject_includes_match_group].start if spec.subject_includes_match_group else raw.start
-        found = phrase_before(text, anchor)
-        if spec.subject_includes_match_group:
-            start = found[1] if found else anchor
-            subject = _SPACES.sub(" ", text[start : raw.groups[spec.subject_includes_match_group].end])
-            return subject, None, start
-        if found is None:
-            return None
-        normalized = normalize_subject(found[0])
-        if spec.builtin and _unusable(normalized, spec):
-            referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
-            if referent is None:
-                if normalized in _UNKNOWN_REFERENTS or normalized in _NEGATIVE_REFERENTS:
-                    # "It works.", "They are still pending.": a claim all the same (issue 10 stores every
-                    # claim), about a thing the text does not name: no fact can check it.
-                    return found[0], _UNRESOLVED, found[1]
-                return None
-            # "Since the reservation is in basic economy, it cannot be changed": about the reservation.
-            return referent, _RESOLVED, found[1]
-        return found[0], None, found[1]
-    group = raw.groups.get(spec.subject_group or "subject")
-    if group is None:
-        if spec.builtin:
-            return None
-        return raw.text, None, raw.start
-    subject = group.text
-    if spec.builtin:
-        trimmed = phrase_after(text, group.start, group.end)
-        if trimmed is None:
-            return None
-        state = raw.groups.get("state")
-        if state is not None and state.start >= group.end and not _same_last_word(trimmed[0], subject):
-            return None  # a subject that leads its state must reach it: "Node is | not installed" is a clause
-        subject = _after_of(trimmed[0])
-        words = normalize_subject(subject).split(" ")
-        while len(words) > 1 and words[-1] in _TRAILING_PARTICIPLES:
-            words = words[:-1]  # "no immediate action needed": the head noun is "action"
-        if _unusable(" ".join(words), spec):
-            return None
-        if _idiom(words, spec) and not (spec.role_before and _said_of_a_thing(text, raw, words)):
-            return None
-    role = None
-    start = raw.start
-    if not text[start : group.start].strip(" \t\r\n.!?;:"):
-        start = group.start  # the sentence break a pattern matched before its subject ("... . Email sent")
-    if spec.role_before:
-        found = phrase_before(text, raw.start)
-        if found and not is_pronoun(normalize_subject(found[0])):
-            role, start = found
-    return subject, role, start
-
-
-def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
-    spec = raw.spec
-    name = raw.groups.get(spec.name_group)
-    if name is None:
-        return None
-    first = name.text.split(" ")[0]
-    initial = len(first) == 2 and first[1] == "." and len(name.text) > 3  # "R. Gomez"
-    if first in _NON_NAMES or first.lower() in _ROLE_WORDS or (first.isupper() and len(first) <= 4 and not initial):
-        # "User confirmed the order": a role, not a name; "your user ID": an abbreviation.
-        return None
-    start = name.start if spec.subject_group is None and not spec.role_before else raw.start
-    role = None
-    if spec.role_before:
-        found = phrase_before(text, raw.start)
-        if found and not is_pronoun(normalize_subject(found[0])):
-            role, start = found
-    elif spec.subject_group and spec.subject_group in raw.groups:
-        role = raw.groups[spec.subject_group].text
-    return name.text, role, start
-
-
 _LEADING_PUNCT = frozenset(" \t\r\n.!?;:")
 # A pattern may read the start of the next clause to know this one ended ("worked and the").
 _CONJUNCTION_TAIL = re.compile(r"[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|i|we|my|your|now)$", re.IGNORECASE)
 # Where a claim may not end: the clause's punctuation a pattern read to know the clause ended.
 _TRAILING = frozenset(" \t\r\n.,;:!—–")
-# With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").
-_PERSONS = frozenset("i we you i've i'd i'm we've we'd we're you've you'd you're".split())
-_TRAILING_PARTICIPLES = frozenset("needed required necessary involved left here there".split())
-# A subject found by resolving "it" or "which" is a guess: such a claim is flagged, never blocked.
-RESOLVED_FACTOR = 0.75
-_RESOLVED = "\0resolved"
-# "It works" with nothing before it to name "it": kept at a low confidence and left unchecked (the validator
-# skips it, `names_nothing`), so no policy flags or blocks it.
-UNRESOLVED_FACTOR = 0.6
-_UNRESOLVED = "\0unresolved"
-_UNKNOWN_REFERENTS = frozenset("it they this that these those".split())
-# "Nothing is booked yet", "none are disputed": a claim about every thing of a scope the text leaves open, negated;
-# unchecked like an unresolved pronoun.
-_NEGATIVE_REFERENTS = frozenset("nothing none nobody".split())
 
 
-def names_nothing(claim: Claim) -> bool:
-    """Whether a claim's subject is a pronoun nothing in the text resolved ("It works."): no fact can
-    check it, so the validator leaves it unchecked (stored with no fact status)."""
-    subject = normalize_subject(claim.subject)  # as the subject was judged a pronoun
-    return subject in _UNKNOWN_REFERENTS or subject in _NEGATIVE_REFERENTS
-
-
-# "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".
-_OF_NOUNS = frozenset("mention mentions sign signs trace traces evidence indication instance instances".split())
-_ROLE_WORDS = frozenset(
-    """
-    user users customer client assistant agent bot system admin administrator operator reviewer owner author
-    maintainer developer engineer team manager lead passenger member guest
-    """.split()
-)
 _patterns: dict[str, re.Pattern] = {}
 
 
@@ -437,25 +271,6 @@ def _narrates_code(subject: str, raw: RawMatch, states: str) -> bool:
     if state is None or cop is None or not _compiled(f"(?:{states})$").match(state.text):
         return False
     return bool(_PRESENT.match(cop.text.strip()))
-
-
-def _same_last_word(trimmed: str, subject: str) -> bool:
-    words = subject.split()
-    return bool(words) and trimmed.rstrip().endswith(words[-1].rstrip("*_:,"))
-
-
-def _unusable(normalized: str, spec) -> bool:
-    """A subject nothing can be checked against: a pronoun (but "I", "we", "you" where allowed)."""
-    if spec.person_subjects and normalized in _PERSONS:
-        return False
-    return is_pronoun(normalized)
-
-
-def _after_of(subject: str) -> str:
-    words = subject.split(" ")
-    if len(words) > 2 and words[0].lower() in _OF_NOUNS and words[1].lower() == "of":
-        return " ".join(words[2:])
-    return subject
 
 
 def _negated(raw: RawMatch) -> bool:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from .budget import US_PER_MATCH, US_PER_REJECTED_MATCH, Budget
-from .claims import build_claim, names_nothing, positional, prepare, rejected_early, relocate
+from .claims import build_claim, positional, prepare, rejected_early, relocate
 from .config import ClaimwatchConfig, CustomDetector, ValidationConfig, load_config
 from .detectors import builtin_detectors
 from .facts import FactIndex
@@ -21,6 +21,7 @@ from .normalise import fold
 from .patterns import DetectorSpec, PatternEngine
 from .policy import AgentPolicy, PolicyResolver
 from .selection import ClaimCap, Found, dedupe, processing_order
+from .subjects import names_nothing
 from .typed import code_spans, in_code, merge_spans, overlaps
 
 logger = logging.getLogger("claimwatch.validation")
