@@ -15,13 +15,30 @@ pass. The span is after the fact, so nothing is redacted (`blocked_texts`
 stays empty): enforcement for tools happens before the call, in `guard_tool`
 or `claimwatch policy hook`. Escalation counts only executions: a call the LLM
 asked for and its `execute_tool` span are one call, counted once.
+
+One call, one decision in the counts: a traced call shows as the LLM's request
+(its output's tool call), as its execution (the tool span) and maybe as a
+pre-tool hook's question. Each sighting keeps its decision row and its span
+annotations (the tool span still says the policy would block it), with the
+call's id; every finding of the call carries one `finding_key` (check, trace,
+call id), and the store keeps one violation per key. The policy queries count
+one decision per (trace, call id), the execution's. A tool span without an id
+(OpenInference TOOL spans have none unless `tool.id` is set) takes the id of
+the latest earlier request in its trace for the same tool with the same
+arguments. A call without any id (older clients) counts once per sighting, as
+before. The scope is the trace, not the session: some servers number calls per
+response (call_1, call_2, ...), so one session's runs reuse ids. A hook's
+decision is recorded in a trace of its own (a hook knows no trace id), so it
+and the call's spans count apart; escalation still counts the call once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
-from ..otel.extract import may_carry_output
+from ..otel.extract import extract, may_carry_output
 from ..otel.records import EventRecord, SpanRecord
 from ..policy.config import ToolPolicyConfig, settings_beside_store
 from ..policy.engine import Decision, PolicyEngine
@@ -34,6 +51,11 @@ DECISION_EVENT = f"{PREFIX}.decision"
 _TOOL_KEYS = frozenset({"gen_ai.tool.name", "tool.name", "traceloop.span.kind", "openinference.span.kind"})
 _VERDICT = {"block": "block", "dry_run": "flag", "allow": "pass"}
 _MAX_CALLS_PER_SPAN = 64
+# OpenInference's id on a TOOL span ("the identifier for the result of the tool call"), rarely set.
+OPENINFERENCE_TOOL_ID = "tool.id"
+# How far back a tool span without an id looks for the LLM output that asked for it: the request is
+# normally the last LLM output before the execution, but a tool that runs an agent has its own LLM spans.
+_REQUESTS_SCANNED = 32
 
 MIGRATIONS = (
     Migration(
@@ -125,13 +147,14 @@ class ToolPolicyCheck:
 
     def _finding(self, ctx: CheckContext, call: tuple, d: Decision) -> Finding:
         severity = "low" if d.decision == "dry_run" else _severity(d)
+        key = finding_key(ctx.span.trace_id, call[3])
         return Finding(
             check=NAME, verdict=_VERDICT[d.decision], severity=severity, reason=f"{d.tool}: {d.reason}",
             span_id=ctx.span.span_id,
             columns={
                 "action": _VERDICT[d.decision], "category": d.category or d.step, "subject": d.tool,
                 "detector_id": d.rule, "assertion": d.step,
-                "matched_text": d.matched if self.store_matched_text else None,
+                "matched_text": d.matched if self.store_matched_text else None, "finding_key": key,
             },
         )
 
@@ -187,11 +210,53 @@ def _calls(ctx: CheckContext) -> list[tuple[str, str, Any, str | None]]:
     executed = tool_call_of_span(ctx.span)
     if executed is not None:
         tool, arguments, _, _, call_id = executed
+        call_id = call_id or _str(ctx.span.attributes.get(OPENINFERENCE_TOOL_ID)) or _requested_id(ctx, tool, arguments)
         return [("execute_tool", tool, arguments, call_id)]
     output = ctx.output
     if output is None or not output.tool_calls:
         return []
-    return [("llm_output", c.name, c.arguments, None) for c in output.tool_calls]
+    return [("llm_output", c.name, c.arguments, c.id) for c in output.tool_calls]
+
+
+def _requested_id(ctx: CheckContext, tool: str, arguments: Any) -> str | None:
+    """The id the LLM gave this call: its latest earlier request in the trace for the same tool with
+    the same arguments (None when no held LLM output asked for it, or the request had no id)."""
+    wanted = None
+    scanned = 0
+    for span in reversed(ctx.trace.before(ctx.span)):
+        output = extract(span) if may_carry_output(span) else None
+        if output is None or not output.tool_calls:
+            continue
+        wanted = _canonical(arguments) if wanted is None else wanted
+        for call in output.tool_calls:
+            if call.id and call.name == tool and _canonical(call.arguments) == wanted:
+                return call.id
+        scanned += 1
+        if scanned >= _REQUESTS_SCANNED:
+            return None
+    return None
+
+
+def _canonical(arguments: Any) -> str:
+    """Arguments as one comparable text: a request's JSON string and a tool span's input differ in spacing."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments.strip()
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _str(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def finding_key(trace_id: str, call_id: str | None) -> str | None:
+    """The key every sighting of one call in a trace gives its finding, so the store keeps one violation
+    per call; None without a call id."""
+    if not call_id:
+        return None
+    return hashlib.blake2b(f"{NAME}/{trace_id}/{call_id}".encode(), digest_size=16).hexdigest()
 
 
 def hook_result(decision: Decision, call_id: str | None) -> CheckResult:

@@ -10,9 +10,11 @@ was handed to the store. `flush()` waits until everything queued is on disk.
 Writes are idempotent: evaluation ids are deterministic (a hash of trace,
 span and check), and a unit of rows whose evaluation is already stored is
 skipped whole, so a redelivered trace (Kafka, a replayed spool, a client's
-retry) writes nothing new. `after_written(callback)` runs the callback once
-everything queued before it is on disk: how the collector learns what is
-durable.
+retry) writes nothing new. A violation with a `finding_key` (one tool call
+seen as the LLM's request and as its execution) is written once: a later row
+with a key already stored, or earlier in the batch, is skipped.
+`after_written(callback)` runs the callback once everything queued before it
+is on disk: how the collector learns what is durable.
 
 Tables are not listed here: the Arrow schema of every table is read from the
 database after migrations, so a check's own tables need no store code.
@@ -197,7 +199,7 @@ class AuditStore:
             try:
                 # One transaction per batch: a unit is stored whole or not at all.
                 cursor.execute("BEGIN TRANSACTION")
-                units = self._new_only(cursor, units)
+                units = self._first_findings(cursor, self._new_only(cursor, units))
                 merged: dict[str, list] = {}
                 for unit in units:
                     for table, rows in unit.items():
@@ -246,6 +248,20 @@ class AuditStore:
             stored.update(unit_ids)  # a trace delivered twice within one batch
             kept.append(unit)
         return kept
+
+    def _first_findings(self, cursor, units: list) -> list:
+        """The units without the violations whose finding key is stored already (or earlier in this batch)."""
+        keys = [r["finding_key"] for unit in units for r in unit.get("violations", ()) if r.get("finding_key")]
+        if not keys:
+            return units
+        cursor.register("_claimwatch_keys", pa.table({"key": pa.array(keys, pa.string())}))
+        try:
+            seen = {row[0] for row in cursor.execute(
+                "SELECT finding_key FROM violations WHERE finding_key IN (SELECT key FROM _claimwatch_keys)"
+            ).fetchall()}
+        finally:
+            cursor.unregister("_claimwatch_keys")
+        return [_without_seen(unit, seen) for unit in units]
 
     def _insert(self, cursor, table: str, rows: list[Mapping]) -> None:
         if not rows:
@@ -300,6 +316,20 @@ class _AfterWritten:
     def __init__(self, callback, producer: threading.Thread) -> None:
         self.callback = callback
         self.producer = producer
+
+
+def _without_seen(unit: Mapping, seen: set) -> Mapping:
+    """`unit` without its violations whose key is in `seen`; adds its own keys to `seen`. A new mapping:
+    a unit is written again alone when its batch fails, and must still hold all its rows then."""
+    kept = []
+    for row in unit.get("violations", ()):
+        key = row.get("finding_key")
+        if key and key in seen:
+            continue
+        if key:
+            seen.add(key)
+        kept.append(row)
+    return unit if len(kept) == len(unit.get("violations", ())) else {**unit, "violations": kept}
 
 
 def _schemas(con) -> dict[str, pa.Schema]:
