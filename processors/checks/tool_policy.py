@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from ..otel.extract import extract, may_carry_output
@@ -56,6 +58,9 @@ OPENINFERENCE_TOOL_ID = "tool.id"
 # How far back a tool span without an id looks for the LLM output that asked for it: the request is
 # normally the last LLM output before the execution, but a tool that runs an agent has its own LLM spans.
 _REQUESTS_SCANNED = 32
+# Recent requests remembered by (trace, tool), and calls kept per pair, for executions that arrive late.
+_REMEMBERED = 20_000
+_PER_TOOL = 8
 
 MIGRATIONS = (
     Migration(
@@ -97,6 +102,7 @@ class ToolPolicyCheck:
     def __init__(self, engine: PolicyEngine, store_matched_text: bool = True) -> None:
         self.engine = engine
         self.store_matched_text = store_matched_text
+        self.requests = RequestedCalls()
 
     def wants(self, span: SpanRecord) -> bool:
         """Tool spans of any convention, and spans that may carry an LLM's tool calls."""
@@ -106,7 +112,7 @@ class ToolPolicyCheck:
     def run(self, ctx: CheckContext) -> CheckResult | None:
         """One decision per tool call on the span; None when it has none. Never raises."""
         try:
-            calls = _calls(ctx)
+            calls = self._calls(ctx)
             if not calls:
                 return None
             return self._result(ctx, [(c, self._decide(ctx, c)) for c in calls[:_MAX_CALLS_PER_SPAN]])
@@ -118,6 +124,19 @@ class ToolPolicyCheck:
         """A decision already taken for this call (a hook asked the collector): rendered, not re-decided."""
         decided = result.detail.get("hook") if isinstance(result.detail, dict) else None
         return self._result(ctx, [decided]) if decided else result
+
+    def _calls(self, ctx: CheckContext) -> list[tuple[str, str, Any, str | None]]:
+        """(source, tool, arguments, call id) for the executed tool on this span, else the LLM's requested calls."""
+        executed = tool_call_of_span(ctx.span)
+        if executed is not None:
+            tool, arguments, _, _, call_id = executed
+            call_id = call_id or _str(ctx.span.attributes.get(OPENINFERENCE_TOOL_ID))
+            return [("execute_tool", tool, arguments, call_id or self.requests.id_of(ctx, tool, arguments))]
+        output = ctx.output
+        if output is None or not output.tool_calls:
+            return []
+        self.requests.add(ctx.span.trace_id, output.tool_calls)
+        return [("llm_output", c.name, c.arguments, c.id) for c in output.tool_calls]
 
     def _decide(self, ctx: CheckContext, call: tuple) -> Decision:
         source, tool, arguments, call_id = call
@@ -205,31 +224,50 @@ def _severity(d: Decision) -> str:
     return d.severity if d.severity in _SEVERITY_RANK and d.severity != "info" else "medium"
 
 
-def _calls(ctx: CheckContext) -> list[tuple[str, str, Any, str | None]]:
-    """(source, tool, arguments, call id) for the executed tool on this span, else the LLM's requested calls."""
-    executed = tool_call_of_span(ctx.span)
-    if executed is not None:
-        tool, arguments, _, _, call_id = executed
-        call_id = call_id or _str(ctx.span.attributes.get(OPENINFERENCE_TOOL_ID)) or _requested_id(ctx, tool, arguments)
-        return [("execute_tool", tool, arguments, call_id)]
-    output = ctx.output
-    if output is None or not output.tool_calls:
-        return []
-    return [("llm_output", c.name, c.arguments, c.id) for c in output.tool_calls]
+class RequestedCalls:
+    """The ids LLMs gave the calls they asked for, to name an execution whose span carries none
+    (OpenInference TOOL spans). Looked up in the trace the adapter holds, then among recent requests
+    remembered by (trace, tool): the collector releases a trace `decisionWaitMs` after its first span,
+    and an exporter's next batch often brings the execution later."""
+
+    def __init__(self, limit: int = _REMEMBERED) -> None:
+        # (trace, tool) -> ((fingerprint of the arguments, call id), ...), oldest first; no arguments are
+        # kept: a call writing a file can carry megabytes.
+        self._recent: OrderedDict[tuple[str, str], tuple[tuple[bytes, str], ...]] = OrderedDict()
+        self._lock = threading.Lock()  # the SDK processor checks spans on the threads that end them
+        self._limit = limit
+
+    def add(self, trace_id: str, calls) -> None:
+        """Remember the calls of one LLM output that have an id."""
+        with self._lock:
+            for call in calls:
+                if call.id:
+                    key = (trace_id, call.name)
+                    kept = self._recent.pop(key, ())[1 - _PER_TOOL:]
+                    self._recent[key] = (*kept, (_fingerprint(call.arguments), call.id))
+            while len(self._recent) > self._limit:
+                self._recent.popitem(last=False)
+
+    def id_of(self, ctx: CheckContext, tool: str, arguments: Any) -> str | None:
+        """The id of the latest earlier request for this tool with these arguments in the span's trace."""
+        wanted = _fingerprint(arguments)
+        return _in_trace(ctx, tool, wanted) or self._remembered(ctx.span.trace_id, tool, wanted)
+
+    def _remembered(self, trace_id: str, tool: str, wanted: bytes) -> str | None:
+        with self._lock:
+            known = self._recent.get((trace_id, tool), ())
+        return next((call_id for fingerprint, call_id in reversed(known) if fingerprint == wanted), None)
 
 
-def _requested_id(ctx: CheckContext, tool: str, arguments: Any) -> str | None:
-    """The id the LLM gave this call: its latest earlier request in the trace for the same tool with
-    the same arguments (None when no held LLM output asked for it, or the request had no id)."""
-    wanted = None
+def _in_trace(ctx: CheckContext, tool: str, wanted: bytes) -> str | None:
+    """The id of the latest request for the call among the LLM outputs that ended before the span."""
     scanned = 0
     for span in reversed(ctx.trace.before(ctx.span)):
         output = extract(span) if may_carry_output(span) else None
         if output is None or not output.tool_calls:
             continue
-        wanted = _canonical(arguments) if wanted is None else wanted
         for call in output.tool_calls:
-            if call.id and call.name == tool and _canonical(call.arguments) == wanted:
+            if call.id and call.name == tool and _fingerprint(call.arguments) == wanted:
                 return call.id
         scanned += 1
         if scanned >= _REQUESTS_SCANNED:
@@ -237,14 +275,15 @@ def _requested_id(ctx: CheckContext, tool: str, arguments: Any) -> str | None:
     return None
 
 
-def _canonical(arguments: Any) -> str:
-    """Arguments as one comparable text: a request's JSON string and a tool span's input differ in spacing."""
+def _fingerprint(arguments: Any) -> bytes:
+    """Arguments as one comparable digest: a request's JSON string and a tool span's input differ in spacing."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except ValueError:
-            return arguments.strip()
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+            arguments = arguments.strip()
+    text = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _str(value: Any) -> str | None:
