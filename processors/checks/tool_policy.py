@@ -55,9 +55,10 @@ _VERDICT = {"block": "block", "dry_run": "flag", "allow": "pass"}
 _MAX_CALLS_PER_SPAN = 64
 # OpenInference's id on a TOOL span ("the identifier for the result of the tool call"), rarely set.
 OPENINFERENCE_TOOL_ID = "tool.id"
-# How far back a tool span without an id looks for the LLM output that asked for it: the request is
-# normally the last LLM output before the execution, but a tool that runs an agent has its own LLM spans.
-_REQUESTS_SCANNED = 32
+# How far back a tool span without an id looks, among the LLM outputs its trace holds, for the one that
+# asked for it when no request seen before matches (spans out of order): the request is normally the last
+# output before the execution, but a tool that runs an agent has LLM spans of its own.
+_REQUESTS_SCANNED = 8
 # Recent requests remembered by (trace, tool), and calls kept per pair, for executions that arrive late.
 _REMEMBERED = 20_000
 _PER_TOOL = 8
@@ -226,9 +227,9 @@ def _severity(d: Decision) -> str:
 
 class RequestedCalls:
     """The ids LLMs gave the calls they asked for, to name an execution whose span carries none
-    (OpenInference TOOL spans). Looked up in the trace the adapter holds, then among recent requests
-    remembered by (trace, tool): the collector releases a trace `decisionWaitMs` after its first span,
-    and an exporter's next batch often brings the execution later."""
+    (OpenInference TOOL spans). Recent requests are remembered by (trace, tool) because the collector
+    releases a trace `decisionWaitMs` after its first span, and an exporter's next batch often brings
+    the execution later; the trace the adapter holds is read when none matches (spans out of order)."""
 
     def __init__(self, limit: int = _REMEMBERED) -> None:
         # (trace, tool) -> ((fingerprint of the arguments, call id), ...), oldest first; no arguments are
@@ -251,7 +252,7 @@ class RequestedCalls:
     def id_of(self, ctx: CheckContext, tool: str, arguments: Any) -> str | None:
         """The id of the latest earlier request for this tool with these arguments in the span's trace."""
         wanted = _fingerprint(arguments)
-        return _in_trace(ctx, tool, wanted) or self._remembered(ctx.span.trace_id, tool, wanted)
+        return self._remembered(ctx.span.trace_id, tool, wanted) or _in_trace(ctx, tool, wanted)
 
     def _remembered(self, trace_id: str, tool: str, wanted: bytes) -> str | None:
         with self._lock:
@@ -282,8 +283,12 @@ def _fingerprint(arguments: Any) -> bytes:
             arguments = json.loads(arguments)
         except ValueError:
             arguments = arguments.strip()
-    text = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    text = _CANONICAL_JSON.encode(arguments)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+# Built once: json.dumps with options builds an encoder per call, half the cost of a fingerprint.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _str(value: Any) -> str | None:
