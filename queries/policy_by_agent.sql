@@ -4,17 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: limit (integer, default 50): agents at most
--- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call
--- id in the trace) counts once, as its execution, the sighting escalation counts. Rows without a call
--- id (older clients) count one each.
-WITH calls AS (
-    SELECT * FROM tool_policy_decisions
-    WHERE time >= $since AND ($until IS NULL OR time < $until)
-      AND ($agent IS NULL OR agent_id GLOB $agent)
-    QUALIFY tool_call_id IS NULL OR row_number() OVER (
-        PARTITION BY trace_id, tool_call_id ORDER BY source = 'llm_output', time, span_id
-    ) = 1
-)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     agent_id,
     any_value(mode) AS mode,
@@ -27,7 +19,10 @@ SELECT
     count(*) FILTER (WHERE decision = 'dry_run') AS dry_run,
     mode(rule_id) FILTER (WHERE rule_id IS NOT NULL) AS top_rule,
     round(quantile_cont(evaluation_us, 0.5), 1) AS p50_us
-FROM calls
+FROM tool_policy_decisions
+WHERE time >= $since AND ($until IS NULL OR time < $until)
+  AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND repeated IS NOT TRUE
 GROUP BY agent_id
 ORDER BY blocks DESC, decisions DESC, agent_id
 LIMIT $limit

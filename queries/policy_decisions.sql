@@ -4,18 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: source (text, optional): execute_tool (calls that ran) or llm_output (calls the LLM asked for)
--- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call
--- id in the trace) counts once, as its execution, the sighting escalation counts. Rows without a call
--- id (older clients) count one each.
-WITH calls AS (
-    SELECT * FROM tool_policy_decisions
-    WHERE time >= $since AND ($until IS NULL OR time < $until)
-      AND ($agent IS NULL OR agent_id GLOB $agent)
-      AND ($source IS NULL OR source = $source)
-    QUALIFY tool_call_id IS NULL OR row_number() OVER (
-        PARTITION BY trace_id, tool_call_id ORDER BY source = 'llm_output', time, span_id
-    ) = 1
-)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     decision,
     step,
@@ -24,6 +15,10 @@ SELECT
     count(*) FILTER (WHERE mode = 'audit' AND would_block) AS would_block_in_audit,
     count(DISTINCT agent_id) AS agents,
     count(DISTINCT session_id) AS sessions
-FROM calls
+FROM tool_policy_decisions
+WHERE time >= $since AND ($until IS NULL OR time < $until)
+  AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND ($source IS NULL OR source = $source)
+  AND (repeated IS NOT TRUE OR $source IS NOT NULL)  -- one source: every sighting of it
 GROUP BY decision, step
 ORDER BY decisions DESC, decision, step

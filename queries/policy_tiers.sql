@@ -3,17 +3,9 @@
 -- param: since (timestamp, default 24h): start of the window
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
--- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call
--- id in the trace) counts once, as its execution, the sighting escalation counts. Rows without a call
--- id (older clients) count one each.
-WITH calls AS (
-    SELECT * FROM tool_policy_decisions
-    WHERE time >= $since AND ($until IS NULL OR time < $until)
-      AND ($agent IS NULL OR agent_id GLOB $agent)
-    QUALIFY tool_call_id IS NULL OR row_number() OVER (
-        PARTITION BY trace_id, tool_call_id ORDER BY source = 'llm_output', time, span_id
-    ) = 1
-)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     risk_tier,
     count(*) AS decisions,
@@ -21,6 +13,9 @@ SELECT
     count(*) FILTER (WHERE would_block) AS blocks,
     round(100.0 * count(*) FILTER (WHERE would_block) / count(*), 2) AS block_pct,
     count(*) FILTER (WHERE decision = 'dry_run') AS dry_run
-FROM calls
+FROM tool_policy_decisions
+WHERE time >= $since AND ($until IS NULL OR time < $until)
+  AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND repeated IS NOT TRUE
 GROUP BY risk_tier
 ORDER BY risk_tier

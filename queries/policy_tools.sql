@@ -4,17 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: limit (integer, default 20): tools at most
--- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call
--- id in the trace) counts once, as its execution, the sighting escalation counts. Rows without a call
--- id (older clients) count one each.
-WITH calls AS (
-    SELECT * FROM tool_policy_decisions
-    WHERE time >= $since AND ($until IS NULL OR time < $until)
-      AND ($agent IS NULL OR agent_id GLOB $agent)
-    QUALIFY tool_call_id IS NULL OR row_number() OVER (
-        PARTITION BY trace_id, tool_call_id ORDER BY source = 'llm_output', time, span_id
-    ) = 1
-)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     tool_name,
     any_value(risk_tier) AS risk_tier,
@@ -22,7 +14,10 @@ SELECT
     round(100.0 * count(*) / sum(count(*)) OVER (), 2) AS pct,
     count(*) FILTER (WHERE would_block) AS blocks,
     mode(rule_id) FILTER (WHERE rule_id IS NOT NULL) AS top_rule
-FROM calls
+FROM tool_policy_decisions
+WHERE time >= $since AND ($until IS NULL OR time < $until)
+  AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND repeated IS NOT TRUE
 GROUP BY tool_name
 ORDER BY decisions DESC, tool_name
 LIMIT $limit

@@ -4,17 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: limit (integer, default 20): rules at most
--- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call
--- id in the trace) counts once, as its execution, the sighting escalation counts. Rows without a call
--- id (older clients) count one each.
-WITH calls AS (
-    SELECT * FROM tool_policy_decisions
-    WHERE time >= $since AND ($until IS NULL OR time < $until)
-      AND ($agent IS NULL OR agent_id GLOB $agent)
-    QUALIFY tool_call_id IS NULL OR row_number() OVER (
-        PARTITION BY trace_id, tool_call_id ORDER BY source = 'llm_output', time, span_id
-    ) = 1
-)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     rule_id,
     any_value(category) AS category,
@@ -26,8 +18,10 @@ SELECT
     string_agg(DISTINCT tool_name, ', ') AS tools,
     count(DISTINCT agent_id) AS agents,
     max(time) AS last_seen
-FROM calls
-WHERE step = 'deny_pattern'
+FROM tool_policy_decisions
+WHERE step = 'deny_pattern' AND repeated IS NOT TRUE
+  AND time >= $since AND ($until IS NULL OR time < $until)
+  AND ($agent IS NULL OR agent_id GLOB $agent)
 GROUP BY rule_id
 ORDER BY blocks DESC, rule_id
 LIMIT $limit

@@ -172,15 +172,18 @@ def unit(evaluation_id, span_id, key, source="execute_tool"):
         "violations": [{**shared, "check_name": "tool_policy", "verdict": "block", "action": "block",
                         "subject": "bash", "detector_id": "shell.download_exec", "finding_key": key}],
         "tool_policy_decisions": [{**shared, "source": source, "tool_name": "bash", "tool_call_id": "call_7",
-                                   "decision": "block", "would_block": True}],
+                                   "finding_key": key, "decision": "block", "would_block": True}],
     }
 
 
 def counts(store):
+    """(evaluations, violations, decision rows, decision rows marked repeated) stored."""
     cursor = store.cursor()
     try:
-        return tuple(cursor.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                     for t in ("evaluations", "violations", "tool_policy_decisions"))
+        stored = [cursor.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("evaluations", "violations", "tool_policy_decisions")]
+        repeats = cursor.execute("SELECT count(*) FROM tool_policy_decisions WHERE repeated").fetchone()[0]
+        return (*stored, repeats)
     finally:
         cursor.close()
 
@@ -196,7 +199,7 @@ def test_the_store_keeps_one_violation_per_finding_key_in_one_batch(store):
     store.add_rows(unit("e1", "1", "k1", "llm_output"))
     store.add_rows(unit("e2", "2", "k1"))
     store.flush()
-    assert counts(store) == (2, 1, 2)  # each span's evaluation and decision stay
+    assert counts(store) == (2, 1, 2, 1)  # each span's evaluation and decision stay; the later one is a repeat
 
 
 def test_the_store_keeps_one_violation_per_finding_key_across_batches(store):
@@ -206,14 +209,15 @@ def test_the_store_keeps_one_violation_per_finding_key_across_batches(store):
     store.flush()
     cursor = store.cursor()
     assert cursor.execute("SELECT span_id FROM violations").fetchall() == [("1",)]  # the first sighting's
-    assert counts(store) == (2, 1, 2)
+    assert cursor.execute("SELECT span_id FROM tool_policy_decisions WHERE repeated").fetchall() == [("2",)]
+    assert counts(store) == (2, 1, 2, 1)
 
 
 def test_violations_without_a_key_or_with_other_keys_are_all_kept(store):
     for n, key in enumerate((None, None, "k1", "k2"), start=1):
         store.add_rows(unit(f"e{n}", str(n), key))
     store.flush()
-    assert counts(store) == (4, 4, 4)
+    assert counts(store) == (4, 4, 4, 0)
 
 
 def test_a_redelivered_unit_is_still_skipped_whole(store):
@@ -221,7 +225,7 @@ def test_a_redelivered_unit_is_still_skipped_whole(store):
     store.flush()
     store.add_rows(unit("e1", "1", "k1"))
     store.flush()
-    assert counts(store) == (1, 1, 1)
+    assert counts(store) == (1, 1, 1, 0)
 
 
 # --- the policy queries count one decision per call -------------------------------------------------
@@ -230,7 +234,7 @@ def test_a_redelivered_unit_is_still_skipped_whole(store):
 def decision(trace, span, source, call_id, decision="block", blocked_count=0):
     return {"evaluation_id": f"{trace}/{span}", "time": datetime(2026, 11, 27, 10, 0, span), "trace_id": trace,
             "span_id": str(span), "agent_id": "coder-1", "session_id": "s1", "mode": "audit", "source": source,
-            "tool_name": "bash", "tool_call_id": call_id, "risk_tier": "T2",
+            "tool_name": "bash", "tool_call_id": call_id, "finding_key": finding_key(trace, call_id), "risk_tier": "T2",
             "step": "deny_pattern" if decision == "block" else "default", "decision": decision,
             "would_block": decision == "block", "rule_id": "shell.download_exec" if decision == "block" else None,
             "blocked_count": blocked_count, "evaluation_us": 10.0}

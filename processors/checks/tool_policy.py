@@ -17,19 +17,19 @@ or `claimwatch policy hook`. Escalation counts only executions: a call the LLM
 asked for and its `execute_tool` span are one call, counted once.
 
 One call, one decision in the counts: a traced call shows as the LLM's request
-(its output's tool call), as its execution (the tool span) and maybe as a
-pre-tool hook's question. Each sighting keeps its decision row and its span
-annotations (the tool span still says the policy would block it), with the
-call's id; every finding of the call carries one `finding_key` (check, trace,
-call id), and the store keeps one violation per key. The policy queries count
-one decision per (trace, call id), the execution's. A tool span without an id
+(its output's tool call) and as its execution (the tool span). Each sighting
+keeps its span annotations (the tool span still says the policy would block
+it) and its decision row, with the call's id and one `finding_key` (check,
+trace, call id) shared by the call's decision rows and findings. The store
+keeps the first violation per key and marks a later decision row `repeated`;
+the policy queries skip repeated rows. A tool span without an id
 (OpenInference TOOL spans have none unless `tool.id` is set) takes the id of
-the latest earlier request in its trace for the same tool with the same
-arguments. A call without any id (older clients) counts once per sighting, as
-before. The scope is the trace, not the session: some servers number calls per
-response (call_1, call_2, ...), so one session's runs reuse ids. A hook's
-decision is recorded in a trace of its own (a hook knows no trace id), so it
-and the call's spans count apart; escalation still counts the call once.
+the latest request for the same tool with the same arguments in its trace. A
+call without any id (older clients) counts once per sighting, as before. The
+scope is the trace, not the session: some servers number calls per response
+(call_1, call_2, ...), so one session's runs reuse ids. A hook's decision is
+recorded in a trace of its own (a hook knows no trace id), so it and the
+call's spans count apart; escalation still counts the call once.
 """
 
 from __future__ import annotations
@@ -91,6 +91,14 @@ MIGRATIONS = (
         )
         + "; "
         + 'CREATE INDEX tool_policy_decisions_time ON tool_policy_decisions (time)',
+    ),
+    Migration(
+        2,
+        "one decision per tool call in the counts",
+        # finding_key: the call's key (trace, call id), as on its violation; repeated: the store marks a
+        # later sighting of a call already stored (its tool span after its request), which queries skip.
+        "ALTER TABLE tool_policy_decisions ADD COLUMN finding_key VARCHAR; "
+        "ALTER TABLE tool_policy_decisions ADD COLUMN repeated BOOLEAN",
     ),
 )
 
@@ -161,7 +169,7 @@ class ToolPolicyCheck:
             evaluation_us=sum(d.evaluation_us for _, d in decided),
             attributes=self._attributes(ctx, worst_decision, len(decided)),
             events=self._events(ctx, decided),
-            rows={"tool_policy_decisions": [self._row(c, d) for c, d in decided]},
+            rows={"tool_policy_decisions": [self._row(ctx, c, d) for c, d in decided]},
             detail=[d for _, d in decided],
         )
 
@@ -178,10 +186,11 @@ class ToolPolicyCheck:
             },
         )
 
-    def _row(self, call: tuple, d: Decision) -> dict[str, Any]:
+    def _row(self, ctx: CheckContext, call: tuple, d: Decision) -> dict[str, Any]:
         source, tool, _, call_id = call
         return {
-            "source": source, "tool_name": tool, "tool_call_id": call_id, "risk_tier": d.risk_tier,
+            "source": source, "tool_name": tool, "tool_call_id": call_id,
+            "finding_key": finding_key(ctx.span.trace_id, call_id), "risk_tier": d.risk_tier,
             "step": d.step, "decision": d.decision, "would_block": d.would_block, "rule_id": d.rule,
             "param": d.param, "category": d.category, "severity": _severity(d) if d.would_block else d.severity,
             "normalisation": d.normalisation, "profile": d.profile, "blocked_count": d.blocked_count,

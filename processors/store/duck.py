@@ -10,9 +10,12 @@ was handed to the store. `flush()` waits until everything queued is on disk.
 Writes are idempotent: evaluation ids are deterministic (a hash of trace,
 span and check), and a unit of rows whose evaluation is already stored is
 skipped whole, so a redelivered trace (Kafka, a replayed spool, a client's
-retry) writes nothing new. A violation with a `finding_key` (one tool call
-seen as the LLM's request and as its execution) is written once: a later row
-with a key already stored, or earlier in the batch, is skipped.
+retry) writes nothing new. A row with a `finding_key` (one tool call seen as
+the LLM's request and as its execution gives both the same key) is a repeat
+when its table holds that key already, or an earlier row of the batch does: a
+repeated violation is skipped, and in a table with a `repeated` column (a
+check's own rows, one per sighting) the row is kept, marked. Keys are looked
+up among rows up to `SIGHTINGS_APART` older than the batch.
 `after_written(callback)` runs the callback once everything queued before it
 is on disk: how the collector learns what is durable.
 
@@ -27,6 +30,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -36,6 +40,9 @@ from ..worker import BackgroundWorker
 from .schema import migrate
 
 logger = logging.getLogger("claimwatch.store")
+# How far apart the sightings of one finding may be stored (a call asked for, then run after a person
+# approved it): older rows are not searched for its key, and a later sighting counts again.
+SIGHTINGS_APART = timedelta(days=1)
 _ARROW = {
     "VARCHAR": pa.string(),
     "BOOLEAN": pa.bool_(),
@@ -199,7 +206,7 @@ class AuditStore:
             try:
                 # One transaction per batch: a unit is stored whole or not at all.
                 cursor.execute("BEGIN TRANSACTION")
-                units = self._first_findings(cursor, self._new_only(cursor, units))
+                units = self._first_sightings(cursor, self._new_only(cursor, units))
                 merged: dict[str, list] = {}
                 for unit in units:
                     for table, rows in unit.items():
@@ -249,19 +256,41 @@ class AuditStore:
             kept.append(unit)
         return kept
 
-    def _first_findings(self, cursor, units: list) -> list:
-        """The units without the violations whose finding key is stored already (or earlier in this batch)."""
-        keys = [r["finding_key"] for unit in units for r in unit.get("violations", ()) if r.get("finding_key")]
-        if not keys:
+    def _first_sightings(self, cursor, units: list) -> list:
+        """The units with their repeats of a finding key dropped or, in a table with a `repeated` column, marked."""
+        keyed: dict[str, list[str]] = {}
+        for unit in units:
+            for table, rows in unit.items():
+                keyed.setdefault(table, []).extend(r["finding_key"] for r in rows if r.get("finding_key"))
+        keyed = {table: keys for table, keys in keyed.items() if keys and "finding_key" in self._schemas[table].names}
+        if not keyed:
             return units
+        times = [r["time"] for unit in units for rows in unit.values() for r in rows if isinstance(r.get("time"), datetime)]
+        since = min(times) - SIGHTINGS_APART if times else None
+        seen = {table: self._stored_keys(cursor, table, keys, since) for table, keys in keyed.items()}
+        return [self._without_repeats(unit, seen) for unit in units]
+
+    def _stored_keys(self, cursor, table: str, keys: list[str], since) -> set[str]:
         cursor.register("_claimwatch_keys", pa.table({"key": pa.array(keys, pa.string())}))
         try:
-            seen = {row[0] for row in cursor.execute(
-                "SELECT finding_key FROM violations WHERE finding_key IN (SELECT key FROM _claimwatch_keys)"
+            # Rows are appended in about time order, so the bound lets DuckDB skip older row groups.
+            where = "time >= ? AND " if since is not None else ""
+            return {row[0] for row in cursor.execute(
+                f'SELECT finding_key FROM "{table}" WHERE {where}finding_key IN (SELECT key FROM _claimwatch_keys)',
+                [since] if since is not None else [],
             ).fetchall()}
         finally:
             cursor.unregister("_claimwatch_keys")
-        return [_without_seen(unit, seen) for unit in units]
+
+    def _without_repeats(self, unit: Mapping, seen: dict[str, set[str]]) -> Mapping:
+        """`unit` with its rows whose key is in `seen` dropped or marked; adds its own keys to `seen`. A new
+        mapping: a unit is written again alone when its batch fails, and must still hold all its rows then."""
+        out = dict(unit)
+        for table, keys in seen.items():
+            rows = unit.get(table)
+            if rows:
+                out[table] = _repeats_handled(rows, keys, "repeated" in self._schemas[table].names)
+        return out
 
     def _insert(self, cursor, table: str, rows: list[Mapping]) -> None:
         if not rows:
@@ -318,18 +347,19 @@ class _AfterWritten:
         self.producer = producer
 
 
-def _without_seen(unit: Mapping, seen: set) -> Mapping:
-    """`unit` without its violations whose key is in `seen`; adds its own keys to `seen`. A new mapping:
-    a unit is written again alone when its batch fails, and must still hold all its rows then."""
-    kept = []
-    for row in unit.get("violations", ()):
+def _repeats_handled(rows: Sequence[Mapping], seen: set[str], mark: bool) -> list[Mapping]:
+    """The rows, those whose key is in `seen` marked `repeated` (`mark`) or left out; their keys join `seen`."""
+    out = []
+    for row in rows:
         key = row.get("finding_key")
         if key and key in seen:
+            if mark:
+                out.append({**row, "repeated": True})
             continue
         if key:
             seen.add(key)
-        kept.append(row)
-    return unit if len(kept) == len(unit.get("violations", ())) else {**unit, "violations": kept}
+        out.append(row)
+    return out
 
 
 def _schemas(con) -> dict[str, pa.Schema]:
