@@ -262,10 +262,11 @@ class AuditStore:
         for unit in units:
             for table, rows in unit.items():
                 keyed.setdefault(table, []).extend(r["finding_key"] for r in rows if r.get("finding_key"))
-        keyed = {table: keys for table, keys in keyed.items() if keys and "finding_key" in self._schemas[table].names}
+        keyed = {t: keys for t, keys in keyed.items() if keys and "finding_key" in self._schemas[t].names}
         if not keyed:
             return units
-        times = [r["time"] for unit in units for rows in unit.values() for r in rows if isinstance(r.get("time"), datetime)]
+        times = [r["time"] for unit in units for rows in unit.values() for r in rows
+                 if isinstance(r.get("time"), datetime)]
         since = min(times) - SIGHTINGS_APART if times else None
         seen = {table: self._stored_keys(cursor, table, keys, since) for table, keys in keyed.items()}
         return [self._without_repeats(unit, seen) for unit in units]
