@@ -4,6 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: limit (integer, default 50): agents at most
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     agent_id,
     any_value(mode) AS mode,
@@ -19,6 +22,7 @@ SELECT
 FROM tool_policy_decisions
 WHERE time >= $since AND ($until IS NULL OR time < $until)
   AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND repeated IS NOT TRUE
 GROUP BY agent_id
 ORDER BY blocks DESC, decisions DESC, agent_id
 LIMIT $limit

@@ -4,6 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: source (text, optional): execute_tool (calls that ran) or llm_output (calls the LLM asked for)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     decision,
     step,
@@ -16,5 +19,6 @@ FROM tool_policy_decisions
 WHERE time >= $since AND ($until IS NULL OR time < $until)
   AND ($agent IS NULL OR agent_id GLOB $agent)
   AND ($source IS NULL OR source = $source)
+  AND (repeated IS NOT TRUE OR $source IS NOT NULL)  -- one source: every sighting of it
 GROUP BY decision, step
 ORDER BY decisions DESC, decision, step

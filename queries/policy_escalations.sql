@@ -4,11 +4,15 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: limit (integer, default 50): sessions at most
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each. The highest blocked_count is read from every sighting: the tool
+-- span's is the count escalation kept.
 SELECT
     session_id,
     any_value(agent_id) AS agent_id,
-    count(*) FILTER (WHERE step = 'escalation') AS escalated_calls,
-    count(*) FILTER (WHERE would_block) AS blocked_calls,
+    count(*) FILTER (WHERE step = 'escalation' AND repeated IS NOT TRUE) AS escalated_calls,
+    count(*) FILTER (WHERE would_block AND repeated IS NOT TRUE) AS blocked_calls,
     max(blocked_count) AS max_blocked_count,
     string_agg(DISTINCT rule_id, ', ') AS rules,
     min(time) FILTER (WHERE step = 'escalation') AS first_escalation,

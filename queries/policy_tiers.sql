@@ -3,6 +3,9 @@
 -- param: since (timestamp, default 24h): start of the window
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     risk_tier,
     count(*) AS decisions,
@@ -13,5 +16,6 @@ SELECT
 FROM tool_policy_decisions
 WHERE time >= $since AND ($until IS NULL OR time < $until)
   AND ($agent IS NULL OR agent_id GLOB $agent)
+  AND repeated IS NOT TRUE
 GROUP BY risk_tier
 ORDER BY risk_tier

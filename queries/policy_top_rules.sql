@@ -4,6 +4,9 @@
 -- param: until (timestamp, optional): end of the window
 -- param: agent (text, optional): agent id, globs allowed (worker-*)
 -- param: limit (integer, default 20): rules at most
+-- One tool call is one decision: a call seen as the LLM's request and as its tool span (the same call id
+-- in the trace) counts once; the store marks the later sighting `repeated`. Rows without a call id
+-- (older clients) count one each.
 SELECT
     rule_id,
     any_value(category) AS category,
@@ -16,7 +19,7 @@ SELECT
     count(DISTINCT agent_id) AS agents,
     max(time) AS last_seen
 FROM tool_policy_decisions
-WHERE step = 'deny_pattern'
+WHERE step = 'deny_pattern' AND repeated IS NOT TRUE
   AND time >= $since AND ($until IS NULL OR time < $until)
   AND ($agent IS NULL OR agent_id GLOB $agent)
 GROUP BY rule_id

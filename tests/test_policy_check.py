@@ -140,7 +140,9 @@ def test_config_section_builds_the_check_with_its_own_patterns(tmp_path):
 
 def test_queries_read_the_rows_the_check_writes(check):
     con = duckdb.connect()
-    con.execute(MIGRATIONS[0].sql)
+    for migration in MIGRATIONS:
+        for statement in migration.sql.split(";"):
+            con.execute(statement)
     result = run(check, tool_span(1, "exec", RISKY))
     row = {"evaluation_id": "e1", "time": "2026-11-01 00:00:00", "trace_id": TRACE, "span_id": "1", "agent_id": "coder-1",
            "session_id": "s1", "mode": "audit", **result.rows["tool_policy_decisions"][0]}

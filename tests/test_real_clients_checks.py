@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import duckdb
 import pytest
 
+from claimwatch.store.queries import load_queries
 from tests.conftest import ROOT
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, RESERVATION_CODE
@@ -107,12 +108,12 @@ class Run:
         assert len(found) == 1, (tool, sorted(s.name for s in self.spans))
         return found[0]
 
-    def rows(self, sql: str) -> list[tuple]:
+    def rows(self, sql: str, params: dict | None = None) -> list[tuple]:
         """`sql` over this run's rows only (every table in TABLES holds only its traces)."""
         scoped = ", ".join(f"{t} AS (SELECT * FROM main.{t} WHERE list_contains($traces, trace_id))" for t in TABLES)
         cursor = self.store.cursor()
         try:
-            return cursor.execute(f"WITH {scoped} {sql}", {"traces": self.trace_ids}).fetchall()
+            return cursor.execute(f"WITH {scoped} {sql}", {**(params or {}), "traces": self.trace_ids}).fetchall()
         finally:
             cursor.close()
 
@@ -272,9 +273,11 @@ def assert_actions_graded(run: Run, bash_span: str | None) -> None:
 
 def assert_deny_rule_blocks_the_lookup(run: Run, tool_span: str | None) -> None:
     """The config's deny rule blocks the lookup wherever it shows: the LLM's request for it and, when the
-    client traces its tools, the tool span; the bash call is decided and allowed."""
+    client traces its tools, the tool span; the bash call is decided and allowed. Both sightings carry the
+    call's id, so the lookup is one blocked call: one violation, one decision in the policy queries."""
     rows = run.rows(
-        "SELECT source, tool_name, decision, rule_id, span_id FROM tool_policy_decisions ORDER BY source, tool_name"
+        "SELECT source, tool_name, decision, rule_id, span_id, tool_call_id FROM tool_policy_decisions "
+        "ORDER BY source, tool_name"
     )
     lookups = [r for r in rows if r[1] == "get_reservation"]
     want = [("execute_tool", tool_span)] if tool_span is not None else []
@@ -282,11 +285,21 @@ def assert_deny_rule_blocks_the_lookup(run: Run, tool_span: str | None) -> None:
     assert [r[0] for r in lookups if r[0] == "llm_output"] == ["llm_output"], rows
     assert {r[2:4] for r in lookups} == {("block", DENY_RULE)}, rows
     assert {r[2] for r in rows if r[1] == "bash"} == {"allow"}, rows
+    # Every client's LLM output gives the call an id; a tool span without one takes its request's.
+    assert len({r[5] for r in lookups}) == 1 and lookups[0][5], rows
     violations = run.rows(
         "SELECT subject, detector_id, verdict, count(*) FROM violations "
         "WHERE check_name = 'tool_policy' GROUP BY ALL"
     )
-    assert violations == [("get_reservation", DENY_RULE, "block", len(lookups))], violations
+    assert violations == [("get_reservation", DENY_RULE, "block", 1)], violations
+    assert policy_tools(run) == [("bash", 1, 0), ("get_reservation", 1, 1)]
+
+
+def policy_tools(run: Run) -> list[tuple]:
+    """(tool, decisions, blocks) from the `policy_tools` query over this run's rows."""
+    query = load_queries()["policy_tools"]
+    params = query.bind({"since": "2000-01-01T00:00:00"})
+    return run.rows(f"SELECT tool_name, decisions, blocks FROM ({query.sql}) ORDER BY tool_name", params)
 
 
 # --- 1. pydantic-ai: execute_tool spans (gen_ai.tool.call.arguments / .result) ---------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import attributes as A
@@ -43,6 +43,9 @@ PYDANTIC_AI_REQUEST_PARAMETERS = "model_request_parameters"
 class ToolCall:
     name: str
     arguments: str | None = None
+    # The id the LLM gave the call, when the convention carries one: its execution (a tool span, a
+    # hook) has the same id, so the tool-call policy counts the call once. Not part of equality.
+    id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,8 @@ def _collect_message(
             if kind in _TEXT_PART_TYPES and isinstance(part.get("content"), str):
                 texts.append(part["content"])
             elif kind == "tool_call" and part.get("name"):
-                cut = _collect_call(str(part["name"]), part.get("arguments"), texts, tools, answer_tools) or cut
+                cut = _collect_call(str(part["name"]), part.get("arguments"), texts, tools, answer_tools,
+                                    part.get("id")) or cut
         return cut
     # OpenAI message shape: {"role", "content", "tool_calls": [{"function": {"name", "arguments"}}]}
     content = message.get("content")
@@ -167,15 +171,17 @@ def _collect_message(
     for call in message.get("tool_calls") or ():
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping) and function.get("name"):
-            cut = _collect_call(str(function["name"]), function.get("arguments"), texts, tools, answer_tools) or cut
+            cut = _collect_call(str(function["name"]), function.get("arguments"), texts, tools, answer_tools,
+                                call.get("id")) or cut
     return cut
 
 
 def _collect_call(
-    name: str, arguments: Any, texts: list[str], tools: list[ToolCall], answer_tools: frozenset[str]
+    name: str, arguments: Any, texts: list[str], tools: list[ToolCall], answer_tools: frozenset[str],
+    call_id: Any = None,
 ) -> bool:
     """Record a tool call; an answer tool's argument strings are text. True when they were cut short."""
-    tools.append(ToolCall(name, _as_text(arguments)))
+    tools.append(ToolCall(name, _as_text(arguments), _call_id(call_id)))
     if name not in answer_tools:
         return False
     decoded, _ = _decode(arguments)
@@ -205,7 +211,7 @@ def _from_indexed_completion(span: SpanRecord, attrs: Mapping[str, Any]) -> Outp
             (contents if m.group(2) == "content" else roles)[int(m.group(1))] = str(value)
         elif _INDEXED_TOOL.match(key):
             args = attrs.get(key[: -len("name")] + "arguments")
-            tools.append(ToolCall(str(value), _as_text(args)))
+            tools.append(ToolCall(str(value), _as_text(args), _call_id(attrs.get(key[: -len("name")] + "id"))))
     texts = [contents[i] for i in sorted(contents) if roles.get(i, "assistant") == "assistant"]
     return Output("\n\n".join(texts), "gen_ai.completion.indexed", False, tuple(tools))
 
@@ -230,7 +236,9 @@ def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> 
             else:
                 parts.setdefault(index, {})[int(m.group(3))] = str(value)
         elif _OI_TOOL.match(key):
-            tools.append(ToolCall(str(value), _as_text(attrs.get(key[: -len("name")] + "arguments"))))
+            call = key[: -len("function.name")]  # llm.output_messages.{i}.message.tool_calls.{j}.tool_call.
+            arguments = _as_text(attrs.get(call + "function.arguments"))
+            tools.append(ToolCall(str(value), arguments, _call_id(attrs.get(call + "id"))))
     kept = []
     for index in sorted(content.keys() | parts.keys()):
         if roles.get(index, "assistant") != "assistant":
@@ -337,6 +345,10 @@ def _as_text(value: Any) -> str | None:
     if value is None:
         return None
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _call_id(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
 
 
 _FINDERS = (

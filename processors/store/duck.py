@@ -10,9 +10,14 @@ was handed to the store. `flush()` waits until everything queued is on disk.
 Writes are idempotent: evaluation ids are deterministic (a hash of trace,
 span and check), and a unit of rows whose evaluation is already stored is
 skipped whole, so a redelivered trace (Kafka, a replayed spool, a client's
-retry) writes nothing new. `after_written(callback)` runs the callback once
-everything queued before it is on disk: how the collector learns what is
-durable.
+retry) writes nothing new. A row with a `finding_key` (one tool call seen as
+the LLM's request and as its execution gives both the same key) is a repeat
+when its table holds that key already, or an earlier row of the batch does: a
+repeated violation is skipped, and in a table with a `repeated` column (a
+check's own rows, one per sighting) the row is kept, marked. Keys are looked
+up among rows up to `SIGHTINGS_APART` older than the batch.
+`after_written(callback)` runs the callback once everything queued before it
+is on disk: how the collector learns what is durable.
 
 Tables are not listed here: the Arrow schema of every table is read from the
 database after migrations, so a check's own tables need no store code.
@@ -25,6 +30,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -34,6 +40,9 @@ from ..worker import BackgroundWorker
 from .schema import migrate
 
 logger = logging.getLogger("claimwatch.store")
+# How far apart the sightings of one finding may be stored (a call asked for, then run after a person
+# approved it): older rows are not searched for its key, and a later sighting counts again.
+SIGHTINGS_APART = timedelta(days=1)
 _ARROW = {
     "VARCHAR": pa.string(),
     "BOOLEAN": pa.bool_(),
@@ -197,7 +206,7 @@ class AuditStore:
             try:
                 # One transaction per batch: a unit is stored whole or not at all.
                 cursor.execute("BEGIN TRANSACTION")
-                units = self._new_only(cursor, units)
+                units = self._first_sightings(cursor, self._new_only(cursor, units))
                 merged: dict[str, list] = {}
                 for unit in units:
                     for table, rows in unit.items():
@@ -246,6 +255,43 @@ class AuditStore:
             stored.update(unit_ids)  # a trace delivered twice within one batch
             kept.append(unit)
         return kept
+
+    def _first_sightings(self, cursor, units: list) -> list:
+        """The units with their repeats of a finding key dropped or, in a table with a `repeated` column, marked."""
+        keyed: dict[str, list[str]] = {}
+        for unit in units:
+            for table, rows in unit.items():
+                keyed.setdefault(table, []).extend(r["finding_key"] for r in rows if r.get("finding_key"))
+        keyed = {t: keys for t, keys in keyed.items() if keys and "finding_key" in self._schemas[t].names}
+        if not keyed:
+            return units
+        times = [r["time"] for unit in units for rows in unit.values() for r in rows
+                 if isinstance(r.get("time"), datetime)]
+        since = min(times) - SIGHTINGS_APART if times else None
+        seen = {table: self._stored_keys(cursor, table, keys, since) for table, keys in keyed.items()}
+        return [self._without_repeats(unit, seen) for unit in units]
+
+    def _stored_keys(self, cursor, table: str, keys: list[str], since) -> set[str]:
+        cursor.register("_claimwatch_keys", pa.table({"key": pa.array(keys, pa.string())}))
+        try:
+            # Rows are appended in about time order, so the bound lets DuckDB skip older row groups.
+            where = "time >= ? AND " if since is not None else ""
+            return {row[0] for row in cursor.execute(
+                f'SELECT finding_key FROM "{table}" WHERE {where}finding_key IN (SELECT key FROM _claimwatch_keys)',
+                [since] if since is not None else [],
+            ).fetchall()}
+        finally:
+            cursor.unregister("_claimwatch_keys")
+
+    def _without_repeats(self, unit: Mapping, seen: dict[str, set[str]]) -> Mapping:
+        """`unit` with its rows whose key is in `seen` dropped or marked; adds its own keys to `seen`. A new
+        mapping: a unit is written again alone when its batch fails, and must still hold all its rows then."""
+        out = dict(unit)
+        for table, keys in seen.items():
+            rows = unit.get(table)
+            if rows:
+                out[table] = _repeats_handled(rows, keys, "repeated" in self._schemas[table].names)
+        return out
 
     def _insert(self, cursor, table: str, rows: list[Mapping]) -> None:
         if not rows:
@@ -300,6 +346,21 @@ class _AfterWritten:
     def __init__(self, callback, producer: threading.Thread) -> None:
         self.callback = callback
         self.producer = producer
+
+
+def _repeats_handled(rows: Sequence[Mapping], seen: set[str], mark: bool) -> list[Mapping]:
+    """The rows, those whose key is in `seen` marked `repeated` (`mark`) or left out; their keys join `seen`."""
+    out = []
+    for row in rows:
+        key = row.get("finding_key")
+        if key and key in seen:
+            if mark:
+                out.append({**row, "repeated": True})
+            continue
+        if key:
+            seen.add(key)
+        out.append(row)
+    return out
 
 
 def _schemas(con) -> dict[str, pa.Schema]:

@@ -146,6 +146,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE evaluations ADD COLUMN bailed_out BOOLEAN;
         """,
     ),
+    (
+        6,
+        "one violation per finding key: a finding seen on several spans (a tool call's request and execution)",
+        """
+        ALTER TABLE violations ADD COLUMN finding_key VARCHAR;
+        """,
+    ),
 ]
 
 def migrate(con, checks=None) -> list[str]:
