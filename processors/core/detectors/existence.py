@@ -186,6 +186,26 @@ DETECTORS = (
                   "The place card has Directions, Save, Share and More."),
     ),
     DetectorSpec(
+        # What is left, counted: "5 issues remain", "no refills remain on the prescription", "only one room is
+        # left". Not "the warning remains" (an outcome: it persists) nor "three tasks remain to do" (a plan); what a
+        # search matches is discovery (system_state.found_count).
+        id="existence.remain",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?P<cop>no|zero|\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|a[ \t]+few|several"
+            r"|only[ \t]+(?:\d[\d,]*|one|two|three|four|five|a[ \t]+few))[ \t]+"
+            r"(?P<subject>\p{L}[\p{L}\p{N}'-]*(?:[ \t]+\p{L}[\p{L}\p{N}'-]*){0,2}?)[ \t]+"
+            r"(?P<state>remain|remains|remained|(?:is|are|was|were)[ \t]+(?:still[ \t]+)?left)"
+            r"(?:[ \t]*(?:[.,;:!)]|\n|$)|[ \t]+(?:in|on|at|for|after|within|from|under|today|now|open|unread"
+            r"|unassigned|the[ \t]+filter|the[ \t]+search|your[ \t]+search)\b)",
+        ),
+        assertion="{not_}exists",
+        negation_group="cop",
+        confidence=0.75,
+        examples=("5 issues remain.", "No refills remain on the prescription.", "Only one room is left."),
+    ),
+    DetectorSpec(
         # "The file is not there", "the folder \"Onboarding 2025\" is there": at the end of a clause
         # ("is there a way" asks; "is there because" explains).
         id="existence.there",
