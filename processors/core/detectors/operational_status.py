@@ -404,19 +404,22 @@ DETECTORS = (
         examples=("The system is still encountering an issue.",),
     ),
     DetectorSpec(
-        # Status lists and checklists of CI and QA runs: "- **Integration tests:** failing", "Signup happy path:
-        # **PASS**", "- Unit tests ✓", "`extract` ✅". A key/value line whose value is an outcome is a claim
+        # Status lists and checklists of CI and QA runs: "- **Integration tests:** failing", "- Signup happy path:
+        # **PASS**", "- Unit tests ✓", "- `extract` ✅". A key/value line whose value is an outcome is a claim
         # (GUIDE.md); not the agent's own log keys ("Eval: Failed", "Status: Completed"): its step, not a thing.
         id="operational_status.list_item",
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?:\*\*)?(?P<subject>[^\n:*|]+?):?(?:\*\*)?[ \t]*(?::|[ \t][-–—|][ \t])"
+            # A bulleted key: "- **Integration tests:** failing", "- Toggle persistence: PASS". Not without a bullet:
+            # every line of every output would be a candidate, which costs the whole RE2 set its speed (see
+            # capability.list_item).
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]+?):?(?:\*\*)?[ \t]*(?::|[ \t][-–—|][ \t])"
             r"[ \t]*(?:\*\*)?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>" + _LISTED_OUTCOMES + r")(?:\*\*)?[ \t]*"
             r"(?:$|[.,;(]|[ \t]+(?:after|in|on|at|with|again|this|too|now|\(|—|–|-)\b)",
             # A check mark ending the line after the name: "- Unit tests ✓", "`extract` ✅". Not after a step
             # that says what it found ("Search \"jacket\" returns 48 results ✅"): a name is unquoted.
-            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+)?(?P<subject>[^\n:*|\"“✓✔✅✗✘❌]*?\p{L}[^\n:*|\"“✓✔✅✗✘❌]*?)"
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?P<subject>[^\n:*|\"“✓✔✅✗✘❌]*?\p{L}[^\n:*|\"“✓✔✅✗✘❌]*?)"
             r"[ \t:]+(?P<state>[✓✔✅✗✘❌])[ \t]*$",
             # A test report's table row, its outcome in the cell after the name: "| Valid signup | Pass |".
             r"(?m)^[ \t]*\|[ \t]*(?:\*\*)?(?P<subject>[^\n:*|]+?)(?:\*\*)?[ \t]*\|[ \t]*(?:\*\*)?"
@@ -430,7 +433,7 @@ DETECTORS = (
         reject_subject=r"^(?:eval|evaluation(?:\s+of\s+(?:the\s+)?previous\s+(?:goal|step))?|status|result|outcome|verdict"
         # A name is short (bounded here, not in the pattern: a bounded repeat makes the scan's automaton large).
         r"|state|step|action|next\s+goal|memory|thought|note)$|^\w+ed$|^(?:done|sent)$|^.{61,}$",
-        examples=("- **Integration tests:** failing\n", "Signup happy path: **PASS**\n", "- Unit tests ✓\n",
+        examples=("- **Integration tests:** failing\n", "- Signup happy path: **PASS**\n", "- Unit tests ✓\n",
                   "- `extract` ✅\n", "| Valid signup | Pass |\n"),
     ),
 )
