@@ -220,9 +220,13 @@ class Pipeline:
         if first is None:
             return None
         # Only an echo on the same line of descent (an agent span over its own LLM span) is
-        # the same output; the same words from another LLM call are a new output.
-        related = ctx.trace.is_ancestor(ctx.span.span_id, first.span) or ctx.trace.is_ancestor(
-            first.span.span_id, ctx.span
+        # the same output; the same words from another LLM call are a new output. So is one
+        # response written twice side by side: the anthropic SDK traces its own calls and an
+        # instrumentation (OpenLLMetry) writes a sibling span for each, both with the response's id.
+        related = (
+            ctx.trace.is_ancestor(ctx.span.span_id, first.span)
+            or ctx.trace.is_ancestor(first.span.span_id, ctx.span)
+            or _same_response(ctx.span, first.span)
         )
         if not related:
             return None
@@ -355,6 +359,12 @@ def _failed(check: str, exc: Exception) -> CheckResult:
     """The fail-open result of a check that raised."""
     error = f"{type(exc).__name__}: {exc}"
     return CheckResult(check, "error_fallback", reason=f"error_fallback: {error}", error=error)
+
+
+def _same_response(a: SpanRecord, b: SpanRecord) -> bool:
+    """Both spans carry the provider's id of one model response (two spans of one call)."""
+    response = a.attributes.get(A.GEN_AI_RESPONSE_ID)
+    return isinstance(response, str) and response != "" and response == b.attributes.get(A.GEN_AI_RESPONSE_ID)
 
 
 def _repeat_key(ctx: CheckContext) -> tuple:
