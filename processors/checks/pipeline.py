@@ -33,6 +33,9 @@ logger = logging.getLogger("claimwatch.pipeline")
 
 _MAX_DEPTH = 64
 _MAX_BLOCKED_TRACES = 10_000
+# An enforcing agent's blocked texts, kept for its later traces (bounded: agents, and texts per agent).
+_MAX_BLOCKED_AGENTS = 1_024
+_MAX_BLOCKED_PER_AGENT = 32
 _VERBOSITY_RANK = {"silent": 0, "info": 1, "debug": 2}
 _SCORE = {"pass": 1.0, "flag": 0.5, "block": 0.0}
 AUDIT_VERDICTS = {"pass": "output_pass", "flag": "output_flag", "block": "output_block", "error_fallback": "error_fallback"}
@@ -127,6 +130,7 @@ class Pipeline:
         self._names = evaluation_names()
         self._tiers = PolicyResolver(self.config.validation)
         self._blocked: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
+        self._blocked_by_agent: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
 
     # --- the contract -----------------------------------------------------------------------------
     def process(
@@ -153,6 +157,7 @@ class Pipeline:
                 return None
             ctx = CheckContext(span, trace, self._resolver(trace, guarded), self.config.annotations.verbosity,
                                self._extractor(guarded))
+            self._carry_blocked(ctx)
             repeat = self._repeat(ctx, seen, guarded)
             if repeat is not None:
                 return repeat
@@ -238,6 +243,27 @@ class Pipeline:
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
             self._blocked[outcome.span.trace_id] = (texts + outcome.blocked_texts, outcome.notice())
+            while len(self._blocked) > _MAX_BLOCKED_TRACES:
+                self._blocked.popitem(last=False)
+            agent = outcome.identity.agent_id
+            texts, _ = self._blocked_by_agent.pop(agent, ((), ""))
+            texts = (texts + outcome.blocked_texts)[-_MAX_BLOCKED_PER_AGENT:]
+            self._blocked_by_agent[agent] = (texts, outcome.notice())
+            while len(self._blocked_by_agent) > _MAX_BLOCKED_AGENTS:
+                self._blocked_by_agent.popitem(last=False)
+
+    def _carry_blocked(self, ctx: CheckContext) -> None:
+        """An agent's blocked texts follow it into its later traces: a client that makes every LLM call a
+        trace of its own (OpenLLMetry's anthropic.chat and openai.chat spans are roots unless the app opens a
+        span around them) sends the blocked turn back as history in the next call's input messages."""
+        earlier = self._blocked_by_agent.get(ctx.identity.agent_id) if self._blocked_by_agent else None
+        if earlier is None:
+            return
+        texts, notice = earlier
+        held, held_notice = self._blocked.get(ctx.span.trace_id, ((), notice))
+        new = tuple(t for t in texts if t not in held)
+        if new:
+            self._blocked[ctx.span.trace_id] = (held + new, held_notice)
             while len(self._blocked) > _MAX_BLOCKED_TRACES:
                 self._blocked.popitem(last=False)
 
