@@ -48,6 +48,8 @@ TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
 TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
 TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
 OI_REDACTED = "__REDACTED__"
+# The anthropic SDK's own tool spans (its tool runner, with content recorded): the result's content blocks.
+ANTHROPIC_TOOL_RESULT = "anthropic.tool_result.content"
 # pydantic-ai's older attribute format (InstrumentationSettings(version=2)): `running tool` spans.
 PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
 PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
@@ -59,7 +61,8 @@ _OI_MESSAGE = re.compile(
 _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 _EVIDENCE_KEYS = frozenset(
-    {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE}
+    {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE,
+     ANTHROPIC_TOOL_RESULT}
 )
 
 
@@ -172,6 +175,9 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     if GEN_AI_TOOL_RESULT in attrs:
         name = attrs.get(GEN_AI_TOOL_NAME)
         return _str(name), _text(attrs.get(GEN_AI_TOOL_ARGUMENTS)), attrs[GEN_AI_TOOL_RESULT], GEN_AI_TOOL_RESULT
+    if ANTHROPIC_TOOL_RESULT in attrs and GEN_AI_TOOL_NAME in attrs:
+        args = _text(attrs.get(GEN_AI_TOOL_ARGUMENTS))
+        return _str(attrs[GEN_AI_TOOL_NAME]), args, block_text(attrs[ANTHROPIC_TOOL_RESULT]), ANTHROPIC_TOOL_RESULT
     if PYDANTIC_AI_TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:
         args = _text(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS))
         return _str(attrs[GEN_AI_TOOL_NAME]), args, attrs[PYDANTIC_AI_TOOL_RESPONSE], PYDANTIC_AI_TOOL_RESPONSE
@@ -239,7 +245,7 @@ def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
                 elif kind == "tool_call" and part.get("id") is not None and part.get("name"):
                     names[part["id"]] = str(part["name"])
                 elif kind == "tool_call_response":
-                    response = part.get("response", part.get("result"))
+                    response = block_text(part.get("response", part.get("result")))
                     name = part.get("name") or names.get(part.get("id"))
                     out.append(("tool", _text(response) or "", _str(name), key))
             continue
@@ -320,6 +326,17 @@ def _text(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def block_text(value: Any) -> Any:
+    """A tool result given as Anthropic content blocks (`[{"type": "text", "text": ...}]`, as the anthropic SDK
+    records a `tool_result`'s content) as the text of its text blocks; any other value as it is."""
+    blocks = _decode(value) if isinstance(value, str) and value.startswith("[") else value
+    if not isinstance(blocks, (list, tuple)) or not blocks:
+        return value
+    if not all(isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks):
+        return value
+    return "\n".join(b["text"] for b in blocks)
 
 
 def _str(value: Any) -> str | None:

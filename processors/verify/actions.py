@@ -51,6 +51,9 @@ TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
 # `running tool` spans with gen_ai.tool.name and these in place of gen_ai.tool.call.arguments / .result.
 PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
 PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
+# The anthropic SDK's own tool spans (its tool runner) write the result's content blocks here, not in
+# gen_ai.tool.call.result (and, unless content is recorded, no arguments: see `requested_arguments`).
+ANTHROPIC_TOOL_RESULT = "anthropic.tool_result.content"
 STATUS_CODE = "otel.status_code"  # the collector and the SDK adapter copy the span status here
 ERROR_TYPE = "error.type"
 
@@ -208,9 +211,10 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
     ):
         args = attrs.get(GEN_AI_TOOL_ARGUMENTS)
         result = attrs.get(GEN_AI_TOOL_RESULT)
+        if result is None:
+            result = attrs.get(PYDANTIC_AI_TOOL_RESPONSE, attrs.get(ANTHROPIC_TOOL_RESULT))
         return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args,
-                attrs.get(PYDANTIC_AI_TOOL_RESPONSE) if result is None else result,
-                _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
+                result, _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
         args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
