@@ -304,6 +304,32 @@ def test_anthropic_sdk_tool_span_result_blocks_are_a_cited_tool_result():
     assert [(q.source, q.span_id) for q in passages if q.source != "agent_action"] == [("tool_result", "6" * 16)]
 
 
+def test_tool_results_the_server_holds_are_read_from_the_earlier_calls_of_the_trace():
+    # The anthropic SDK's tool runner on message threads: each call sends only the new turn.
+    def call(n: int, *messages) -> SpanRecord:
+        return SpanRecord(TRACE, f"{n:016x}", None, "chat", {"gen_ai.input.messages": json.dumps(messages)}, end_ns=n)
+
+    def result(call_id: str, text: str) -> dict:
+        return {"role": "user", "parts": [{"type": "tool_call_response", "id": call_id, "response": text}]}
+
+    ask = call(1, {"role": "user", "parts": [{"type": "text", "content": "What does K7QX2 include?"}]})
+    looked_up = call(2, result("toolu_01", "Reservation K7QX2: 1 checked bag, $120."))
+    installed = call(3, result("toolu_02", "Successfully installed requests"))
+    passages, query = evidence_for(installed, [ask, looked_up])
+    assert query == "What does K7QX2 include?"
+    assert [(p.source, p.span_id, p.text[:10]) for p in passages] == [
+        ("user_message", ask.span_id, "What does "),
+        ("tool_message", looked_up.span_id, "Reservatio"),
+        ("tool_message", installed.span_id, "Successful"),
+    ]
+    # A client that sends the conversation back each time: its own input is the evidence, as before.
+    history = call(4, {"role": "user", "parts": [{"type": "text", "content": "Install it."}]},
+                   {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "bash", "arguments": {}}]},
+                   result("c1", "Successfully installed requests"))  # fmt: skip
+    passages, query = evidence_for(history, [ask, looked_up])
+    assert query == "Install it." and {p.span_id for p in passages} == {history.span_id}
+
+
 def test_openinference_tool_spans_and_indexed_input_messages_are_read():
     tool = SpanRecord(TRACE, "4" * 16, None, "tool", {"openinference.span.kind": "TOOL", "tool.name": "bash",
                                                       "input.value": '{"command": "which node"}',

@@ -83,6 +83,13 @@ def evidence_for(
     for other in earlier:
         passages.extend(_cached_span_passages(other))
     own, query = input_passages(span)
+    if any(p.source == "tool_message" for p in own) and not _sends_history(span):
+        # Tool results without the turn that asked for them: the server holds the conversation (the anthropic
+        # SDK's tool runner on message threads sends only the new tool results), so what the agent saw before
+        # is in the trace's earlier LLM spans' inputs.
+        held = [p for other in earlier for p in input_passages(other)[0]]
+        query = query or next((p.text for p in reversed(held) if p.source == "user_message"), None)
+        own = held + own
     # A tool result the client echoes into this call's input is the same evidence as the tool span it came
     # from: keep the span's copy (the pool indexes a repeat once, the newest), so a grade cites the span.
     results = {p.text for p in passages if p.source == "tool_result"}
@@ -93,6 +100,22 @@ def evidence_for(
     passages.extend(own)
     passages.extend(actions)
     return passages, query
+
+
+def _sends_history(span: SpanRecord) -> bool:
+    """The span's input holds an assistant turn: the client sends the conversation back with each call
+    (a cheap look: a JSON string is searched, not parsed)."""
+    attrs = span.attributes
+    value = attrs.get(GEN_AI_INPUT_MESSAGES)
+    if isinstance(value, str):
+        return '"assistant"' in value or '"model"' in value
+    if value is not None:
+        return any(isinstance(m, Mapping) and m.get("role") in ("assistant", "model") for m in value)
+    return any(
+        k.endswith(".role") and v == "assistant"
+        for k, v in attrs.items()
+        if k.startswith((OI_INPUT_MESSAGES_PREFIX, GEN_AI_PROMPT_PREFIX))
+    )
 
 
 AGENT_ACTION = "agent_action"
