@@ -22,19 +22,23 @@ one running collector (DuckDB file, forwarding to a sink).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import pytest
 
+from claimwatch import OutputValidator, load_config
 from tests.conftest import ROOT
 from tests.helpers.fake_anthropic import FakeAnthropic
 from tests.helpers.fake_llm import Reply
 from tests.helpers.real_clients import RESERVATION_CODE
 from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
-from tests.test_real_clients import ANSWER, TELL_TALES, attrs, everything, expected
+from tests.test_real_clients import ANSWER, TELL_TALES, attrs, everything
 from tests.test_real_clients_checks import (
     CHECKS,
     CONSISTENT,
@@ -46,6 +50,7 @@ from tests.test_real_clients_checks import (
     assert_consistent_answer_grounded,
     assert_contradictions_fabricated,
     assert_deny_rule_blocks_the_lookup,
+    assert_fabrication_cites_the_tool_span,
     assert_fabrication_names_the_tool,
     assert_no_check_failed,
     installed,
@@ -64,6 +69,9 @@ AGENTS = {
 }
 # Claude's way: a sentence, then the call, in one message.
 LOOKUP = Reply(content="Let me look that reservation up.", tool="get_reservation", arguments={"code": RESERVATION_CODE})
+# A sentence before the call that is itself blocked: the client sends that turn back with the next request.
+PREAMBLE = "Docker is not running on the build host. Let me check the service."
+CHECK_AFTER_PREAMBLE = Reply(content=PREAMBLE, tool="check_docker")
 CLIENT_TIMEOUT_S = 60
 INSTRUMENTATIONS = {
     "openinference": "openinference.instrumentation.anthropic",
@@ -80,19 +88,64 @@ def client_param(name: str):
 CLIENTS = [client_param(name) for name in INSTRUMENTATIONS]
 
 
-def text(answer: str | tuple[str, ...]) -> Reply:
-    return Reply.text(*answer) if isinstance(answer, tuple) else Reply.text(answer)
+@dataclass(frozen=True)
+class Plan:
+    """One run: the scenario, the agent, the model's final answer, the client's options."""
+
+    scenario: str
+    agent: str
+    answer: str
+    extra: tuple[str, ...] = ()
+    call: Reply | None = None  # the docker scenario's tool-use turn (default: the call alone)
+    in_process: bool = False  # ClaimwatchSpanProcessor in the agent's process, its rows in a file
+
+    def script(self) -> list[Reply]:
+        if self.scenario == "docker":
+            return [self.call or Reply.tool_call("check_docker"), Reply.text(self.answer)]
+        return [LOOKUP, INSTALL, Reply.text(self.answer)]
 
 
-def run_agent(collector, sink: Sink, client: str, scenario: str, agent: str, replies: list[Reply], extra=(),
-              in_process: dict | None = None) -> Run:  # fmt: skip
+# Every run of the module, once per instrumentation; they run two at a time when the module starts.
+RUNNER = ("--runner", "--global")
+PLANS = {
+    # The enforcing agent: a blocked sentence before its tool call, then a blocked answer.
+    "enforced": Plan("docker", ENFORCED, ANSWER, call=CHECK_AFTER_PREAMBLE),
+    # The auditing agent, streamed, the provider global: the SDK's own (metadata only) spans come along.
+    "audited": Plan("docker", AUDITED, ANSWER, ("--stream", "--global")),
+    "desk": Plan("desk", DESK, CONTRADICTING),
+    # Streamed with create(stream=True), the events put together by the agent; results as text blocks.
+    "desk-consistent": Plan("desk", DESK, CONSISTENT, ("--raw-stream", "--result-blocks")),
+    # The SDK's tool runner: message threads, its own execute_tool spans (no arguments, no result).
+    "runner": Plan("desk", DESK, CONTRADICTING, RUNNER),
+    # The same recording content; OpenLLMetry's calls inside an agent span, beside the SDK's call spans.
+    "runner-content": Plan("desk", DESK, CONTRADICTING, (*RUNNER, "--sdk-content", "--outer")),
+    "in-process": Plan("docker", ENFORCED, ANSWER, ("--stream",), CHECK_AFTER_PREAMBLE, in_process=True),
+}
+
+
+def forwarded_spans(sink: Sink, run_id: str) -> list:
+    """The spans forwarded from one run (its processes' resource says which)."""
+    found = []
+    for request in list(sink.requests):
+        for rs in request.resource_spans:
+            if any(kv.key == "test.run.id" and kv.value.string_value == run_id for kv in rs.resource.attributes):
+                found.extend(s for ss in rs.scope_spans for s in ss.spans)
+    return found
+
+
+def run_agent(collector, sink: Sink, client: str, plan: Plan, tmp_path) -> Run:
     """Run the agent in its own process; wait until all it sent is stored and forwarded."""
+    run_id = f"{client}/{plan}"
+    replies = plan.script()
     llm = FakeAnthropic(replies)
-    before = len(sink.spans())
-    if in_process is not None:
-        extra = (*extra, "--claimwatch", json.dumps(in_process))
-    command = [sys.executable, "-m", "tests.helpers.anthropic_clients", client, scenario, "--agent", agent,
-               "--llm", llm.base_url, "--otlp", f"http://{collector.addresses.otlp_http}/v1/traces", *extra]  # fmt: skip
+    extra = list(plan.extra)
+    config = None
+    if plan.in_process:
+        config = {"validation": FACTS, "agents": AGENTS, "checks": CHECKS, "storage": {"path": str(tmp_path)}}
+        extra += ["--claimwatch", json.dumps(config)]
+    command = [sys.executable, "-m", "tests.helpers.anthropic_clients", client, plan.scenario, "--agent", plan.agent,
+               "--run-id", run_id, "--llm", llm.base_url,
+               "--otlp", f"http://{collector.addresses.otlp_http}/v1/traces", *extra]  # fmt: skip
     env = {
         **os.environ,
         "NO_PROXY": "127.0.0.1,localhost",
@@ -103,18 +156,19 @@ def run_agent(collector, sink: Sink, client: str, scenario: str, agent: str, rep
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout.strip().splitlines()[-1])
-        wait_for(lambda: collector.engine.flush(10) and len(sink.spans()) >= before + report["spans"])
+        wait_for(lambda: collector.engine.flush(10) and len(forwarded_spans(sink, run_id)) >= report["spans"])
         collector.store.flush(10)
     finally:
         llm.close()
     assert len(llm.requests) == len(replies), "the client must call every tool, then answer"
-    store = FileStore(in_process["storage"]["path"]) if in_process is not None else collector.store
-    return Run(client, report["answer"], store, sink.spans()[before:])
+    store = FileStore(str(tmp_path)) if plan.in_process else collector.store
+    return Run(client, report["answer"], store, forwarded_spans(sink, run_id))
 
 
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory):
-    """One collector for the module; each run happens once, on first use."""
+    """One collector for the module; every planned run of each installed client starts at once, two at a
+    time (each is a process of its own, mostly importing), and a test waits for the one it reads."""
     sink = Sink()
     collector = start_collector(
         tmp_path_factory.mktemp("anthropic"),
@@ -123,28 +177,23 @@ def agents(tmp_path_factory):
         exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
         annotations={"verbosity": "debug"},  # the most talkative setting must still leak nothing
     )
-    cache: dict[tuple, Run] = {}
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="anthropic-run")
+    runs = {
+        (client, name): pool.submit(
+            run_agent, collector, sink, client, plan, tmp_path_factory.mktemp("in-process") / "audit.duckdb"
+        )
+        for client, module in INSTRUMENTATIONS.items()
+        if installed("anthropic", module)
+        for name, plan in PLANS.items()
+    }
 
-    def get(client: str, scenario: str, agent: str, answer: str | tuple[str, ...], extra: tuple = (),
-            in_process: dict | None = None) -> Run:  # fmt: skip
-        """A run; an answer given as a tuple comes in one text block per part."""
-        key = (client, scenario, agent, answer, extra, json.dumps(in_process, sort_keys=True))
-        if key not in cache:
-            if scenario == "docker":
-                replies = [Reply.tool_call("check_docker"), text(answer)]
-            else:
-                replies = [LOOKUP, INSTALL, text(answer)]
-            config = None
-            if in_process is not None:
-                path = tmp_path_factory.mktemp("in-process") / "audit.duckdb"
-                config = {"validation": FACTS, "agents": AGENTS, "checks": CHECKS, **in_process}
-                config["storage"] = {"path": str(path), **in_process.get("storage", {})}
-            cache[key] = run_agent(collector, sink, client, scenario, agent, replies, extra, config)
-        return cache[key]
+    def get(client: str, name: str) -> Run:
+        return runs[(client, name)].result(timeout=4 * CLIENT_TIMEOUT_S)
 
     try:
         yield get
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         collector.stop()
         sink.close()
 
@@ -165,21 +214,38 @@ def assert_one_row_per_span_and_check(run: Run) -> None:
     assert_no_check_failed(run)
 
 
-def assert_answer_judged(run: Run, agent: str, mode: str, enforced: bool) -> None:
-    """Both LLM calls judged once by the output check; the answer's row holds its claims and violations."""
+@functools.cache
+def judged(text: str) -> tuple[int, int]:
+    """(claims, violations) the output check finds in `text` on its own, at the agents' trust."""
+    result = validator().validate(text, trust=10)
+    assert result.claims, "the text must hold claims for the test to mean anything"
+    return len(result.claims), len(result.violations)
+
+
+@functools.cache
+def validator() -> OutputValidator:
+    return OutputValidator(load_config({"validation": FACTS}))  # building it takes ~1 s: once
+
+
+def assert_calls_judged(run: Run, agent: str, mode: str, blocked: dict[int, str]) -> None:
+    """Each LLM call judged once by the output check, for `agent` in `mode`; the calls in `blocked`
+    (index: text) blocked, with the claims and violations their text holds, enforced when enforcing."""
     rows = output_rows(run)
     assert len(rows) == 2, rows
-    assert {r[1] for r in rows} == {agent}, rows
-    want = expected()
-    answered = [r for r in rows if r[7] == len(ANSWER)]
-    assert len(answered) == 1, rows
-    assert answered[0][2:7] == (mode, "block", enforced, len(want.claims), len(want.violations)), rows
+    assert {r[1:3] for r in rows} == {(agent, mode)}, rows
+    for index, row in enumerate(rows):
+        if index in blocked:
+            text = blocked[index]
+            assert (row[3], row[4], *row[5:7], row[7]) == ("block", mode == "enforce", *judged(text), len(text)), rows
+        else:
+            assert row[3:5] == ("pass", False), rows
     assert_one_row_per_span_and_check(run)
 
 
 def leaks(run: Run) -> list[str]:
-    """Names of forwarded spans that still carry the answer, or any piece of it, under any key."""
-    return [s.name for s in run.spans for t in TELL_TALES if t.lower() in everything(s).lower()]
+    """Names of forwarded spans that still carry a blocked text, or any piece of it, under any key."""
+    tell_tales = (*TELL_TALES, "Let me check the service")
+    return [s.name for s in run.spans for t in tell_tales if t.lower() in everything(s).lower()]
 
 
 # --- 1. The answer is read: enforce blocks it everywhere, audit records it ----------------------------
@@ -187,34 +253,26 @@ def leaks(run: Run) -> list[str]:
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
-def test_enforcing_agent_answer_is_blocked_and_no_piece_of_it_is_forwarded(agents, client):
-    run = agents(client, "docker", ENFORCED, ANSWER)
+def test_enforcing_agent_blocked_turns_are_judged_once_and_no_piece_of_them_is_forwarded(agents, client):
+    # OpenLLMetry makes each call a trace of its own: the blocked sentence before the tool call comes back
+    # in the next call's input messages, in another trace.
+    run = agents(client, "enforced")
     assert run.answer == ANSWER
-    assert_answer_judged(run, ENFORCED, "enforce", True)
+    assert_calls_judged(run, ENFORCED, "enforce", {0: PREAMBLE, 1: ANSWER})
     assert leaks(run) == []
 
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
-def test_enforcing_agent_streamed_answer_is_blocked_and_no_piece_of_it_is_forwarded(agents, client):
-    run = agents(client, "docker", ENFORCED, ANSWER, ("--stream",))
+def test_auditing_agent_streamed_answer_is_a_violation_and_travels_as_it_was(agents, client):
+    run = agents(client, "audited")
     assert run.answer == ANSWER
-    assert_answer_judged(run, ENFORCED, "enforce", True)
-    assert leaks(run) == []
-
-
-@e2e
-@pytest.mark.parametrize("client", CLIENTS)
-def test_auditing_agent_answer_is_a_violation_and_travels_as_it_was(agents, client):
-    # The provider is also the global one: the SDK's own tracing adds a (metadata only) span per call,
-    # which must not be judged a second time.
-    run = agents(client, "docker", AUDITED, ANSWER, ("--global",))
-    assert run.answer == ANSWER
-    assert_answer_judged(run, AUDITED, "audit", False)
+    # The SDK's own call spans (metadata only) are not judged: one row per LLM call.
+    assert_calls_judged(run, AUDITED, "audit", {1: ANSWER})
     violations = run.rows("SELECT verdict FROM violations WHERE check_name = 'output'")
-    assert len(violations) == len(expected().violations) > 0
-    assert len(leaks(run)) >= len(TELL_TALES)  # audit changes nothing downstream
-    verdicts = sorted(attrs(s).get("claimwatch.verdict") for s in run.spans if "claimwatch.verdict" in attrs(s))
+    assert len(violations) == judged(ANSWER)[1]
+    assert set(TELL_TALES) <= {t for s in run.spans for t in TELL_TALES if t in everything(s)}
+    verdicts = [attrs(s).get("claimwatch.verdict") for s in run.spans]
     assert verdicts.count("block") == 1, verdicts
 
 
@@ -224,7 +282,7 @@ def test_auditing_agent_answer_is_a_violation_and_travels_as_it_was(agents, clie
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
 def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(agents, client):
-    run = agents(client, "desk", DESK, CONTRADICTING)
+    run = agents(client, "desk")
     assert run.answer == CONTRADICTING
     assert_no_check_failed(run)
     assert_contradictions_fabricated(run)
@@ -234,51 +292,77 @@ def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(agents, cl
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
 def test_action_claims_are_graded_against_the_tool_use_blocks(agents, client):
-    assert_actions_graded(agents(client, "desk", DESK, CONTRADICTING), None)
+    assert_actions_graded(agents(client, "desk"), None)
 
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
 def test_requested_tool_call_is_blocked_by_a_deny_rule_on_its_input(agents, client):
-    assert_deny_rule_blocks_the_lookup(agents(client, "desk", DESK, CONTRADICTING), None)
+    assert_deny_rule_blocks_the_lookup(agents(client, "desk"), None)
 
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
 def test_desk_llm_calls_are_judged_once_each(agents, client):
-    run = agents(client, "desk", DESK, CONTRADICTING)
+    run = agents(client, "desk")
     assert len(output_rows(run)) == 3
     assert_one_row_per_span_and_check(run)
 
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
-def test_streamed_answer_agreeing_with_the_tool_result_is_grounded(agents, client):
-    run = agents(client, "desk", DESK, CONSISTENT, ("--stream",))
+def test_raw_streamed_answer_agreeing_with_tool_results_given_as_blocks_is_grounded(agents, client):
+    run = agents(client, "desk-consistent")
     assert run.answer == CONSISTENT
     assert_no_check_failed(run)
     assert_consistent_answer_grounded(run)
     assert_deny_rule_blocks_the_lookup(run, None)
 
 
-# --- 3. In process: ClaimwatchSpanProcessor in the agent's process -------------------------------------
+# --- 3. The SDK's tool runner: it runs the tools (its own execute_tool spans) on message threads --------
 
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
-def test_in_process_desk_gets_the_same_grounding_actions_and_policy_rows(agents, client):
-    run = agents(client, "desk", DESK, CONTRADICTING, in_process={})
+def test_tool_runner_answer_contradicting_a_tool_result_the_server_holds_is_fabricated(agents, client):
+    # Each request sends only the new tool results: the reservation is in an earlier call's input only.
+    run = agents(client, "runner")
     assert run.answer == CONTRADICTING
-    assert_no_check_failed(run)
+    assert len(output_rows(run)) == 3
+    assert_one_row_per_span_and_check(run)
     assert_contradictions_fabricated(run)
-    assert_actions_graded(run, None)
-    assert_deny_rule_blocks_the_lookup(run, None)
 
 
 @e2e
 @pytest.mark.parametrize("client", CLIENTS)
-def test_in_process_enforcing_agent_answer_leaves_no_trace(agents, client):
-    run = agents(client, "docker", ENFORCED, ANSWER, in_process={"annotations": {"verbosity": "debug"}})
+def test_tool_runner_spans_without_arguments_are_graded_and_decided_on_the_requested_ones(agents, client):
+    run = agents(client, "runner")
+    assert_actions_graded(run, run.tool_span("bash"))
+    assert_deny_rule_blocks_the_lookup(run, run.tool_span("get_reservation"))
+
+
+@e2e
+@pytest.mark.parametrize("client", CLIENTS)
+def test_tool_runner_recording_content_is_judged_once_citing_its_tool_span(agents, client):
+    # Two spans per call (the SDK's and the instrumentation's), one judgement; the result is read from the
+    # SDK's tool span (anthropic.tool_result.content).
+    run = agents(client, "runner-content")
+    assert run.answer == CONTRADICTING
+    assert len(output_rows(run)) == 3
+    assert_one_row_per_span_and_check(run)
+    assert_contradictions_fabricated(run)
+    assert_fabrication_cites_the_tool_span(run, "get_reservation")
+    assert_actions_graded(run, run.tool_span("bash"))
+    assert_deny_rule_blocks_the_lookup(run, run.tool_span("get_reservation"))
+
+
+# --- 4. In process: ClaimwatchSpanProcessor in the agent's process -------------------------------------
+
+
+@e2e
+@pytest.mark.parametrize("client", CLIENTS)
+def test_in_process_enforcing_agent_streamed_turns_are_blocked_and_leave_no_trace(agents, client):
+    run = agents(client, "in-process")
     assert run.answer == ANSWER
-    assert_answer_judged(run, ENFORCED, "enforce", True)
+    assert_calls_judged(run, ENFORCED, "enforce", {0: PREAMBLE, 1: ANSWER})
     assert leaks(run) == []

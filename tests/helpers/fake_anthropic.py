@@ -26,9 +26,8 @@ _USAGE = {"input_tokens": 7, "output_tokens": 11, "cache_creation_input_tokens":
 
 def blocks(reply: Reply, n: int) -> list[dict[str, Any]]:
     """The content blocks of `reply`: its text (one block per part), then its tool call."""
-    out: list[dict[str, Any]] = [
-        {"type": "text", "text": t} for t in (reply.parts or ((reply.content,) if reply.content else ()))
-    ]
+    out: list[dict[str, Any]] = []
+    out.extend({"type": "text", "text": t} for t in (reply.parts or ((reply.content,) if reply.content else ())))
     if reply.tool is not None:
         out.append({"type": "tool_use", "id": f"toolu_{n:02d}", "name": reply.tool, "input": reply.arguments})
     return out
