@@ -242,6 +242,21 @@ def assert_calls_judged(run: Run, agent: str, mode: str, blocked: dict[int, str]
     assert_one_row_per_span_and_check(run)
 
 
+def assert_no_doubled_events(run: Run) -> None:
+    """Every judged span forwarded carries one evaluation event per check that judged it, and one set of
+    verdict attributes, whoever judged it (the agent's process, the collector) and however many spans the
+    call was written as."""
+    for span in run.spans:
+        a = attrs(span)
+        names = [
+            {kv.key: kv.value.string_value for kv in e.attributes}["gen_ai.evaluation.name"]
+            for e in span.events
+            if e.name == "gen_ai.evaluation.result"
+        ]
+        assert len(names) == len(set(names)) == len(a.get("claimwatch.checks") or ()), (span.name, names)
+        assert sum(kv.key == "claimwatch.verdict" for kv in span.attributes) <= 1, span.name
+
+
 def leaks(run: Run) -> list[str]:
     """Names of forwarded spans that still carry a blocked text, or any piece of it, under any key."""
     tell_tales = (*TELL_TALES, "Let me check the service")
@@ -259,6 +274,7 @@ def test_enforcing_agent_blocked_turns_are_judged_once_and_no_piece_of_them_is_f
     run = agents(client, "enforced")
     assert run.answer == ANSWER
     assert_calls_judged(run, ENFORCED, "enforce", {0: PREAMBLE, 1: ANSWER})
+    assert_no_doubled_events(run)
     assert leaks(run) == []
 
 
@@ -352,6 +368,7 @@ def test_tool_runner_recording_content_is_judged_once_citing_its_tool_span(agent
     assert_one_row_per_span_and_check(run)
     assert_contradictions_fabricated(run)
     assert_fabrication_cites_the_tool_span(run, "get_reservation")
+    assert_no_doubled_events(run)
     assert_actions_graded(run, run.tool_span("bash"))
     assert_deny_rule_blocks_the_lookup(run, run.tool_span("get_reservation"))
 
@@ -365,4 +382,5 @@ def test_in_process_enforcing_agent_streamed_turns_are_blocked_and_leave_no_trac
     run = agents(client, "in-process")
     assert run.answer == ANSWER
     assert_calls_judged(run, ENFORCED, "enforce", {0: PREAMBLE, 1: ANSWER})
+    assert_no_doubled_events(run)
     assert leaks(run) == []
