@@ -7,7 +7,9 @@ Evidence is what the agent could see before it spoke:
 - retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
 - the span's own input messages: tool results and user messages in
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*` and
-  OpenLLMetry `gen_ai.prompt.{i}.*`.
+  OpenLLMetry `gen_ai.prompt.{i}.*`; when they hold tool results but no
+  assistant turn (a server-held conversation: the anthropic SDK's tool
+  runner sends only the new turn), the earlier LLM spans' inputs too.
 The agent's own earlier words are not evidence. Its own earlier actions are, of
 what it did: the arguments of the tool calls it made and the code blocks of its
 earlier turns (the commands it ran, the files it wrote) become `agent_action`

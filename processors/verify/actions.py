@@ -3,7 +3,8 @@
 An `Action` is one tool call with its arguments, result and status, read from
 - `execute_tool` spans (GenAI `gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
   `gen_ai.tool.call.result`, error status; pydantic-ai's older `tool_arguments` /
-  `tool_response`), OpenInference TOOL spans
+  `tool_response`; the anthropic SDK's `anthropic.tool_result.content`, and its
+  argument-less spans given the arguments the LLM asked for, by call id), OpenInference TOOL spans
   (`tool.name`, `input.value`/`tool.parameters`, `output.value`) and
   OpenLLMetry tool spans (`traceloop.span.kind == "tool"`,
   `traceloop.entity.input`/`output`), among the spans that ended before the
