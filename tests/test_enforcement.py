@@ -313,3 +313,22 @@ def test_in_process_blocked_text_sent_back_as_history_in_the_agents_next_trace_i
     spans = {s.name: json.dumps(dict(s.attributes), default=str) for s in exporter.get_finished_spans()}
     assert BLOCKED not in spans["chat 1"] and BLOCKED not in spans["chat 2"]
     assert BLOCKED in spans["chat 3"]
+
+
+def test_an_agents_blocked_texts_follow_it_for_its_conversation_not_for_good():
+    from claimwatch.checks.pipeline import Pipeline
+    from claimwatch.otel.records import SpanRecord
+
+    pipeline = Pipeline({"validation": FACTS, "agents": AGENTS, "storage": {"enabled": False}})
+    minute = 60 * 10**9
+
+    def call(trace: int, at_minutes: int, output: str) -> SpanRecord:
+        attrs = {"gen_ai.agent.name": "sub-enforcer", "gen_ai.output.messages": llm_messages(output)}
+        end = 10**18 + at_minutes * minute
+        return SpanRecord(f"{trace:032x}", f"{trace:016x}", None, "chat", attrs, start_ns=end - 1, end_ns=end)
+
+    assert pipeline.process(call(1, 0, BLOCKED)).enforced
+    pipeline.process(call(2, 5, "Done."))  # the next call, five minutes on
+    pipeline.process(call(3, 40, "Done."))  # a conversation of its own, forty minutes on
+    assert pipeline.blocked_in(f"{2:032x}")[0] == (BLOCKED,)
+    assert pipeline.blocked_in(f"{3:032x}") is None

@@ -36,6 +36,9 @@ _MAX_BLOCKED_TRACES = 10_000
 # An enforcing agent's blocked texts, kept for its later traces (bounded: agents, and texts per agent).
 _MAX_BLOCKED_AGENTS = 1_024
 _MAX_BLOCKED_PER_AGENT = 32
+# ... for the conversation's next calls, not for good: redacting a trace walks every value of its spans
+# (~0.2 ms for an LLM span with 7 KB of history). Span time, so a replay carries them the same way.
+_BLOCKED_CARRY_NS = 15 * 60 * 1_000_000_000
 _VERBOSITY_RANK = {"silent": 0, "info": 1, "debug": 2}
 _SCORE = {"pass": 1.0, "flag": 0.5, "block": 0.0}
 AUDIT_VERDICTS = {"pass": "output_pass", "flag": "output_flag", "block": "output_block", "error_fallback": "error_fallback"}
@@ -130,7 +133,7 @@ class Pipeline:
         self._names = evaluation_names()
         self._tiers = PolicyResolver(self.config.validation)
         self._blocked: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
-        self._blocked_by_agent: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
+        self._blocked_by_agent: OrderedDict[str, tuple[tuple[str, ...], str, int]] = OrderedDict()
 
     # --- the contract -----------------------------------------------------------------------------
     def process(
@@ -246,9 +249,10 @@ class Pipeline:
             while len(self._blocked) > _MAX_BLOCKED_TRACES:
                 self._blocked.popitem(last=False)
             agent = outcome.identity.agent_id
-            texts, _ = self._blocked_by_agent.pop(agent, ((), ""))
+            texts, _, _ = self._blocked_by_agent.pop(agent, ((), "", 0))
             texts = (texts + outcome.blocked_texts)[-_MAX_BLOCKED_PER_AGENT:]
-            self._blocked_by_agent[agent] = (texts, outcome.notice())
+            until = _span_ns(outcome.span) + _BLOCKED_CARRY_NS
+            self._blocked_by_agent[agent] = (texts, outcome.notice(), until)
             while len(self._blocked_by_agent) > _MAX_BLOCKED_AGENTS:
                 self._blocked_by_agent.popitem(last=False)
 
@@ -259,7 +263,10 @@ class Pipeline:
         earlier = self._blocked_by_agent.get(ctx.identity.agent_id) if self._blocked_by_agent else None
         if earlier is None:
             return
-        texts, notice = earlier
+        texts, notice, until = earlier
+        if _span_ns(ctx.span) > until:  # a later conversation: the block's own is over
+            self._blocked_by_agent.pop(ctx.identity.agent_id, None)
+            return
         held, held_notice = self._blocked.get(ctx.span.trace_id, ((), notice))
         new = tuple(t for t in texts if t not in held)
         if new:
@@ -385,6 +392,10 @@ def _failed(check: str, exc: Exception) -> CheckResult:
     """The fail-open result of a check that raised."""
     error = f"{type(exc).__name__}: {exc}"
     return CheckResult(check, "error_fallback", reason=f"error_fallback: {error}", error=error)
+
+
+def _span_ns(span: SpanRecord) -> int:
+    return span.end_ns or span.start_ns or 0
 
 
 def _same_response(a: SpanRecord, b: SpanRecord) -> bool:
