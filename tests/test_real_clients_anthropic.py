@@ -4,17 +4,20 @@ The official `anthropic` SDK runs in a process of its own
 (`tests/helpers/anthropic_clients.py`), instrumented by Arize's
 openinference-instrumentation-anthropic (LLM spans under an AGENT span) or by
 Traceloop's opentelemetry-instrumentation-anthropic (GenAI `anthropic.chat`
-spans; the agent is known by service.name), against a fake Messages API on
-127.0.0.1 (`tests/helpers/fake_anthropic.py`): whole or streamed answers,
-`tool_use` blocks (after a sentence, as Claude often sends them), `tool_result`
-blocks sent back in a user message, then a text answer. The tools run untraced,
-as most users run them: the calls and results are only in the LLM spans.
-Spans go over real OTLP/HTTP (some through `ClaimwatchSpanProcessor` first) to
-one running collector (DuckDB file, forwarding to a sink).
+spans, each call a root span; the agent is known by service.name), against a
+fake Messages API on 127.0.0.1 (`tests/helpers/fake_anthropic.py`): whole or
+streamed answers, `tool_use` blocks (after a sentence, as Claude often sends
+them), `tool_result` blocks sent back in a user message, then a text answer.
+In the docs' own loop the tools run untraced: calls and results are only in
+the LLM spans; the SDK's tool runner runs them in spans of its own and, on
+message threads, sends only the new turn. Spans go over real OTLP/HTTP (some
+through `ClaimwatchSpanProcessor` first) to one running collector (DuckDB
+file, forwarding to a sink). `PLANS` lists the runs.
 
 - the answer is read: a claim contradicting a fact is a violation, blocked and
-  kept out of everything forwarded (under any key) when the agent enforces,
-  recorded and forwarded as it was when it audits; each LLM call judged once;
+  kept out of everything forwarded (under any key, in any later call's input)
+  when the agent enforces, recorded and forwarded as it was when it audits;
+  each LLM call judged once, however many spans write it;
 - the desk scenario of `tests/test_real_clients_checks.py`: the tool call
   reaches tool_policy (a deny rule blocks it) and the actions check, and the
   tool result is the evidence that makes a contradicting answer FABRICATED.
