@@ -431,6 +431,25 @@ def test_repeated_output_in_one_trace_is_stored_once(collector):
     assert collector.engine.stats()["duplicate_outputs"] == 1
 
 
+def test_one_response_written_by_two_instrumentations_side_by_side_is_stored_once(collector):
+    # The anthropic SDK traces its own calls (with content when asked) and OpenLLMetry writes a span of its
+    # own for the same call: siblings under the agent's span, with the same output and response id.
+    text = llm_messages("Docker is not running.")
+    agent = {"trace": 7, "span": 70, "name": "ops.agent", "attrs": {"gen_ai.agent.name": "a"}}
+
+    def call(span: int, response: str, name: str) -> dict:
+        attrs = {"gen_ai.output.messages": text, "gen_ai.response.id": response}
+        return {"trace": 7, "span": span, "parent": 70, "name": name, "attrs": attrs}
+
+    request = trace_request(
+        [agent, call(71, "msg_01", "anthropic.messages.create"), call(72, "msg_01", "anthropic.chat"),
+         call(73, "msg_02", "anthropic.chat")]  # another call that happens to say the same: judged again
+    )  # fmt: skip
+    post(collector.addresses.otlp_http, "/v1/traces", request.SerializeToString())
+    assert rows(collector, "SELECT count(*) FROM evaluations WHERE check_name = 'output'") == [(2,)]
+    assert collector.engine.stats()["duplicate_outputs"] == 1
+
+
 def test_genai_choice_log_with_a_json_string_body_is_evaluated(collector):
     logs = ExportLogsServiceRequest()
     record = (

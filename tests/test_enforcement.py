@@ -273,3 +273,62 @@ def test_secret_in_an_output_is_masked_in_stored_rows(collector, sink):
     )
     assert stored and all(key not in str(r) for r in stored)
     assert any("[secret]" in str(r) for r in stored)
+
+
+def _calls_in_traces_of_their_own(tracer) -> None:
+    """Three LLM calls, each a root span (a trace of its own), as OpenLLMetry writes an agent's calls: the
+    enforcing agent's blocked answer, its next call (the blocked turn sent back as history), and another
+    agent's call quoting the same words."""
+    history = json.dumps(
+        [
+            {"role": "user", "parts": [{"type": "text", "content": "Is docker up?"}]},
+            {"role": "assistant", "parts": [{"type": "text", "content": BLOCKED}]},
+        ]
+    )
+    for name, agent, output in (("chat 1", "sub-enforcer", BLOCKED), ("chat 2", "sub-enforcer", "Done."),
+                                ("chat 3", "main", "Noted.")):  # fmt: skip
+        with tracer.start_as_current_span(name, attributes={"gen_ai.agent.name": agent}) as s:
+            if name != "chat 1":
+                s.set_attribute("gen_ai.input.messages", history)
+            s.set_attribute("gen_ai.output.messages", llm_messages(output))
+
+
+def test_blocked_text_sent_back_as_history_in_the_agents_next_trace_is_redacted(collector, sink):
+    send(collector, _calls_in_traces_of_their_own)
+    spans = forwarded(sink, 3)
+    assert len({s.trace_id for s in spans.values()}) == 3
+    assert attrs(spans["chat 1"])["claimwatch.enforced"] is True
+    assert BLOCKED not in everything(spans["chat 1"]) and BLOCKED not in everything(spans["chat 2"])
+    assert json.loads(attrs(spans["chat 2"])["gen_ai.input.messages"])[1]["role"] == "assistant"  # shape kept
+    assert BLOCKED in everything(spans["chat 3"])  # another agent's trace is not this block's business
+
+
+def test_in_process_blocked_text_sent_back_as_history_in_the_agents_next_trace_is_redacted():
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    config = {"validation": FACTS, "agents": AGENTS, "storage": {"enabled": False}}
+    provider.add_span_processor(ClaimwatchSpanProcessor(SimpleSpanProcessor(exporter), config=config))
+    _calls_in_traces_of_their_own(provider.get_tracer("agent"))
+    provider.shutdown()
+    spans = {s.name: json.dumps(dict(s.attributes), default=str) for s in exporter.get_finished_spans()}
+    assert BLOCKED not in spans["chat 1"] and BLOCKED not in spans["chat 2"]
+    assert BLOCKED in spans["chat 3"]
+
+
+def test_an_agents_blocked_texts_follow_it_for_its_conversation_not_for_good():
+    from claimwatch.checks.pipeline import Pipeline
+    from claimwatch.otel.records import SpanRecord
+
+    pipeline = Pipeline({"validation": FACTS, "agents": AGENTS, "storage": {"enabled": False}})
+    minute = 60 * 10**9
+
+    def call(trace: int, at_minutes: int, output: str) -> SpanRecord:
+        attrs = {"gen_ai.agent.name": "sub-enforcer", "gen_ai.output.messages": llm_messages(output)}
+        end = 10**18 + at_minutes * minute
+        return SpanRecord(f"{trace:032x}", f"{trace:016x}", None, "chat", attrs, start_ns=end - 1, end_ns=end)
+
+    assert pipeline.process(call(1, 0, BLOCKED)).enforced
+    pipeline.process(call(2, 5, "Done."))  # the next call, five minutes on
+    pipeline.process(call(3, 40, "Done."))  # a conversation of its own, forty minutes on
+    assert pipeline.blocked_in(f"{2:032x}")[0] == (BLOCKED,)
+    assert pipeline.blocked_in(f"{3:032x}") is None

@@ -286,6 +286,50 @@ def test_tool_results_documents_and_input_messages_become_cited_evidence():
     assert passages[0].tool_name == "get_flight_status" and passages[0].arguments == '{"flight_number": "HAT039"}'
 
 
+def test_anthropic_sdk_tool_span_result_blocks_are_a_cited_tool_result():
+    # The anthropic SDK's tool runner, recording content: the result's content blocks under its own key; the
+    # next call's input (its own span) sends them back as a tool_call_response of blocks: the same evidence.
+    blocks = json.dumps([{"type": "text", "text": "Reservation K7QX2: 1 checked bag, $120."}])
+    tool = SpanRecord(TRACE, "6" * 16, None, "anthropic.custom_tool_use get_reservation",
+                      {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_reservation",
+                       "gen_ai.tool.call.id": "toolu_01", "gen_ai.tool.call.arguments": '{"code":"K7QX2"}',
+                       "anthropic.tool_result.content": blocks}, end_ns=10)  # fmt: skip
+    (p,) = span_passages(tool)
+    assert (p.source, p.tool_name, p.key, p.text) == (
+        "tool_result", "get_reservation", "anthropic.tool_result.content", "Reservation K7QX2: 1 checked bag, $120."
+    )
+    answer = [{"role": "user", "parts": [{"type": "tool_call_response", "id": "toolu_01", "response": json.loads(blocks)}]}]
+    llm = SpanRecord(TRACE, "7" * 16, None, "chat", {"gen_ai.input.messages": json.dumps(answer)}, end_ns=20)
+    passages, _ = evidence_for(llm, [tool])
+    assert [(q.source, q.span_id) for q in passages if q.source != "agent_action"] == [("tool_result", "6" * 16)]
+
+
+def test_tool_results_the_server_holds_are_read_from_the_earlier_calls_of_the_trace():
+    # The anthropic SDK's tool runner on message threads: each call sends only the new turn.
+    def call(n: int, *messages) -> SpanRecord:
+        return SpanRecord(TRACE, f"{n:016x}", None, "chat", {"gen_ai.input.messages": json.dumps(messages)}, end_ns=n)
+
+    def result(call_id: str, text: str) -> dict:
+        return {"role": "user", "parts": [{"type": "tool_call_response", "id": call_id, "response": text}]}
+
+    ask = call(1, {"role": "user", "parts": [{"type": "text", "content": "What does K7QX2 include?"}]})
+    looked_up = call(2, result("toolu_01", "Reservation K7QX2: 1 checked bag, $120."))
+    installed = call(3, result("toolu_02", "Successfully installed requests"))
+    passages, query = evidence_for(installed, [ask, looked_up])
+    assert query == "What does K7QX2 include?"
+    assert [(p.source, p.span_id, p.text[:10]) for p in passages] == [
+        ("user_message", ask.span_id, "What does "),
+        ("tool_message", looked_up.span_id, "Reservatio"),
+        ("tool_message", installed.span_id, "Successful"),
+    ]
+    # A client that sends the conversation back each time: its own input is the evidence, as before.
+    history = call(4, {"role": "user", "parts": [{"type": "text", "content": "Install it."}]},
+                   {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "bash", "arguments": {}}]},
+                   result("c1", "Successfully installed requests"))  # fmt: skip
+    passages, query = evidence_for(history, [ask, looked_up])
+    assert query == "Install it." and {p.span_id for p in passages} == {history.span_id}
+
+
 def test_openinference_tool_spans_and_indexed_input_messages_are_read():
     tool = SpanRecord(TRACE, "4" * 16, None, "tool", {"openinference.span.kind": "TOOL", "tool.name": "bash",
                                                       "input.value": '{"command": "which node"}',

@@ -201,3 +201,20 @@ def test_end_to_end_the_sdk_processor_records_what_enforcement_would_block(tmp_p
     assert ("tool_policy", "block", "shell.read_secret") in violations
     tool_spans = [s for s in exporter.get_finished_spans() if s.name == "execute_tool bash"]
     assert tool_spans[1].attributes["claimwatch.tool_policy.would_block"] is True
+
+
+def test_a_tool_span_without_arguments_is_decided_on_those_the_llm_asked_for(check):
+    # The anthropic SDK's tool runner, recording no content: its execute_tool span has the call id only.
+    asked = llm_span(1, [("bash", RISKY)])
+    ran = SpanRecord(TRACE, f"{2:016x}", None, "anthropic.custom_tool_use bash",
+                     {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash", "gen_ai.tool.call.id": "c0"},
+                     start_ns=2, end_ns=3)  # fmt: skip
+
+    class Before(Trace):
+        def before(self, span):
+            return [asked]
+
+    identity = Identity("coder-1", "coder", "s1", None)
+    result = check.run(CheckContext(ran, Before([ran]), lambda s: (identity, None, "audit"), "info", extract))
+    (row,) = result.rows["tool_policy_decisions"]
+    assert (row["source"], row["tool_call_id"], row["decision"]) == ("execute_tool", "c0", "block")

@@ -246,3 +246,50 @@ def test_a_tool_span_echoed_in_the_conversation_is_one_action_citing_the_span(ch
     result = run(check, llm_span(2, "I installed requests.", history), spans)
     (row,) = result.rows["action_findings"]
     assert (row["grade"], row["evidence_index"], row["evidence_span_id"]) == ("verified", 0, spans[0].span_id)
+
+
+def anthropic_tool_span(n, name, call_id, arguments=None, content=None):
+    """The anthropic SDK's own span of one tool run of its tool runner: the call id always; the arguments
+    and the result's content blocks (`anthropic.tool_result.content`) only when it records content."""
+    attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": call_id,
+             "otel.status_code": "OK"}
+    if arguments is not None:
+        attrs["gen_ai.tool.call.arguments"] = json.dumps(arguments)
+        attrs["anthropic.tool_result.content"] = json.dumps([{"type": "text", "text": content}])
+    return SpanRecord(TRACE, f"{n:016x}", "a" * 16, f"anthropic.custom_tool_use {name}", attrs,
+                      start_ns=n * 10, end_ns=n * 10 + 5)  # fmt: skip
+
+
+@pytest.mark.parametrize("convention", ["genai", "openinference"])
+def test_sdk_tool_span_without_arguments_takes_those_the_llm_asked_for_with_its_call_id(check, convention):
+    # The SDK's tool runner on message threads: the answering call's input holds only the last tool result,
+    # the tool span holds no arguments; the LLM span that asked for the call (OpenLLMetry's GenAI output, or
+    # OpenInference's llm.output_messages) has them.
+    if convention == "genai":
+        parts = [{"type": "tool_call", "id": "toolu_02", "name": "bash", "arguments": {"command": "pip install requests"}}]
+        asked = llm_span(1, "")
+        asked = asked._replace(attributes={**asked.attributes, "gen_ai.output.messages": json.dumps(
+            [{"role": "assistant", "parts": parts}])})  # fmt: skip
+    else:
+        asked = openinference_llm_span(1, "", [])
+        asked = asked._replace(attributes={
+            "openinference.span.kind": "LLM",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.id": "toolu_02",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "bash",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"command": "pip install requests"}',
+        })  # fmt: skip
+    ran = anthropic_tool_span(2, "bash", "toolu_02")
+    answer = llm_span(3, "I installed requests.", [
+        {"role": "user", "parts": [{"type": "tool_call_response", "id": "toolu_02", "response": "Successfully installed"}]}
+    ])  # fmt: skip
+    result = run(check, answer, [asked, ran])
+    (row,) = result.rows["action_findings"]
+    assert (row["claim_kind"], row["grade"], row["evidence_span_id"]) == ("install", "verified", ran.span_id)
+
+
+def test_sdk_tool_span_with_content_is_an_action_with_its_result(check):
+    ran = anthropic_tool_span(1, "bash", "toolu_01", {"command": "pytest -q"}, "=== 2 failed, 5 passed ===")
+    result = run(check, llm_span(2, "Done: all tests pass."), [ran])
+    (row,) = [r for r in result.rows["action_findings"] if r["grade"] == "contradicted"]
+    assert row["evidence_span_id"] == ran.span_id

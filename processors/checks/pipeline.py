@@ -33,6 +33,12 @@ logger = logging.getLogger("claimwatch.pipeline")
 
 _MAX_DEPTH = 64
 _MAX_BLOCKED_TRACES = 10_000
+# An enforcing agent's blocked texts, kept for its later traces (bounded: agents, and texts per agent).
+_MAX_BLOCKED_AGENTS = 1_024
+_MAX_BLOCKED_PER_AGENT = 32
+# ... for the conversation's next calls, not for good: redacting a trace walks every value of its spans
+# (~0.2 ms for an LLM span with 7 KB of history). Span time, so a replay carries them the same way.
+_BLOCKED_CARRY_NS = 15 * 60 * 1_000_000_000
 _VERBOSITY_RANK = {"silent": 0, "info": 1, "debug": 2}
 _SCORE = {"pass": 1.0, "flag": 0.5, "block": 0.0}
 AUDIT_VERDICTS = {"pass": "output_pass", "flag": "output_flag", "block": "output_block", "error_fallback": "error_fallback"}
@@ -127,6 +133,7 @@ class Pipeline:
         self._names = evaluation_names()
         self._tiers = PolicyResolver(self.config.validation)
         self._blocked: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
+        self._blocked_by_agent: OrderedDict[str, tuple[tuple[str, ...], str, int]] = OrderedDict()
 
     # --- the contract -----------------------------------------------------------------------------
     def process(
@@ -153,6 +160,7 @@ class Pipeline:
                 return None
             ctx = CheckContext(span, trace, self._resolver(trace, guarded), self.config.annotations.verbosity,
                                self._extractor(guarded))
+            self._carry_blocked(ctx)
             repeat = self._repeat(ctx, seen, guarded)
             if repeat is not None:
                 return repeat
@@ -220,9 +228,13 @@ class Pipeline:
         if first is None:
             return None
         # Only an echo on the same line of descent (an agent span over its own LLM span) is
-        # the same output; the same words from another LLM call are a new output.
-        related = ctx.trace.is_ancestor(ctx.span.span_id, first.span) or ctx.trace.is_ancestor(
-            first.span.span_id, ctx.span
+        # the same output; the same words from another LLM call are a new output. So is one
+        # response written twice side by side: the anthropic SDK traces its own calls and an
+        # instrumentation (OpenLLMetry) writes a sibling span for each, both with the response's id.
+        related = (
+            ctx.trace.is_ancestor(ctx.span.span_id, first.span)
+            or ctx.trace.is_ancestor(first.span.span_id, ctx.span)
+            or _same_response(ctx.span, first.span)
         )
         if not related:
             return None
@@ -234,6 +246,31 @@ class Pipeline:
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
             self._blocked[outcome.span.trace_id] = (texts + outcome.blocked_texts, outcome.notice())
+            while len(self._blocked) > _MAX_BLOCKED_TRACES:
+                self._blocked.popitem(last=False)
+            agent = outcome.identity.agent_id
+            texts, _, _ = self._blocked_by_agent.pop(agent, ((), "", 0))
+            texts = (texts + outcome.blocked_texts)[-_MAX_BLOCKED_PER_AGENT:]
+            until = _span_ns(outcome.span) + _BLOCKED_CARRY_NS
+            self._blocked_by_agent[agent] = (texts, outcome.notice(), until)
+            while len(self._blocked_by_agent) > _MAX_BLOCKED_AGENTS:
+                self._blocked_by_agent.popitem(last=False)
+
+    def _carry_blocked(self, ctx: CheckContext) -> None:
+        """An agent's blocked texts follow it into its later traces: a client that makes every LLM call a
+        trace of its own (OpenLLMetry's anthropic.chat and openai.chat spans are roots unless the app opens a
+        span around them) sends the blocked turn back as history in the next call's input messages."""
+        earlier = self._blocked_by_agent.get(ctx.identity.agent_id) if self._blocked_by_agent else None
+        if earlier is None:
+            return
+        texts, notice, until = earlier
+        if _span_ns(ctx.span) > until:  # a later conversation: the block's own is over
+            self._blocked_by_agent.pop(ctx.identity.agent_id, None)
+            return
+        held, held_notice = self._blocked.get(ctx.span.trace_id, ((), notice))
+        new = tuple(t for t in texts if t not in held)
+        if new:
+            self._blocked[ctx.span.trace_id] = (held + new, held_notice)
             while len(self._blocked) > _MAX_BLOCKED_TRACES:
                 self._blocked.popitem(last=False)
 
@@ -355,6 +392,16 @@ def _failed(check: str, exc: Exception) -> CheckResult:
     """The fail-open result of a check that raised."""
     error = f"{type(exc).__name__}: {exc}"
     return CheckResult(check, "error_fallback", reason=f"error_fallback: {error}", error=error)
+
+
+def _span_ns(span: SpanRecord) -> int:
+    return span.end_ns or span.start_ns or 0
+
+
+def _same_response(a: SpanRecord, b: SpanRecord) -> bool:
+    """Both spans carry the provider's id of one model response (two spans of one call)."""
+    response = a.attributes.get(A.GEN_AI_RESPONSE_ID)
+    return isinstance(response, str) and response != "" and response == b.attributes.get(A.GEN_AI_RESPONSE_ID)
 
 
 def _repeat_key(ctx: CheckContext) -> tuple:

@@ -44,7 +44,7 @@ from ..otel.extract import extract, may_carry_output
 from ..otel.records import EventRecord, SpanRecord
 from ..policy.config import ToolPolicyConfig, settings_beside_store
 from ..policy.engine import Decision, PolicyEngine
-from ..verify.actions import tool_call_of_span
+from ..verify.actions import requested_arguments, tool_call_of_span
 from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_table, worst
 
 NAME = "tool_policy"
@@ -139,6 +139,10 @@ class ToolPolicyCheck:
         executed = tool_call_of_span(ctx.span)
         if executed is not None:
             tool, arguments, _, _, call_id = executed
+            if arguments is None and call_id:
+                # The anthropic SDK's tool spans carry no arguments unless it records content: the call ran with
+                # those the LLM asked for under its id.
+                arguments = requested_arguments(ctx.trace.before(ctx.span)).get(call_id)
             call_id = call_id or _str(ctx.span.attributes.get(OPENINFERENCE_TOOL_ID))
             return [("execute_tool", tool, arguments, call_id or self.requests.id_of(ctx, tool, arguments))]
         output = ctx.output

@@ -7,7 +7,9 @@ Evidence is what the agent could see before it spoke:
 - retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
 - the span's own input messages: tool results and user messages in
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*` and
-  OpenLLMetry `gen_ai.prompt.{i}.*`.
+  OpenLLMetry `gen_ai.prompt.{i}.*`; when they hold tool results but no
+  assistant turn (a server-held conversation: the anthropic SDK's tool
+  runner sends only the new turn), the earlier LLM spans' inputs too.
 The agent's own earlier words are not evidence. Its own earlier actions are, of
 what it did: the arguments of the tool calls it made and the code blocks of its
 earlier turns (the commands it ran, the files it wrote) become `agent_action`
@@ -48,6 +50,8 @@ TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
 TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
 TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
 OI_REDACTED = "__REDACTED__"
+# The anthropic SDK's own tool spans (its tool runner, with content recorded): the result's content blocks.
+ANTHROPIC_TOOL_RESULT = "anthropic.tool_result.content"
 # pydantic-ai's older attribute format (InstrumentationSettings(version=2)): `running tool` spans.
 PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
 PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
@@ -59,7 +63,8 @@ _OI_MESSAGE = re.compile(
 _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 _EVIDENCE_KEYS = frozenset(
-    {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE}
+    {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE,
+     ANTHROPIC_TOOL_RESULT}
 )
 
 
@@ -80,6 +85,13 @@ def evidence_for(
     for other in earlier:
         passages.extend(_cached_span_passages(other))
     own, query = input_passages(span)
+    if any(p.source == "tool_message" for p in own) and not _sends_history(span):
+        # Tool results without the turn that asked for them: the server holds the conversation (the anthropic
+        # SDK's tool runner on message threads sends only the new tool results), so what the agent saw before
+        # is in the trace's earlier LLM spans' inputs.
+        held = [p for other in earlier for p in input_passages(other)[0]]
+        query = query or next((p.text for p in reversed(held) if p.source == "user_message"), None)
+        own = held + own
     # A tool result the client echoes into this call's input is the same evidence as the tool span it came
     # from: keep the span's copy (the pool indexes a repeat once, the newest), so a grade cites the span.
     results = {p.text for p in passages if p.source == "tool_result"}
@@ -90,6 +102,22 @@ def evidence_for(
     passages.extend(own)
     passages.extend(actions)
     return passages, query
+
+
+def _sends_history(span: SpanRecord) -> bool:
+    """The span's input holds an assistant turn: the client sends the conversation back with each call
+    (a cheap look: a JSON string is searched, not parsed)."""
+    attrs = span.attributes
+    value = attrs.get(GEN_AI_INPUT_MESSAGES)
+    if isinstance(value, str):
+        return '"assistant"' in value or '"model"' in value
+    if value is not None:
+        return any(isinstance(m, Mapping) and m.get("role") in ("assistant", "model") for m in value)
+    return any(
+        k.endswith(".role") and v == "assistant"
+        for k, v in attrs.items()
+        if k.startswith((OI_INPUT_MESSAGES_PREFIX, GEN_AI_PROMPT_PREFIX))
+    )
 
 
 AGENT_ACTION = "agent_action"
@@ -172,6 +200,9 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     if GEN_AI_TOOL_RESULT in attrs:
         name = attrs.get(GEN_AI_TOOL_NAME)
         return _str(name), _text(attrs.get(GEN_AI_TOOL_ARGUMENTS)), attrs[GEN_AI_TOOL_RESULT], GEN_AI_TOOL_RESULT
+    if ANTHROPIC_TOOL_RESULT in attrs and GEN_AI_TOOL_NAME in attrs:
+        args = _text(attrs.get(GEN_AI_TOOL_ARGUMENTS))
+        return _str(attrs[GEN_AI_TOOL_NAME]), args, block_text(attrs[ANTHROPIC_TOOL_RESULT]), ANTHROPIC_TOOL_RESULT
     if PYDANTIC_AI_TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:
         args = _text(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS))
         return _str(attrs[GEN_AI_TOOL_NAME]), args, attrs[PYDANTIC_AI_TOOL_RESPONSE], PYDANTIC_AI_TOOL_RESPONSE
@@ -239,7 +270,7 @@ def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
                 elif kind == "tool_call" and part.get("id") is not None and part.get("name"):
                     names[part["id"]] = str(part["name"])
                 elif kind == "tool_call_response":
-                    response = part.get("response", part.get("result"))
+                    response = block_text(part.get("response", part.get("result")))
                     name = part.get("name") or names.get(part.get("id"))
                     out.append(("tool", _text(response) or "", _str(name), key))
             continue
@@ -320,6 +351,17 @@ def _text(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def block_text(value: Any) -> Any:
+    """A tool result given as Anthropic content blocks (`[{"type": "text", "text": ...}]`, as the anthropic SDK
+    records a `tool_result`'s content) as the text of its text blocks; any other value as it is."""
+    blocks = _decode(value) if isinstance(value, str) and value.startswith("[") else value
+    if not isinstance(blocks, (list, tuple)) or not blocks:
+        return value
+    if not all(isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks):
+        return value
+    return "\n".join(b["text"] for b in blocks)
 
 
 def _str(value: Any) -> str | None:

@@ -8,6 +8,7 @@ GEN_AI_AGENT_ID = "gen_ai.agent.id"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
 GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_RESPONSE_ID = "gen_ai.response.id"  # the provider's id of one model response
 GEN_AI_COMPLETION = "gen_ai.completion"  # attribute of the older gen_ai.content.completion event
 GEN_AI_CONTENT_COMPLETION_EVENT = "gen_ai.content.completion"
 # OpenLLMetry indexed form: gen_ai.completion.{i}.content|role, gen_ai.completion.{i}.tool_calls.{j}.name

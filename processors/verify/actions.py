@@ -3,7 +3,8 @@
 An `Action` is one tool call with its arguments, result and status, read from
 - `execute_tool` spans (GenAI `gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
   `gen_ai.tool.call.result`, error status; pydantic-ai's older `tool_arguments` /
-  `tool_response`), OpenInference TOOL spans
+  `tool_response`; the anthropic SDK's `anthropic.tool_result.content`, and its
+  argument-less spans given the arguments the LLM asked for, by call id), OpenInference TOOL spans
   (`tool.name`, `input.value`/`tool.parameters`, `output.value`) and
   OpenLLMetry tool spans (`traceloop.span.kind == "tool"`,
   `traceloop.entity.input`/`output`), among the spans that ended before the
@@ -36,11 +37,13 @@ GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
 GEN_AI_TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 GEN_AI_TOOL_RESULT = "gen_ai.tool.call.result"
 GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
+GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
 GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
 OI_SPAN_KIND = "openinference.span.kind"
 OI_TOOL_NAME = "tool.name"
 OI_TOOL_PARAMETERS = "tool.parameters"
 OI_INPUT_MESSAGES_PREFIX = "llm.input_messages."
+OI_OUTPUT_MESSAGES_PREFIX = "llm.output_messages."
 INPUT_VALUE = "input.value"
 OUTPUT_VALUE = "output.value"
 TRACELOOP_SPAN_KIND = "traceloop.span.kind"
@@ -51,6 +54,9 @@ TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
 # `running tool` spans with gen_ai.tool.name and these in place of gen_ai.tool.call.arguments / .result.
 PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
 PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
+# The anthropic SDK's own tool spans (its tool runner) write the result's content blocks here, not in
+# gen_ai.tool.call.result (and, unless content is recorded, no arguments: see `requested_arguments`).
+ANTHROPIC_TOOL_RESULT = "anthropic.tool_result.content"
 STATUS_CODE = "otel.status_code"  # the collector and the SDK adapter copy the span status here
 ERROR_TYPE = "error.type"
 
@@ -208,9 +214,10 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
     ):
         args = attrs.get(GEN_AI_TOOL_ARGUMENTS)
         result = attrs.get(GEN_AI_TOOL_RESULT)
+        if result is None:
+            result = attrs.get(PYDANTIC_AI_TOOL_RESPONSE, attrs.get(ANTHROPIC_TOOL_RESULT))
         return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args,
-                attrs.get(PYDANTIC_AI_TOOL_RESPONSE) if result is None else result,
-                _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
+                result, _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
         args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
@@ -321,6 +328,8 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
     actions: list[Action] = []
     by_id: dict[str, int] = {}
     by_call: dict[tuple[str, str], list[int]] = {}
+    spans_before = spans_before if isinstance(spans_before, Sequence) else list(spans_before)
+    requested: dict[str, Any] | None = None  # read only when a tool span lacks its arguments
     if span is not None:
         for tool, args, result, status, call_id in messages_tool_calls(input_conversation(span)):
             if call_id:
@@ -332,12 +341,44 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
         if call is None:
             continue
         tool, args, result, status, call_id = call
+        if args is None and call_id:
+            requested = requested_arguments(spans_before) if requested is None else requested
+            args = requested.get(call_id)
         key = _call_key(tool, args)
         if (call_id and call_id in by_id) or key in by_call:
             _cite_span(actions, by_id.get(call_id) if call_id else None, by_call.get(key), other.span_id, status, result)
             continue
         actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id, cut(args)))
     return actions
+
+
+_OI_OUTPUT_CALL = re.compile(
+    r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.arguments)$"
+)
+
+
+def requested_arguments(spans: Iterable[SpanRecord]) -> dict[str, Any]:
+    """Call id -> the arguments an LLM asked for that call with, from the LLM spans' outputs (GenAI
+    `gen_ai.output.messages`, OpenInference `llm.output_messages.*.tool_calls`). The anthropic SDK's tool
+    runner traces each tool run as an `execute_tool` span with the call id and, unless content is
+    recorded, no arguments; and on message threads it never sends the assistant's tool_use turn back, so
+    no later input conversation holds them either."""
+    out: dict[str, Any] = {}
+    for span in spans:
+        attrs = span.attributes
+        value = attrs.get(GEN_AI_OUTPUT_MESSAGES)
+        if value is not None:
+            messages = _decode(value)
+            for message in messages if isinstance(messages, (list, tuple)) else ():
+                if isinstance(message, Mapping):
+                    out.update((cid, args) for kind, cid, _, args in _message_parts(message) if kind == "call" and cid)
+            continue
+        calls: dict[tuple[str, str], dict[str, Any]] = {}
+        for key, item in attrs.items():
+            if key.startswith(OI_OUTPUT_MESSAGES_PREFIX) and (m := _OI_OUTPUT_CALL.match(key)):
+                calls.setdefault((m.group(1), m.group(2)), {})[m.group(3)] = item
+        out.update((str(c["id"]), c.get("function.arguments")) for c in calls.values() if c.get("id"))
+    return out
 
 
 def _cite_span(actions: list[Action], index: int | None, candidates: list[int] | None, span_id: str,
