@@ -15,11 +15,9 @@ sentence, then the call. Requests are kept (path and decoded body).
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.helpers.fake_llm import Reply
+from tests.helpers.fake_llm import FakeLLM, Reply
 
 _USAGE = {"input_tokens": 7, "output_tokens": 11, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
@@ -82,49 +80,13 @@ def message_events(reply: Reply, n: int, model: str) -> list[dict[str, Any]]:
     return events
 
 
-class FakeAnthropic:
-    """The server; `base_url` is its root (the client adds /v1/messages). A context manager, or call `close()`."""
+class FakeAnthropic(FakeLLM):
+    """The server; `base_url` is its root (the client adds /v1/messages). A context manager, or call `close()`.
+    The HTTP side is `FakeLLM`'s (JSON answers, server-sent events for a stream); only the answers differ."""
 
     def __init__(self, replies: list[Reply] | None = None) -> None:
-        self.replies = list(replies or [Reply.text("OK.")])
-        self.requests: list[tuple[str, dict[str, Any]]] = []
-        self._lock = threading.Lock()
-        llm = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
-                status, payload = llm.answer(self.path, body)
-                if isinstance(payload, list):  # a stream: server-sent events, then the connection closes
-                    self.send_response(status)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.send_header("Connection", "close")
-                    self.end_headers()
-                    for event in payload:
-                        self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-                        self.wfile.flush()
-                    self.close_connection = True
-                    return
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self.server.serve_forever, name="fake-anthropic", daemon=True)
-        self._thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__(replies)
+        self.base_url = self.base_url.removesuffix("/v1")
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any] | list[dict[str, Any]]]:
         """(status, JSON payload, or the events of a stream) for one request; uses up the next reply."""
@@ -139,13 +101,3 @@ class FakeAnthropic:
         if body.get("stream"):
             return 200, message_events(reply, n + 1, model)
         return 200, message(reply, n + 1, model)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def __enter__(self) -> FakeAnthropic:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
