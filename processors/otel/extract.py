@@ -4,7 +4,9 @@ Conventions, in the order they are tried (the first that yields text wins):
 GenAI `gen_ai.output.messages`; the older `gen_ai.content.completion` event;
 OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 `llm.output_messages.{i}.*`; OpenInference `output.value` on LLM/AGENT spans;
-Traceloop `traceloop.entity.output` on agent/workflow/task spans.
+Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
+run's serialized output there and in `output.value` is read as its last
+message, see `extract_langchain.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import attributes as A
+from .extract_langchain import langchain_output
 from .records import SpanRecord
 
 _TEXT_PART_TYPES = {"text", "reasoning", "thinking", "output_text"}
@@ -269,6 +272,9 @@ def _text_or_json(value: str, source: str) -> Output:
     decoded, _ = _decode(value)
     if decoded is None:
         return Output(_salvage(value) or value, source, truncated=True)
+    chain, said = langchain_output(decoded)  # a LangChain run: its last message, if the model's
+    if chain:
+        return Output(said, source)
     if isinstance(decoded, (list, tuple, Mapping)) and _looks_like_messages(decoded):
         found = messages_output(decoded, source)
         if found is not None:
