@@ -277,7 +277,8 @@ class Pipeline:
         depth = 0
         while current is not None and depth < _MAX_DEPTH:
             attrs = current.attributes
-            agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
+            if A.TRACELOOP_SPAN_KIND not in attrs:  # OpenLLMetry writes LangChain's run id there
+                agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
             agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
                 agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
