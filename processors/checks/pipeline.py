@@ -362,7 +362,8 @@ def _failed(check: str, exc: Exception) -> CheckResult:
 
 
 def _repeat_key(ctx: CheckContext) -> tuple:
-    return (ctx.span.trace_id, output_check.sha256(ctx.output.text), ctx.identity.agent_id, ctx.mode)
+    # Stripped: an agent span may repeat the answer with a newline added (Strands' invoke_agent).
+    return (ctx.span.trace_id, output_check.sha256(ctx.output.text.strip()), ctx.identity.agent_id, ctx.mode)
 
 
 def _evaluated_upstream(span: SpanRecord) -> bool:

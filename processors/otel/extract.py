@@ -2,6 +2,7 @@
 
 Conventions, in the order they are tried (the first that yields text wins):
 GenAI `gen_ai.output.messages`; the older `gen_ai.content.completion` event;
+the same messages as span events (Strands, `extract_events.py`);
 OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 `llm.output_messages.{i}.*`; OpenInference `output.value` on LLM/AGENT spans;
 Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import attributes as A
+from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
 from .records import SpanRecord
 
@@ -84,7 +86,7 @@ def _may_carry_output(span: SpanRecord) -> bool:
     for key in keys:
         if key.startswith(_PREFIXES):
             return True
-    return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT for e in span.events)
+    return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT or e.name in SPAN_OUTPUT_EVENTS for e in span.events)
 
 
 def extract(span: SpanRecord) -> Output | None:
@@ -194,6 +196,17 @@ def _from_completion_event(span: SpanRecord, attrs: Mapping[str, Any]) -> Output
         if event.name == A.GEN_AI_CONTENT_COMPLETION_EVENT and A.GEN_AI_COMPLETION in event.attributes:
             return messages_output(event.attributes[A.GEN_AI_COMPLETION], A.GEN_AI_CONTENT_COMPLETION_EVENT)
     return None
+
+
+def _from_span_events(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """Strands' span events (extract_events.py): the latest convention's messages, or a choice's content."""
+    found = output_event_value(span) if span.events else None
+    if found is None:
+        return None
+    source, value = found
+    if source == A.GEN_AI_CHOICE_EVENT:
+        value = choice_messages(value)
+    return messages_output(value, source) if value is not None else None
 
 
 def _from_indexed_completion(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
@@ -348,6 +361,7 @@ def _as_text(value: Any) -> str | None:
 _FINDERS = (
     _from_output_messages,
     _from_completion_event,
+    _from_span_events,
     _from_indexed_completion,
     _from_openinference_messages,
     _from_openinference_value,
