@@ -448,3 +448,22 @@ def test_strands_output_in_span_events_is_read_in_both_conventions_and_a_tool_re
     tool = _span("execute_tool", {"gen_ai.operation.name": "execute_tool"},
                  [EventRecord("gen_ai.choice", {"message": json.dumps([{"text": TOOL_RESULT}])})])  # fmt: skip
     assert extract(tool) is None
+
+
+def test_openllmetry_langgraph_call_model_step_beside_the_llm_span_is_a_repeat_not_a_new_output():
+    from claimwatch.checks.pipeline import Pipeline
+    from claimwatch.checks.trace import HeldTrace
+
+    node = _span("execute_task agent", {"traceloop.span.kind": "task", "traceloop.entity.name": "agent"})
+    sequence = _span("execute_task RunnableSequence", {"traceloop.span.kind": "task"})._replace(parent_span_id=node.span_id)
+    messages = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}]}])
+    llm = _span("ChatOpenAI.chat", {"gen_ai.output.messages": messages})._replace(parent_span_id=sequence.span_id)
+    step = json.dumps({"outputs": {"messages": [_lc("AIMessage", ANSWER)]}, "kwargs": {"tags": ["seq:step:2"]}})
+    call_model = _span("execute_task call_model", {"traceloop.span.kind": "task", "traceloop.entity.output": step})
+    call_model = call_model._replace(parent_span_id=node.span_id)
+    spans = {s.span_id: s for s in (node, sequence, llm, call_model)}
+    pipeline, seen = Pipeline({"validation": FACTS}), {}
+    first = pipeline.process(llm, HeldTrace(spans.get), seen=seen)
+    again = pipeline.process(call_model, HeldTrace(spans.get), seen=seen)
+    assert first.duplicate_of is None and first.result("output").detail.violations
+    assert again.duplicate_of == llm.span_id

@@ -223,9 +223,13 @@ class Pipeline:
         if first is None:
             return None
         # Only an echo on the same line of descent (an agent span over its own LLM span) is
-        # the same output; the same words from another LLM call are a new output.
-        related = ctx.trace.is_ancestor(ctx.span.span_id, first.span) or ctx.trace.is_ancestor(
-            first.span.span_id, ctx.span
+        # the same output; the same words from another LLM call are a new output. A chain run's
+        # output is never a new one: LangGraph's call_model step repeats the answer of the LLM
+        # span beside it, not below it.
+        related = (
+            ctx.output.source in _RESTATING_SOURCES
+            or ctx.trace.is_ancestor(ctx.span.span_id, first.span)
+            or ctx.trace.is_ancestor(first.span.span_id, ctx.span)
         )
         if not related:
             return None
@@ -359,6 +363,10 @@ def _failed(check: str, exc: Exception) -> CheckResult:
     """The fail-open result of a check that raised."""
     error = f"{type(exc).__name__}: {exc}"
     return CheckResult(check, "error_fallback", reason=f"error_fallback: {error}", error=error)
+
+
+# Outputs read from a chain, task or agent run's output value: they restate what a model said.
+_RESTATING_SOURCES = frozenset({A.TRACELOOP_ENTITY_OUTPUT})
 
 
 def _repeat_key(ctx: CheckContext) -> tuple:
