@@ -467,3 +467,31 @@ def test_openllmetry_langgraph_call_model_step_beside_the_llm_span_is_a_repeat_n
     again = pipeline.process(call_model, HeldTrace(spans.get), seen=seen)
     assert first.duplicate_of is None and first.result("output").detail.violations
     assert again.duplicate_of == llm.span_id
+
+
+def test_langchain_and_strands_tool_spans_give_the_tools_own_arguments_and_result():
+    from claimwatch.grounding.trace import span_passages
+    from claimwatch.verify.actions import tool_call_of_span
+
+    result = "Reservation K7QX2: 1 checked bag, total price $120."
+    openinference = _span("get_reservation", {
+        "openinference.span.kind": "TOOL", "tool.name": "get_reservation", "input.value": "K7QX2",
+        "output.value": json.dumps(_dumpd("tool", result, tool_call_id="call_1", status="success"))})  # fmt: skip
+    kwargs = {"tags": ["seq:step:1"], "color": "green", "tool_call_id": "call_1"}
+    envelope = json.dumps({"input_str": "{'code': 'K7QX2'}", "metadata": {"langgraph_step": 2},
+                           "inputs": {"code": "K7QX2"}, "kwargs": kwargs})  # fmt: skip
+    output = json.dumps({"output": _lc("ToolMessage", result, tool_call_id="call_1"), "kwargs": kwargs})
+    openllmetry = _span("execute_tool get_reservation", {
+        "traceloop.span.kind": "tool", "traceloop.entity.name": "get_reservation", "gen_ai.operation.name":
+        "execute_tool", "gen_ai.tool.name": "get_reservation", "traceloop.entity.input": envelope,
+        "gen_ai.tool.call.arguments": envelope, "traceloop.entity.output": output, "gen_ai.tool.call.result": output})  # fmt: skip
+    strands = _span("execute_tool get_reservation", {"gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "get_reservation", "gen_ai.tool.call.id": "call_1"}, [
+        EventRecord("gen_ai.tool.message", {"role": "tool", "content": '{"code": "K7QX2"}', "id": "call_1"}),
+        EventRecord("gen_ai.choice", {"message": json.dumps([{"text": result}]), "id": "call_1"})])  # fmt: skip
+    for span, arguments in ((openinference, "K7QX2"), (openllmetry, {"code": "K7QX2"}), (strands, {"code": "K7QX2"})):
+        name, args, got, _, _ = tool_call_of_span(span)
+        assert (name, got) == ("get_reservation", result), span.name
+        assert (json.loads(args) if isinstance(arguments, dict) else args) == arguments, span.name
+        [passage] = span_passages(span)
+        assert (passage.source, passage.text, passage.tool_name) == ("tool_result", result, "get_reservation")

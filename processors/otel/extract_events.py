@@ -60,3 +60,37 @@ def choice_messages(value: Any) -> list[dict[str, Any]] | None:
             parts.append({"type": "tool_call", "id": use.get("toolUseId"), "name": use.get("name"),
                           "arguments": use.get("input")})  # fmt: skip
     return [{"role": "assistant", "parts": parts}]
+
+
+# --- a Strands tool span: the call's arguments and the tool's result are events too -----------------
+TOOL_MESSAGE_EVENT = "gen_ai.tool.message"  # content: the call's input (JSON)
+
+
+def tool_events(span: SpanRecord) -> tuple[Any, Any]:
+    """(arguments, result) an `execute_tool` span carries as events (Strands' default conventions):
+    `gen_ai.tool.message` holds the input, `gen_ai.choice` the result's content blocks. (None, None)
+    when it has neither."""
+    if not span.events or str(span.attributes.get(A.GEN_AI_OPERATION_NAME, "")) != _TOOL_OPERATION:
+        return None, None
+    arguments = result = None
+    for event in span.events:
+        if event.name == TOOL_MESSAGE_EVENT and arguments is None:
+            arguments = event.attributes.get("content")
+        elif event.name == A.GEN_AI_CHOICE_EVENT and result is None:
+            result = _block_text(event.attributes.get(CHOICE_MESSAGE))
+    return arguments, result
+
+
+def _block_text(value: Any) -> Any:
+    """Content blocks' text joined (`[{"text": ...}]`); any other value unchanged."""
+    decoded = value
+    if isinstance(value, str) and value.lstrip()[:1] == "[":
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(decoded, (list, tuple)) and all(isinstance(b, Mapping) for b in decoded):
+        texts = [b["text"] for b in decoded if isinstance(b.get("text"), str)]
+        if texts:
+            return "\n".join(texts)
+    return value

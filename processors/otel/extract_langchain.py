@@ -16,6 +16,7 @@ tool result, a routing decision like `__end__`) says nothing of its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,3 +93,40 @@ def _text(content: Any) -> str:
         parts = [c if isinstance(c, str) else c.get("text") for c in content if isinstance(c, (str, Mapping))]
         return "\n\n".join(p for p in parts if isinstance(p, str))
     return ""
+
+
+# --- tools: LangChain's envelopes around what a tool got and gave ------------------------------------
+
+
+def tool_message_content(value: Any) -> Any:
+    """A tool result serialized as LangChain's ToolMessage (OpenInference `output.value`, OpenLLMetry's
+    `{"output": ..., "kwargs": ...}`): its content, the text the tool gave. Anything else unchanged."""
+    decoded = value
+    if isinstance(value, str):
+        if "tool" not in value or value.lstrip()[:1] != "{":
+            return value
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+    messages = _messages(decoded, 0)
+    if len(messages) == 1 and messages[0][0] == "tool":
+        return _text(messages[0][1])
+    return value
+
+
+def tool_call_input(value: Any) -> Any:
+    """OpenLLMetry's LangChain tool input `{"input_str", "inputs", "metadata", "kwargs", ...}`: the inputs,
+    the arguments the tool was called with. Anything else unchanged."""
+    decoded = value
+    if isinstance(value, str):
+        if '"input_str"' not in value:
+            return value
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(decoded, Mapping) and "input_str" in decoded:
+        inputs = decoded.get("inputs")
+        return json.dumps(inputs, ensure_ascii=False, default=str) if inputs is not None else decoded["input_str"]
+    return value
