@@ -24,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import duckdb
@@ -120,10 +121,26 @@ class FileStore:
         return duckdb.connect(self.path, read_only=True)
 
 
-def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: dict | None = None) -> Run:
+def spans_of(sink: Sink, run_id: str) -> list:
+    """The spans the sink got from one run's process (tagged by a resource attribute: runs overlap)."""
+    return [
+        s
+        for request in list(sink.requests)
+        for rs in request.resource_spans
+        if any(kv.key == RUN_TAG and kv.value.string_value == run_id for kv in rs.resource.attributes)
+        for ss in rs.scope_spans
+        for s in ss.spans
+    ]
+
+
+RUN_TAG = "claimwatch.test.run"
+
+
+def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: dict | None = None,
+        service: str = "ops-app") -> Run:
     """Run `client` in its own process; wait until all it sent is stored and forwarded."""
     llm = FakeLLM(replies)
-    before = len(sink.spans())
+    run_id = f"{client}-{id(llm)}"
     desk = len(replies) == 3
     command = [
         sys.executable,
@@ -135,7 +152,7 @@ def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: di
         "--otlp",
         f"http://{collector.addresses.otlp_http}/v1/traces",
         "--service",
-        "ops-app",
+        service,
     ]
     if in_process is not None:
         command += ["--claimwatch", json.dumps(in_process)]
@@ -145,77 +162,102 @@ def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: di
         "no_proxy": "127.0.0.1,localhost",
         "OPENAI_API_KEY": "test-key",
         "OTEL_BSP_SCHEDULE_DELAY": "60000",  # one export at shutdown: the whole trace in one request
+        "OTEL_RESOURCE_ATTRIBUTES": f"{RUN_TAG}={run_id}",
     }
     env.pop("OTEL_SEMCONV_STABILITY_OPT_IN", None)
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout.strip().splitlines()[-1])
-        wait_for(lambda: collector.engine.flush(10) and len(sink.spans()) >= before + report["spans"])
+        wait_for(lambda: collector.engine.flush(10) and len(spans_of(sink, run_id)) >= report["spans"], timeout=30)
         collector.store.flush(10)
     finally:
         llm.close()
-    store = FileStore(in_process["storage"]["path"]) if in_process and in_process["storage"].get("path") else None
-    return Run(client, report["answer"], len(llm.requests), store or collector.store, sink.spans()[before:],
-               report["claimwatch"])
+    store = FileStore(in_process["storage"]["path"]) if in_process else collector.store
+    return Run(client, report["answer"], len(llm.requests), store, spans_of(sink, run_id), report["claimwatch"])
 
 
-def _collector_fixture(tmp_path_factory, **sections):
-    sink = Sink()
-    collector = start_collector(
-        tmp_path_factory.mktemp("collector"),
-        exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
-        **sections,
-    )
-    return sink, collector
+# What the tests below ask for, run ahead two at a time (each run is a process that spends most of its
+# time importing its client): (scenario, client, option).
+OPS_CLIENTS = tuple(CLIENTS)
+IN_PROCESS_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry", "strands")
+AUDIT_CLIENTS = ("langgraph-openinference", "strands")
+DESK_CLIENTS = tuple(CLIENTS)
+CONSISTENT_CLIENTS = ("langgraph-openinference", "strands")
+PLAN = (
+    [("ops", c, None) for c in OPS_CLIENTS]
+    + [("ops", c, "in-process") for c in IN_PROCESS_CLIENTS]
+    + [("desk", c, CONTRADICTING) for c in DESK_CLIENTS]
+    + [("audit", c, None) for c in AUDIT_CLIENTS]
+    + [("desk", c, CONSISTENT) for c in CONSISTENT_CLIENTS]
+)
+PARALLEL_RUNS = 2
+
+
+class Runs:
+    """Two collectors (enforcing with debug annotations; auditing with grounding, actions and a tool deny
+    rule), each forwarding to its sink; every planned run started ahead, its outcome read on first use."""
+
+    def __init__(self, tmp_path_factory) -> None:
+        self.tmp = tmp_path_factory
+        self.ops_sink, self.ops_collector = self._collector(agents=ENFORCING, annotations={"verbosity": "debug"})
+        self.desk_sink, self.desk_collector = self._collector(agents=AUDITING, checks=CHECKS)
+        self.pool = ThreadPoolExecutor(PARALLEL_RUNS, thread_name_prefix="client-run")
+        self.futures: dict[tuple, Future] = {}
+        for scenario, client, option in PLAN:
+            if installed(*CLIENTS[client]):
+                self._submit(scenario, client, option)
+
+    def _collector(self, **sections):
+        sink = Sink()
+        collector = start_collector(
+            self.tmp.mktemp("collector"),
+            exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
+            **sections,
+        )
+        return sink, collector
+
+    def _submit(self, scenario: str, client: str, option) -> Future:
+        key = (scenario, client, option)
+        if key not in self.futures:
+            self.futures[key] = self.pool.submit(self._run, scenario, client, option)
+        return self.futures[key]
+
+    def _run(self, scenario: str, client: str, option) -> Run:
+        docker = [Reply.tool_call("check_docker"), Reply.text(ANSWER)]
+        if scenario == "desk":
+            return run(self.desk_collector, self.desk_sink, client, [LOOKUP, INSTALL, Reply.text(option)])
+        if scenario == "audit":
+            return run(self.desk_collector, self.desk_sink, client, docker)
+        if option != "in-process":
+            return run(self.ops_collector, self.ops_sink, client, docker)
+        path = self.tmp.mktemp("in-process") / "audit.duckdb"
+        config = {"validation": FACTS, "agents": ENFORCING, "storage": {"path": str(path)},
+                  "annotations": {"verbosity": "debug"}}  # fmt: skip
+        # OpenInference's LangChain instrumentation sets every attribute when a run ends: in process, an
+        # LLM span is judged while its graph's span is still open and names no agent, so the agent is
+        # known by the process's service.name only (the collector, which sees the whole trace, needs no help).
+        service = AGENT if client == "langgraph-openinference" else "ops-app"
+        return run(self.ops_collector, self.ops_sink, client, docker, config, service)
+
+    def get(self, scenario: str, client: str, option=None) -> Run:
+        return self._submit(scenario, client, option).result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        for collector, sink in ((self.ops_collector, self.ops_sink), (self.desk_collector, self.desk_sink)):
+            collector.stop()
+            sink.close()
 
 
 @pytest.fixture(scope="module")
-def ops(tmp_path_factory):
-    """The enforcing collector (debug annotations: the most talkative setting must still leak nothing)."""
-    sink, collector = _collector_fixture(tmp_path_factory, agents=ENFORCING, annotations={"verbosity": "debug"})
-    cache: dict[tuple, Run] = {}
-
-    def get(client: str, in_process: bool = False) -> Run:
-        key = (client, in_process)
-        if key not in cache:
-            config = None
-            if in_process:
-                path = tmp_path_factory.mktemp("in-process") / "audit.duckdb"
-                config = {"validation": FACTS, "agents": ENFORCING, "storage": {"path": str(path)},
-                          "annotations": {"verbosity": "debug"}}
-            replies = [Reply.tool_call("check_docker"), Reply.text(ANSWER)]
-            cache[key] = run(collector, sink, client, replies, config)
-        return cache[key]
-
+def runs(tmp_path_factory):
+    runs_ = Runs(tmp_path_factory)
     try:
-        yield get
+        yield runs_
     finally:
-        collector.stop()
-        sink.close()
+        runs_.close()
 
-
-@pytest.fixture(scope="module")
-def desk(tmp_path_factory):
-    """The auditing collector with grounding, actions and a tool deny rule."""
-    sink, collector = _collector_fixture(tmp_path_factory, agents=AUDITING, checks=CHECKS)
-    cache: dict[tuple, Run] = {}
-
-    def get(client: str, answer: str = CONTRADICTING, scenario: str = "desk") -> Run:
-        key = (client, answer, scenario)
-        if key not in cache:
-            if scenario == "desk":
-                replies = [LOOKUP, INSTALL, Reply.text(answer)]
-            else:
-                replies = [Reply.tool_call("check_docker"), Reply.text(answer)]
-            cache[key] = run(collector, sink, client, replies)
-        return cache[key]
-
-    try:
-        yield get
-    finally:
-        collector.stop()
-        sink.close()
 
 
 def output_rows(run_: Run) -> list[tuple]:
@@ -243,8 +285,8 @@ def assert_no_doubles_and_no_failures(run_: Run) -> None:
 
 @e2e
 @each_client()
-def test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces(ops, client):
-    r = ops(client)
+def test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces(runs, client):
+    r = runs.get("ops", client)
     assert r.answer == ANSWER
     want = expected()
     rows = output_rows(r)
@@ -262,17 +304,17 @@ def test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces(ops, c
 
 @e2e
 @each_client()
-def test_blocked_answer_leaves_no_copy_under_any_key(ops, client):
-    r = ops(client)
+def test_blocked_answer_leaves_no_copy_under_any_key(runs, client):
+    r = runs.get("ops", client)
     assert leaks(r) == []
     # The tool's own result is not the agent's output: it travels untouched.
     assert any(TOOL_RESULT in everything(s) for s in r.spans)
 
 
 @e2e
-@each_client()
-def test_auditing_agent_answer_is_flagged_as_a_block_but_forwarded(desk, client):
-    r = desk(client, ANSWER, scenario="ops")
+@each_client(AUDIT_CLIENTS)
+def test_auditing_agent_answer_is_judged_and_forwarded_as_it_was(runs, client):
+    r = runs.get("audit", client)
     want = OutputValidator(load_config({"validation": FACTS})).validate(ANSWER, trust=AUDITING["rules"][0]["trust"])
     assert want.violations and want.verdict != "pass"
     rows = [x for x in output_rows(r) if x[6]]
@@ -286,8 +328,8 @@ def test_auditing_agent_answer_is_flagged_as_a_block_but_forwarded(desk, client)
 
 @e2e
 @each_client()
-def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(desk, client):
-    r = desk(client)
+def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
     assert r.answer == CONTRADICTING
     assert_no_doubles_and_no_failures(r)
     assert_contradictions_fabricated(r)
@@ -296,24 +338,24 @@ def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(desk, clie
 
 
 @e2e
-@each_client()
-def test_answer_agreeing_with_the_tool_result_is_grounded(desk, client):
-    r = desk(client, CONSISTENT)
+@each_client(CONSISTENT_CLIENTS)
+def test_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
+    r = runs.get("desk", client, CONSISTENT)
     assert_no_doubles_and_no_failures(r)
     assert_consistent_answer_grounded(r)
 
 
 @e2e
 @each_client()
-def test_action_claims_are_graded_against_the_tool_calls(desk, client):
-    r = desk(client)
+def test_action_claims_are_graded_against_the_tool_calls(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
     assert_actions_graded(r, r.tool_span("bash"))
 
 
 @e2e
 @each_client()
-def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(desk, client):
-    r = desk(client)
+def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
     assert_deny_rule_blocks_the_lookup(r, r.tool_span("get_reservation"))
 
 
@@ -321,9 +363,9 @@ def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(desk, client):
 
 
 @e2e
-@each_client()
-def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(ops, client):
-    r = ops(client, in_process=True)
+@each_client(IN_PROCESS_CLIENTS)
+def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(runs, client):
+    r = runs.get("ops", client, "in-process")
     assert r.answer == ANSWER
     assert r.rows(
         "SELECT agent_id, mode, verdict, enforced FROM evaluations WHERE check_name = 'output' AND verdict <> 'pass'"
