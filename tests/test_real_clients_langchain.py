@@ -31,6 +31,7 @@ import duckdb
 import pytest
 
 from claimwatch import OutputValidator, load_config
+from claimwatch.checks.redact import redacted_attributes
 from tests.conftest import ROOT
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
@@ -184,12 +185,17 @@ IN_PROCESS_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry", "stran
 AUDIT_CLIENTS = ("langgraph-openinference", "strands")
 DESK_CLIENTS = tuple(CLIENTS)
 CONSISTENT_CLIENTS = ("langgraph-openinference", "strands")
+NARRATED_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry")
+# The model says what it found on two lines and calls the tool in the same turn; then it closes.
+NARRATION = "Docker is not running.\nPostgreSQL is down."
+CLOSING = "Is there anything else I can check?"
 PLAN = (
     [("ops", c, None) for c in OPS_CLIENTS]
     + [("ops", c, "in-process") for c in IN_PROCESS_CLIENTS]
     + [("desk", c, CONTRADICTING) for c in DESK_CLIENTS]
     + [("audit", c, None) for c in AUDIT_CLIENTS]
     + [("desk", c, CONSISTENT) for c in CONSISTENT_CLIENTS]
+    + [("narrated", c, None) for c in NARRATED_CLIENTS]
 )
 PARALLEL_RUNS = 2
 
@@ -229,6 +235,9 @@ class Runs:
             return run(self.desk_collector, self.desk_sink, client, [LOOKUP, INSTALL, Reply.text(option)])
         if scenario == "audit":
             return run(self.desk_collector, self.desk_sink, client, docker)
+        if scenario == "narrated":
+            narrated = [Reply(content=NARRATION, tool="check_docker"), Reply.text(CLOSING)]
+            return run(self.ops_collector, self.ops_sink, client, narrated)
         if option != "in-process":
             return run(self.ops_collector, self.ops_sink, client, docker)
         path = self.tmp.mktemp("in-process") / "audit.duckdb"
@@ -321,6 +330,20 @@ def test_auditing_agent_answer_is_judged_and_forwarded_as_it_was(runs, client):
     assert [x[1:5] + x[6:7] for x in rows] == [(AGENT, "audit", want.verdict, False, len(want.violations))], rows
     assert_no_doubles_and_no_failures(r)
     assert any(ANSWER in everything(s) for s in r.spans)
+
+
+@e2e
+@each_client(NARRATED_CLIENTS)
+def test_blocked_narration_before_a_tool_call_leaves_no_copy_in_the_graphs_routing_values(runs, client):
+    # LangGraph routes the turn to its tool node with Send(node='tools', arg={... AIMessage(content='...')}):
+    # the chain spans carry the narration in a Python repr, its newline escaped.
+    r = runs.get("narrated", client)
+    assert r.rows("SELECT verdict, enforced FROM evaluations WHERE check_name = 'output' AND verdict <> 'pass'") == [
+        ("block", True)
+    ]
+    assert_no_doubles_and_no_failures(r)
+    assert leaks(r) == []
+    assert any(CLOSING in everything(s) for s in r.spans)
 
 
 # --- desk: grounding, actions and tool_policy ----------------------------------------------------------
@@ -537,3 +560,12 @@ def test_langchain_and_strands_tool_spans_give_the_tools_own_arguments_and_resul
         assert (json.loads(args) if isinstance(arguments, dict) else args) == arguments, span.name
         [passage] = span_passages(span)
         assert (passage.source, passage.text, passage.tool_name) == ("tool_result", result, "get_reservation")
+
+
+def test_blocked_text_inside_a_python_repr_is_redacted_with_its_escapes():
+    # As LangGraph's should_continue output reaches OpenInference's output.value and OpenLLMetry's entity output.
+    text = "Docker is not running.\nIt's down."
+    send = "Send(node='tools', arg={'state': {'messages': [AIMessage(content=" + repr(text) + ", tool_calls=[])]}})"
+    for value in (json.dumps([send]), json.dumps({"outputs": [send], "kwargs": {}}), send):
+        out = redacted_attributes({"output.value": value}, [text], "[blocked]")["output.value"]
+        assert "Docker is not running" not in out and "[blocked]" in out
