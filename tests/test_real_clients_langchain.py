@@ -178,8 +178,8 @@ def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: di
     return Run(client, report["answer"], len(llm.requests), store, spans_of(sink, run_id), report["claimwatch"])
 
 
-# What the tests below ask for, run ahead two at a time (each run is a process that spends most of its
-# time importing its client): (scenario, client, option).
+# Which clients each scenario runs with (each run is a process that spends most of its time importing
+# its client): the output, redaction and tool checks with every client; the rest with a few.
 OPS_CLIENTS = tuple(CLIENTS)
 IN_PROCESS_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry", "strands")
 AUDIT_CLIENTS = ("langgraph-openinference", "strands")
@@ -189,14 +189,6 @@ NARRATED_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry")
 # The model says what it found on two lines and calls the tool in the same turn; then it closes.
 NARRATION = "Docker is not running.\nPostgreSQL is down."
 CLOSING = "Is there anything else I can check?"
-PLAN = (
-    [("ops", c, None) for c in OPS_CLIENTS]
-    + [("ops", c, "in-process") for c in IN_PROCESS_CLIENTS]
-    + [("desk", c, CONTRADICTING) for c in DESK_CLIENTS]
-    + [("audit", c, None) for c in AUDIT_CLIENTS]
-    + [("desk", c, CONSISTENT) for c in CONSISTENT_CLIENTS]
-    + [("narrated", c, None) for c in NARRATED_CLIENTS]
-)
 PARALLEL_RUNS = 2
 
 
@@ -210,9 +202,15 @@ class Runs:
         self.desk_sink, self.desk_collector = self._collector(agents=AUDITING, checks=CHECKS)
         self.pool = ThreadPoolExecutor(PARALLEL_RUNS, thread_name_prefix="client-run")
         self.futures: dict[tuple, Future] = {}
-        for scenario, client, option in PLAN:
-            if installed(*CLIENTS[client]):
-                self._submit(scenario, client, option)
+
+    def start(self, items) -> None:
+        """Start, two at a time, the runs the selected tests will read, in the order they read them."""
+        for item in items:
+            need = RUN_OF_TEST.get(getattr(item, "originalname", ""))
+            callspec = getattr(item, "callspec", None)
+            client = callspec.params.get("client") if callspec is not None else None
+            if need is not None and client in CLIENTS and installed(*CLIENTS[client]):
+                self._submit(need[0], client, need[1])
 
     def _collector(self, **sections):
         sink = Sink()
@@ -260,8 +258,9 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, request):
     runs_ = Runs(tmp_path_factory)
+    runs_.start(i for i in request.session.items if i.module is request.module)
     try:
         yield runs_
     finally:
@@ -396,6 +395,20 @@ def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(
     assert_no_doubles_and_no_failures(r)
     assert r.processor_stats.get("enforced_blocks") == 1
     assert leaks(r) == []
+
+
+# test -> the run it reads: (scenario, option)
+RUN_OF_TEST = {
+    test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces.__name__: ("ops", None),
+    test_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
+    test_blocked_narration_before_a_tool_call_leaves_no_copy_in_the_graphs_routing_values.__name__: ("narrated", None),
+    test_auditing_agent_answer_is_judged_and_forwarded_as_it_was.__name__: ("audit", None),
+    test_answer_contradicting_the_tool_result_is_fabricated_citing_it.__name__: ("desk", CONTRADICTING),
+    test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
+    test_action_claims_are_graded_against_the_tool_calls.__name__: ("desk", CONTRADICTING),
+    test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
+    test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing.__name__: ("ops", "in-process"),
+}
 
 
 # --- What the clients write, read span by span ----------------------------------------------------------
