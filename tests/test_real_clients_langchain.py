@@ -522,6 +522,9 @@ def test_strands_output_in_span_events_is_read_in_both_conventions_and_a_tool_re
     latest = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}]}])
     details = EventRecord("gen_ai.client.inference.operation.details", {"gen_ai.output.messages": latest})
     assert extract(_span("chat", {"gen_ai.operation.name": "chat"}, [details])).text == ANSWER
+    # A choice event holding an OpenAI-shaped message (other emitters of the same event name).
+    shaped = EventRecord("gen_ai.choice", {"message": json.dumps({"role": "assistant", "content": ANSWER})})
+    assert extract(_span("chat", {}, [shaped])).text == ANSWER
     # A tool span's choice event is the tool's result, not the model's output.
     tool = _span("execute_tool", {"gen_ai.operation.name": "execute_tool"},
                  [EventRecord("gen_ai.choice", {"message": json.dumps([{"text": TOOL_RESULT}])})])  # fmt: skip

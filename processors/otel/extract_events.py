@@ -40,13 +40,14 @@ def output_event_value(span: SpanRecord) -> tuple[str, Any] | None:
 def choice_messages(value: Any) -> list[dict[str, Any]] | None:
     """A `gen_ai.choice` event's message as GenAI output messages: content blocks become parts."""
     if isinstance(value, str):
-        stripped = value.lstrip()
-        if not stripped.startswith("["):
+        if not value.lstrip().startswith(("[", "{")):
             return [{"role": "assistant", "parts": [{"type": "text", "content": value}]}]
         try:
             value = json.loads(value)
         except ValueError:
             return [{"role": "assistant", "parts": [{"type": "text", "content": value}]}]
+    if isinstance(value, Mapping):  # an OpenAI-shaped message ({"role", "content", "tool_calls"})
+        return [{"role": "assistant", **value}]
     if not isinstance(value, (list, tuple)):
         return None
     parts: list[dict[str, Any]] = []
