@@ -180,12 +180,10 @@ def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: di
 
 # Which clients each scenario runs with (each run is a process that spends most of its time importing
 # its client): the output, redaction and tool checks with every client; the rest with a few.
-OPS_CLIENTS = tuple(CLIENTS)
-IN_PROCESS_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry", "strands")
-AUDIT_CLIENTS = ("langgraph-openinference", "strands")
-DESK_CLIENTS = tuple(CLIENTS)
-CONSISTENT_CLIENTS = ("langgraph-openinference", "strands")
-NARRATED_CLIENTS = ("langgraph-openinference", "langgraph-openllmetry")
+IN_PROCESS_CLIENTS = ("langgraph-openinference", "strands")
+AUDIT_CLIENTS = ("strands",)
+CONSISTENT_CLIENTS = ("langgraph-openinference",)
+NARRATED_CLIENTS = ("langgraph-openinference",)
 # The model says what it found on two lines and calls the tool in the same turn; then it closes.
 NARRATION = "Docker is not running.\nPostgreSQL is down."
 CLOSING = "Is there anything else I can check?"
