@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from claimwatch.checks.pipeline import IDENTITY_KEYS, Pipeline
+from claimwatch.checks.pipeline import ANCESTOR_KEYS, Pipeline
 from claimwatch.checks.redact import redacted_attributes
 from claimwatch.checks.trace import HeldTrace
 from claimwatch.core.config import ClaimwatchConfig
@@ -354,7 +354,7 @@ class CollectorEngine:
         return out
 
 
-_IDENTITY_KEY_SET = frozenset(IDENTITY_KEYS)
+_IDENTITY_KEY_SET = frozenset(ANCESTOR_KEYS)
 # What one forwarded request may carry (spans' wire bytes before annotations): a batch releases
 # every trace whose decision wait ended in one tick, and gRPC receivers (the OpenTelemetry
 # Collector's among them) refuse messages over 4 MiB by default; annotations need the margin.

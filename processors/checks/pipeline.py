@@ -9,6 +9,7 @@ collector engine, `guard`) only apply it. Per-span work never raises.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import uuid
 from collections import OrderedDict
@@ -61,6 +62,8 @@ IDENTITY_KEYS = (
     A.TRACELOOP_ENTITY_NAME,
     A.OPENINFERENCE_SPAN_KIND,
 )
+# And what identity reads of an ancestor only when it has one of those (OpenInference's metadata).
+ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA)
 
 
 def enforces(mode: str, verdict: str) -> bool:
@@ -231,8 +234,11 @@ class Pipeline:
         # the same output; the same words from another LLM call are a new output. So is one
         # response written twice side by side: the anthropic SDK traces its own calls and an
         # instrumentation (OpenLLMetry) writes a sibling span for each, both with the response's id.
+        # A chain run's output is never a new one: LangGraph's call_model step repeats the answer
+        # of the LLM span beside it, not below it.
         related = (
-            ctx.trace.is_ancestor(ctx.span.span_id, first.span)
+            ctx.output.source in _RESTATING_SOURCES
+            or ctx.trace.is_ancestor(ctx.span.span_id, first.span)
             or ctx.trace.is_ancestor(first.span.span_id, ctx.span)
             or _same_response(ctx.span, first.span)
         )
@@ -311,14 +317,15 @@ class Pipeline:
         depth = 0
         while current is not None and depth < _MAX_DEPTH:
             attrs = current.attributes
-            agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
+            if A.TRACELOOP_SPAN_KIND not in attrs:  # OpenLLMetry writes LangChain's run id there
+                agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
             agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
                 agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
-            if agent_span_name is None and str(attrs.get(A.OPENINFERENCE_SPAN_KIND, "")).upper() == "AGENT":
+            if agent_span_name is None:
                 # OpenInference names an AGENT span after its agent when it starts, while some
                 # frameworks set `agent.name` only when it ends, after its LLM calls were judged.
-                agent_span_name = _str(current.name)
+                agent_span_name = openinference_agent_name(current)
             session = session or _str(attrs.get(A.GEN_AI_CONVERSATION_ID)) or _str(attrs.get(A.SESSION_ID))
             trust = trust if trust is not None else _float(attrs.get(A.AGENT_TRUST))
             if agent_id and session and trust is not None:
@@ -404,8 +411,13 @@ def _same_response(a: SpanRecord, b: SpanRecord) -> bool:
     return isinstance(response, str) and response != "" and response == b.attributes.get(A.GEN_AI_RESPONSE_ID)
 
 
+# Outputs read from a chain, task or agent run's output value: they restate what a model said.
+_RESTATING_SOURCES = frozenset({A.TRACELOOP_ENTITY_OUTPUT})
+
+
 def _repeat_key(ctx: CheckContext) -> tuple:
-    return (ctx.span.trace_id, output_check.sha256(ctx.output.text), ctx.identity.agent_id, ctx.mode)
+    # Stripped: an agent span may repeat the answer with a newline added (Strands' invoke_agent).
+    return (ctx.span.trace_id, output_check.sha256(ctx.output.text.strip()), ctx.identity.agent_id, ctx.mode)
 
 
 def _evaluated_upstream(span: SpanRecord) -> bool:
@@ -465,6 +477,40 @@ def _time(span: SpanRecord) -> datetime:
     ended = span.end_ns or span.start_ns
     # Stored as naive UTC: DuckDB returns TIMESTAMPTZ only with pytz installed.
     return (datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)).replace(tzinfo=None)
+
+
+# OpenInference calls every LangChain run whose name holds "agent" an AGENT span, so the model step
+# of each LangGraph prebuilt agent (the node "agent") looked like an agent called "agent", and the
+# rules for the real agent never matched (not enforced). The graph's own run, the one span whose
+# metadata names no node, carries the name the agent was given (`create_react_agent(name=...)`).
+_LANGGRAPH_STEPS = frozenset({"agent", "tools", "model"})  # prebuilt agents' node names
+_LANGGRAPH_UNNAMED = "LangGraph"  # a graph's name when it was given none
+
+
+def openinference_agent_name(span: SpanRecord) -> str | None:
+    """The agent an OpenInference span names: an AGENT span's name, or a LangGraph graph run's; not a step's."""
+    kind = str(span.attributes.get(A.OPENINFERENCE_SPAN_KIND, "")).upper()
+    if kind not in ("AGENT", "CHAIN"):
+        return None
+    graph, node = _langgraph(span.attributes.get(A.OPENINFERENCE_METADATA))
+    if not graph:
+        return _str(span.name) if kind == "AGENT" else None
+    if node is None:  # the graph's own run
+        return None if span.name == _LANGGRAPH_UNNAMED else _str(span.name)
+    return _str(span.name) if kind == "AGENT" and span.name not in _LANGGRAPH_STEPS else None
+
+
+def _langgraph(metadata: Any) -> tuple[bool, str | None]:
+    """(is this a LangGraph run?, the node it ran) from OpenInference's `metadata` JSON."""
+    if not isinstance(metadata, str) or "langgraph" not in metadata:
+        return False, None
+    try:
+        decoded = json.loads(metadata)
+    except ValueError:
+        return False, None
+    if not isinstance(decoded, Mapping) or decoded.get("ls_integration") != "langgraph":
+        return False, None
+    return True, _str(decoded.get("langgraph_node"))
 
 
 def _str(value: Any) -> str | None:

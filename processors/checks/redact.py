@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 _MISSING = object()
@@ -78,6 +79,17 @@ def _is_part(piece: str, text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=256)
+def _forms(text: str) -> tuple[str, ...]:
+    """The ways a blocked text is written inside other strings: as itself, and as the body of its Python
+    repr (LangGraph's routing values, `Send(node='tools', arg={... AIMessage(content='...')})`, reach
+    the chain spans as repr strings, where a newline or a quote of the text is escaped)."""
+    if not text:
+        return ()
+    quoted = repr(text)[1:-1]
+    return (text,) if quoted == text else (text, quoted)
+
+
 def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
     if not value:
         return _MISSING
@@ -92,8 +104,9 @@ def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
             return _MISSING if new is _MISSING else json.dumps(new, ensure_ascii=False)
     out, changed = value, False
     for text in blocked:
-        if text and text in out:
-            out, changed = out.replace(text, notice), True
+        for form in _forms(text):
+            if form in out:
+                out, changed = out.replace(form, notice), True
     if not changed and any(_is_part(stripped, text) for text in blocked):
         return notice  # one part of a multi-part output
 

@@ -2,7 +2,7 @@
 
 Evidence is what the agent could see before it spoke:
 - tool results of spans that ended earlier: GenAI `execute_tool` spans
-  (`gen_ai.tool.call.result`), OpenInference TOOL spans (`output.value`),
+  (`gen_ai.tool.call.result`, or Strands' events), OpenInference TOOL spans (`output.value`),
   OpenLLMetry tool spans (`traceloop.entity.output`);
 - retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
 - the span's own input messages: tool results and user messages in
@@ -29,6 +29,8 @@ from functools import lru_cache
 from threading import Lock
 from typing import Any
 
+from ..otel.extract_events import tool_events
+from ..otel.extract_langchain import tool_call_input, tool_message_content
 from ..otel.records import SpanRecord
 from .evidence import Passage, looks_truncated
 
@@ -55,6 +57,7 @@ ANTHROPIC_TOOL_RESULT = "anthropic.tool_result.content"
 # pydantic-ai's older attribute format (InstrumentationSettings(version=2)): `running tool` spans.
 PYDANTIC_AI_TOOL_ARGUMENTS = "tool_arguments"
 PYDANTIC_AI_TOOL_RESPONSE = "tool_response"
+STRANDS_TOOL_RESULT = "gen_ai.choice"  # where a Strands tool span's result is cited from (its event)
 
 _OI_MESSAGE = re.compile(
     r"^llm\.input_messages\.(\d+)\.message\.(?:(role|content|name|tool_call_id)|contents\.(\d+)\.message_content\.text"
@@ -72,6 +75,8 @@ def may_hold_evidence(span: SpanRecord) -> bool:
     """A cheap look by attribute names: could this span carry tool results, documents or input messages?"""
     keys = span.attributes.keys()
     if not _EVIDENCE_KEYS.isdisjoint(keys):
+        return True
+    if span.events and span.attributes.get(GEN_AI_OPERATION_NAME) == "execute_tool":
         return True
     return any(k.startswith((RETRIEVAL_PREFIX, OI_INPUT_MESSAGES_PREFIX, GEN_AI_PROMPT_PREFIX)) for k in keys)
 
@@ -188,7 +193,9 @@ def span_passages(span: SpanRecord) -> list[Passage]:
     tool = _tool_result(span)
     if tool is not None:
         name, arguments, result, key = tool
-        out.append(_passage(result, "tool_result", span, key, name, arguments))
+        # LangChain's envelopes (a serialized ToolMessage, OpenLLMetry's input wrapper): what the tool got and gave.
+        arguments = _text(tool_call_input(arguments))
+        out.append(_passage(tool_message_content(result), "tool_result", span, key, name, arguments))
     docs = [(int(m.group(1)), k) for k in attrs if (m := _OI_DOC.match(k))]
     for _, key in sorted(docs):
         out.append(_passage(attrs[key], "retrieval", span, key))
@@ -203,6 +210,10 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     if ANTHROPIC_TOOL_RESULT in attrs and GEN_AI_TOOL_NAME in attrs:
         args = _text(attrs.get(GEN_AI_TOOL_ARGUMENTS))
         return _str(attrs[GEN_AI_TOOL_NAME]), args, block_text(attrs[ANTHROPIC_TOOL_RESULT]), ANTHROPIC_TOOL_RESULT
+    if attrs.get(GEN_AI_OPERATION_NAME) == "execute_tool" and span.events:  # Strands: events carry both
+        arguments, result = tool_events(span)
+        if result is not None:
+            return _str(attrs.get(GEN_AI_TOOL_NAME)), _text(arguments), result, STRANDS_TOOL_RESULT
     if PYDANTIC_AI_TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:
         args = _text(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS))
         return _str(attrs[GEN_AI_TOOL_NAME]), args, attrs[PYDANTIC_AI_TOOL_RESPONSE], PYDANTIC_AI_TOOL_RESPONSE

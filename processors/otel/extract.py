@@ -2,9 +2,12 @@
 
 Conventions, in the order they are tried (the first that yields text wins):
 GenAI `gen_ai.output.messages`; the older `gen_ai.content.completion` event;
+the same messages as span events (Strands, `extract_events.py`);
 OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 `llm.output_messages.{i}.*`; OpenInference `output.value` on LLM/AGENT spans;
-Traceloop `traceloop.entity.output` on agent/workflow/task spans.
+Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
+run's serialized output there and in `output.value` is read as its last
+message, see `extract_langchain.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -25,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import attributes as A
+from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
+from .extract_langchain import langchain_output
 from .records import SpanRecord
 
 _TEXT_PART_TYPES = {"text", "reasoning", "thinking", "output_text"}
@@ -84,7 +89,7 @@ def _may_carry_output(span: SpanRecord) -> bool:
     for key in keys:
         if key.startswith(_PREFIXES):
             return True
-    return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT for e in span.events)
+    return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT or e.name in SPAN_OUTPUT_EVENTS for e in span.events)
 
 
 def extract(span: SpanRecord) -> Output | None:
@@ -199,6 +204,17 @@ def _from_completion_event(span: SpanRecord, attrs: Mapping[str, Any]) -> Output
     return None
 
 
+def _from_span_events(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """Strands' span events (extract_events.py): the latest convention's messages, or a choice's content."""
+    found = output_event_value(span) if span.events else None
+    if found is None:
+        return None
+    source, value = found
+    if source == A.GEN_AI_CHOICE_EVENT:
+        value = choice_messages(value)
+    return messages_output(value, source) if value is not None else None
+
+
 def _from_indexed_completion(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
     if not any(key.startswith(A.GEN_AI_COMPLETION_PREFIX) for key in attrs):
         return None
@@ -277,6 +293,9 @@ def _text_or_json(value: str, source: str) -> Output:
     decoded, _ = _decode(value)
     if decoded is None:
         return Output(_salvage(value) or value, source, truncated=True)
+    chain, said = langchain_output(decoded)  # a LangChain run: its last message, if the model's
+    if chain:
+        return Output(said, source)
     if isinstance(decoded, (list, tuple, Mapping)) and _looks_like_messages(decoded):
         found = messages_output(decoded, source)
         if found is not None:
@@ -354,6 +373,7 @@ def _call_id(value: Any) -> str | None:
 _FINDERS = (
     _from_output_messages,
     _from_completion_event,
+    _from_span_events,
     _from_indexed_completion,
     _from_openinference_messages,
     _from_openinference_value,

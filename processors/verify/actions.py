@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from ..otel.extract_events import tool_events
+from ..otel.extract_langchain import tool_call_input, tool_message_content
 from ..otel.records import SpanRecord
 from . import commands as C
 from .outcomes import Outcome, outcome_of
@@ -214,18 +216,20 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
     ):
         args = attrs.get(GEN_AI_TOOL_ARGUMENTS)
         result = attrs.get(GEN_AI_TOOL_RESULT)
+        if args is None and result is None and span.events:  # Strands: both are events
+            args, result = tool_events(span)
         if result is None:
             result = attrs.get(PYDANTIC_AI_TOOL_RESPONSE, attrs.get(ANTHROPIC_TOOL_RESULT))
-        return (str(attrs[GEN_AI_TOOL_NAME]), attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args,
-                result, _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
+        return (str(attrs[GEN_AI_TOOL_NAME]), tool_call_input(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args),
+                tool_message_content(result), _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
         args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
-        return str(name), args, attrs.get(OUTPUT_VALUE), _status(attrs, span), None
+        return str(name), args, tool_message_content(attrs.get(OUTPUT_VALUE)), _status(attrs, span), None
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
         name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
-        return (str(name), _traceloop_args(attrs.get(TRACELOOP_ENTITY_INPUT)), attrs.get(TRACELOOP_ENTITY_OUTPUT),
-                _status(attrs, span), None)
+        args = _traceloop_args(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
+        return str(name), args, tool_message_content(attrs.get(TRACELOOP_ENTITY_OUTPUT)), _status(attrs, span), None
     return None
 
 
