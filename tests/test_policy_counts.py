@@ -118,6 +118,13 @@ def test_a_tool_span_without_an_id_takes_the_id_of_its_request_in_the_trace(chec
     assert sighting(run(check, openinference_tool_span(5, spaced), [request]))[:2] == ("execute_tool", "call_7")
 
 
+def test_a_tool_span_traced_with_its_one_arguments_value_alone_takes_the_id_of_its_request(check):
+    # LangChain under OpenInference: the TOOL span's input.value is "K7QX2" for the request's {"code": "K7QX2"}.
+    request = llm_span(1, OUTPUTS["openinference"]("call_7"))
+    (value,) = RISKY.values()
+    assert sighting(run(check, openinference_tool_span(5, value), [request]))[:2] == ("execute_tool", "call_7")
+
+
 def test_the_latest_request_of_the_same_call_names_a_repeated_call(check):
     first, second = (llm_span(n, OUTPUTS["openinference"](f"call_{n}")) for n in (1, 5))
     assert sighting(run(check, openinference_tool_span(7, ARGS), [first, second]))[1] == "call_5"

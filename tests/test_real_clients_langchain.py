@@ -96,11 +96,11 @@ class Run:
     def trace_ids(self) -> list[str]:
         return sorted({s.trace_id.hex() for s in self.spans})
 
-    def rows(self, sql: str) -> list[tuple]:
+    def rows(self, sql: str, params: dict | None = None) -> list[tuple]:
         scoped = ", ".join(f"{t} AS (SELECT * FROM main.{t} WHERE list_contains($traces, trace_id))" for t in TABLES)
         cursor = self.store.cursor()
         try:
-            return cursor.execute(f"WITH {scoped} {sql}", {"traces": self.trace_ids}).fetchall()
+            return cursor.execute(f"WITH {scoped} {sql}", {**(params or {}), "traces": self.trace_ids}).fetchall()
         finally:
             cursor.close()
 

@@ -290,12 +290,16 @@ def _in_trace(ctx: CheckContext, tool: str, wanted: bytes) -> str | None:
 
 
 def _fingerprint(arguments: Any) -> bytes:
-    """Arguments as one comparable digest: a request's JSON string and a tool span's input differ in spacing."""
+    """Arguments as one comparable digest: a request's JSON string and a tool span's input differ in spacing,
+    and a tool of one argument may be traced with its value alone (LangChain under OpenInference: input.value
+    "K7QX2" for the request's {"code": "K7QX2"})."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except ValueError:
             arguments = arguments.strip()
+    if isinstance(arguments, dict) and len(arguments) == 1:
+        (arguments,) = arguments.values()
     text = _CANONICAL_JSON.encode(arguments)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
