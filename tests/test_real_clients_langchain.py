@@ -25,9 +25,8 @@ import os
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-import duckdb
 import pytest
 
 from claimwatch import OutputValidator, load_config
@@ -44,12 +43,13 @@ from tests.test_real_clients_checks import (
     CONTRADICTING,
     INSTALL,
     LOOKUP,
-    TABLES,
+    FileStore,
     assert_actions_graded,
     assert_consistent_answer_grounded,
     assert_contradictions_fabricated,
     assert_deny_rule_blocks_the_lookup,
 )
+from tests.test_real_clients_checks import Run as ChecksRun
 
 e2e = pytest.mark.e2e
 CLIENT_TIMEOUT_S = 90
@@ -84,42 +84,12 @@ def each_client(names=tuple(CLIENTS)):
 
 
 @dataclass
-class Run:
-    client: str
-    answer: str
-    llm_calls: int
-    store: object
-    spans: list
-    processor_stats: dict
+class Run(ChecksRun):
+    """A run as the checks' tests read it (rows scoped to its traces, its tool spans), plus what this
+    file also asserts: how many calls reached the model and the in-process adapter's counters."""
 
-    @property
-    def trace_ids(self) -> list[str]:
-        return sorted({s.trace_id.hex() for s in self.spans})
-
-    def rows(self, sql: str, params: dict | None = None) -> list[tuple]:
-        scoped = ", ".join(f"{t} AS (SELECT * FROM main.{t} WHERE list_contains($traces, trace_id))" for t in TABLES)
-        cursor = self.store.cursor()
-        try:
-            return cursor.execute(f"WITH {scoped} {sql}", {**(params or {}), "traces": self.trace_ids}).fetchall()
-        finally:
-            cursor.close()
-
-    def tool_span(self, tool: str) -> str:
-        found = [
-            s.span_id.hex()
-            for s in self.spans
-            if tool in {kv.value.string_value for kv in s.attributes if kv.key in ("gen_ai.tool.name", "tool.name")}
-        ]
-        assert len(found) == 1, (tool, sorted(s.name for s in self.spans))
-        return found[0]
-
-
-class FileStore:
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def cursor(self):
-        return duckdb.connect(self.path, read_only=True)
+    llm_calls: int = 0
+    processor_stats: dict = field(default_factory=dict)
 
 
 def spans_of(sink: Sink, run_id: str) -> list:
@@ -175,7 +145,7 @@ def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: di
     finally:
         llm.close()
     store = FileStore(in_process["storage"]["path"]) if in_process else collector.store
-    return Run(client, report["answer"], len(llm.requests), store, spans_of(sink, run_id), report["claimwatch"])
+    return Run(client, report["answer"], store, spans_of(sink, run_id), len(llm.requests), report["claimwatch"])
 
 
 # Which clients each scenario runs with (each run is a process that spends most of its time importing
