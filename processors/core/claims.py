@@ -237,9 +237,10 @@ def _rejected_before(source: str, window: str) -> bool:
 
 def _compile_before(source: str) -> tuple[re.Pattern, object | None]:
     """`reject_before` compiled to match at the end of a window: Python's and RE2's (or None)."""
-    python = re.compile(source + r"\s*$", re.IGNORECASE)
+    # Grouped: a source with alternatives ("would|will ...|n't\s+$") is anchored at the window's end as a whole.
+    python = re.compile(f"(?:{source})\\s*$", re.IGNORECASE)
     try:
-        fast = re2.compile(f"(?i){source}\\s*$", _BEFORE_OPTIONS)  # spelled as `python` is
+        fast = re2.compile(f"(?i)(?:{source})\\s*$", _BEFORE_OPTIONS)  # spelled as `python` is
     except re2.error:
         return python, None
     regexp = getattr(fast, "_regexp", None)
