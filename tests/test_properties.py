@@ -94,7 +94,7 @@ def test_reject_before_gives_pythons_answer_when_the_window_is_ascii(words, tail
     window = (" ".join(words) + tail)[-40:]
     for spec in builtin_detectors():
         if spec.reject_before:
-            python = re.compile(spec.reject_before + r"\s*$", re.IGNORECASE)
+            python = re.compile(f"(?:{spec.reject_before})\\s*$", re.IGNORECASE)  # anchored as a whole
             assert _rejected_before(spec.reject_before, window) == (python.search(window) is not None)
 
 
