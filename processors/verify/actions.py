@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
 from ..otel.records import SpanRecord
@@ -39,13 +40,11 @@ GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
 GEN_AI_TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 GEN_AI_TOOL_RESULT = "gen_ai.tool.call.result"
 GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
-GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
 GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
 OI_SPAN_KIND = "openinference.span.kind"
 OI_TOOL_NAME = "tool.name"
 OI_TOOL_PARAMETERS = "tool.parameters"
 OI_INPUT_MESSAGES_PREFIX = "llm.input_messages."
-OI_OUTPUT_MESSAGES_PREFIX = "llm.output_messages."
 INPUT_VALUE = "input.value"
 OUTPUT_VALUE = "output.value"
 TRACELOOP_SPAN_KIND = "traceloop.span.kind"
@@ -356,32 +355,17 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
     return actions
 
 
-_OI_OUTPUT_CALL = re.compile(
-    r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.arguments)$"
-)
-
-
 def requested_arguments(spans: Iterable[SpanRecord]) -> dict[str, Any]:
-    """Call id -> the arguments an LLM asked for that call with, from the LLM spans' outputs (GenAI
-    `gen_ai.output.messages`, OpenInference `llm.output_messages.*.tool_calls`). The anthropic SDK's tool
-    runner traces each tool run as an `execute_tool` span with the call id and, unless content is
-    recorded, no arguments; and on message threads it never sends the assistant's tool_use turn back, so
-    no later input conversation holds them either."""
+    """Call id -> the arguments an LLM asked for that call with, from the tool calls of the LLM spans'
+    outputs as `extract` reads them (every output convention; the arguments as its JSON text). The
+    anthropic SDK's tool runner traces each tool run as an `execute_tool` span with the call id and,
+    unless content is recorded, no arguments; and on message threads it never sends the assistant's
+    tool_use turn back, so no later input conversation holds them either."""
     out: dict[str, Any] = {}
     for span in spans:
-        attrs = span.attributes
-        value = attrs.get(GEN_AI_OUTPUT_MESSAGES)
-        if value is not None:
-            messages = _decode(value)
-            for message in messages if isinstance(messages, (list, tuple)) else ():
-                if isinstance(message, Mapping):
-                    out.update((cid, args) for kind, cid, _, args in _message_parts(message) if kind == "call" and cid)
-            continue
-        calls: dict[tuple[str, str], dict[str, Any]] = {}
-        for key, item in attrs.items():
-            if key.startswith(OI_OUTPUT_MESSAGES_PREFIX) and (m := _OI_OUTPUT_CALL.match(key)):
-                calls.setdefault((m.group(1), m.group(2)), {})[m.group(3)] = item
-        out.update((str(c["id"]), c.get("function.arguments")) for c in calls.values() if c.get("id"))
+        output = extract(span) if may_carry_output(span) else None
+        if output is not None:
+            out.update((call.id, call.arguments) for call in output.tool_calls if call.id)
     return out
 
 
