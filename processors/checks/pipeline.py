@@ -251,9 +251,7 @@ class Pipeline:
             seen[_repeat_key(ctx)] = outcome
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
-            self._blocked[outcome.span.trace_id] = (texts + outcome.blocked_texts, outcome.notice())
-            while len(self._blocked) > _MAX_BLOCKED_TRACES:
-                self._blocked.popitem(last=False)
+            self._hold_blocked(outcome.span.trace_id, texts + outcome.blocked_texts, outcome.notice())
             agent = outcome.identity.agent_id
             texts, _, _ = self._blocked_by_agent.pop(agent, ((), "", 0))
             texts = (texts + outcome.blocked_texts)[-_MAX_BLOCKED_PER_AGENT:]
@@ -276,9 +274,13 @@ class Pipeline:
         held, held_notice = self._blocked.get(ctx.span.trace_id, ((), notice))
         new = tuple(t for t in texts if t not in held)
         if new:
-            self._blocked[ctx.span.trace_id] = (held + new, held_notice)
-            while len(self._blocked) > _MAX_BLOCKED_TRACES:
-                self._blocked.popitem(last=False)
+            self._hold_blocked(ctx.span.trace_id, held + new, held_notice)
+
+    def _hold_blocked(self, trace_id: str, texts: tuple[str, ...], notice: str) -> None:
+        """Keep a trace's blocked texts for redacting its spans (the oldest traces go first when full)."""
+        self._blocked[trace_id] = (texts, notice)
+        while len(self._blocked) > _MAX_BLOCKED_TRACES:
+            self._blocked.popitem(last=False)
 
     def blocked_in(self, trace_id: str) -> tuple[tuple[str, ...], str] | None:
         """(blocked texts, notice) of an enforced block in this trace, so every span of it is redacted."""
