@@ -17,8 +17,9 @@ from claimwatch.grounding.claims import _CLAUSE, _SENTENCE_END
 from claimwatch.grounding.decision import _ends_whole
 from claimwatch.grounding.engine import _KEPT_POOLS, _KEPT_SPLITS
 from claimwatch.grounding.evidence import EvidencePool
-from claimwatch.grounding.grade import _acronym_pattern, _all_numbers, _close, _first_equal
 from claimwatch.grounding.lexicon import STATUS_PATTERN, STATUS_STATE
+from claimwatch.grounding.numbers import _all_numbers, _close, _first_equal
+from claimwatch.grounding.specifics import _acronym_pattern
 from claimwatch.grounding.text import (
     _START,
     _STATUS,

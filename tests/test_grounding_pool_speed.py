@@ -10,8 +10,9 @@ import re
 import pytest
 
 from claimwatch.grounding import Grounder, Passage
+from claimwatch.grounding.align import _region
 from claimwatch.grounding.evidence import TRUNCATION_MARK, EvidencePool, Hit, looks_truncated
-from claimwatch.grounding.grade import _region, grade_claim
+from claimwatch.grounding.grade import grade_claim
 from claimwatch.grounding.text import evidence_words, stem
 
 BASES = ("part", "class", "run", "hop", "make", "famil", "stat", "bus", "analys", "fill", "stopp", "agree",

@@ -253,7 +253,7 @@ _SEPARATOR = "\n\x00\n"
 
 
 _MAX_FOUND = 8192
-ANCHOR_LIMIT = 6  # the occurrences the grader asks for of a region's anchor (grade._region)
+ANCHOR_LIMIT = 6  # the occurrences the grader asks for of a region's anchor (align._region)
 
 
 class _Indexed:

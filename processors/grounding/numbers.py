@@ -1,0 +1,207 @@
+"""Numbers, amounts and percents of a claim against the evidence's numbers: found, rounded or derived.
+
+A figure the evidence does not state may still follow from it (a sum, a difference, a product, a
+multiple, a unit change): that is INFERRED, with the operands cited. Every number of a pool is read once
+and kept sorted by value, so each claimed figure is a few comparisons, not a scan.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+
+from .claims import Claim
+from .digits import matches, number_starts
+from .evidence import EvidencePool, Hit
+from .problems import missing_specific
+from .text import Specific, parse_number
+from .values import EV_NUMBER, keyed_value
+
+
+def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
+    memo = pool.memo(index)
+    found = memo.get("numbers")
+    if found is None:
+        text = pool.lower(index)
+        found = []
+        for m in matches(EV_NUMBER, text, number_starts):
+            value = parse_number(m.group())
+            if value is not None:
+                found.append((value, m.start(), m.end()))
+        memo["numbers"] = found
+    return found
+
+
+def _all_numbers(pool: EvidencePool) -> list[tuple[float, int, int, int]]:
+    """Every number of the pool as (value, start, end, passage), in passage and text order."""
+    found = pool.cache.get("numbers")
+    if found is None:
+        found = pool.cache["numbers"] = [(v, s, e, i) for i in range(len(pool)) for v, s, e in _numbers(pool, i)]
+    return found
+
+
+def _by_value(pool: EvidencePool) -> tuple[list[float], list[int]]:
+    """The pool's numbers sorted by value (values, and their places in `_all_numbers`)."""
+    found = pool.cache.get("by_value")
+    if found is None:
+        every = _all_numbers(pool)
+        order = sorted(range(len(every)), key=lambda i: every[i][0])
+        found = pool.cache["by_value"] = ([every[i][0] for i in order], order)
+    return found
+
+
+def _first_equal(value: float, percent: bool, pool: EvidencePool) -> int | None:
+    """The first number of the pool (in text order) `_close` to `value` (or to it as a percent of 1).
+
+    Looked up by value: every finite number `_close` to `value` lies within 2e-6 * max(1, |value|) of
+    it (and of value / 100 for a percent), so only those few, and any huge ones, are tested, not every
+    number of the pool."""
+    every = _all_numbers(pool)
+    if not math.isfinite(value):
+        return next((i for i, n in enumerate(every) if _close(n[0], value) or (percent and _close(n[0] * 100, value))),
+                    None)  # fmt: skip
+    keys, order = _by_value(pool)
+    tol = 2e-6 * max(1.0, abs(value))
+    places = [j for target in ((value, value / 100) if percent else (value,))
+              for j in range(bisect_left(keys, target - tol), bisect_right(keys, target + tol))]  # fmt: skip
+    # A huge figure overflows `_close` to true (inf <= inf) for any value: tested wherever it is.
+    lo, hi = 0, len(keys) - 1
+    while lo <= hi and abs(keys[lo]) >= _HUGE:
+        places.append(lo)
+        lo += 1
+    while hi >= lo and abs(keys[hi]) >= _HUGE:
+        places.append(hi)
+        hi -= 1
+    best = None
+    for j in places:
+        i = order[j]
+        v = every[i][0]
+        if (best is None or i < best) and (_close(v, value) or (percent and _close(v * 100, value))):
+            best = i
+    return best
+
+
+_HUGE = 1e306  # above this, v * 100 (or v itself) may be infinite
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def check_number(spec: Specific, claim, pool, region, support, problems, derived) -> None:
+    """A claimed figure: found in the evidence (support), rounded or derived from it (`derived`), or a
+    problem, contradicted when the evidence gives another value for what it counts."""
+    value = float(spec.value)  # type: ignore[arg-type]
+    everywhere = _all_numbers(pool)
+    first = _first_equal(value, spec.kind == "percent", pool)
+    if first is not None:
+        _, s, e, index = everywhere[first]
+        support.append(Hit(index, s, e))
+        return
+    # A rounded figure ("about 3.5" for 3.47) is the evidence's figure.
+    decimals = len(spec.text.split(".")[1].rstrip("%")) if "." in spec.text else 0
+    for v, s, e, index in everywhere:
+        if v and round(v, decimals) == value and abs(v - value) / abs(v) < 0.05:
+            derived.append(f"{spec.text} rounds {_fmt(v)} from {pool.passages[index].cite}")
+            support.append(Hit(index, s, e))
+            return
+    small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
+    how = None if small else _derive(value, everywhere, region)
+    if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
+        operands = _operands(spec, claim, pool)
+        how = _derive(value, everywhere, region, operands) if operands else None
+    if how is not None:
+        reason, hits = how
+        derived.append(f"{spec.text} = {reason}")
+        support.extend(hits)
+        return
+    contrast = _contrast_number(spec, claim, pool, region)
+    confidence = 0.6 if small else 0.9
+    if contrast is not None:
+        shown, hit = contrast
+        problems.append(missing_specific(spec.kind, spec.text, pool, region, shown, hit, confidence))
+    else:
+        problems.append(missing_specific(spec.kind, spec.text, pool, region, confidence=confidence))
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+_UNIT_FACTORS = (60.0, 24.0, 7.0, 12.0, 100.0, 1000.0, 1_000_000.0)
+
+
+def _operands(spec: Specific, claim: Claim, pool: EvidencePool) -> list[Hit]:
+    """Where the claim's other figures are in the evidence ("$123 + $167 = $290": the 123 and the 167):
+    the passages a derived figure most likely comes from, whatever passage the claim's words align to."""
+    found: list[Hit] = []
+    everywhere = _all_numbers(pool)
+    for other in claim.specifics:
+        if other is spec or other.kind not in ("number", "money", "percent") or len(found) >= 3:
+            continue
+        first = _first_equal(float(other.value), other.kind == "percent", pool)  # type: ignore[arg-type]
+        if first is not None:
+            _, s, e, index = everywhere[first]
+            found.append(Hit(index, s, e))
+    return found
+
+
+def _nearest(numbers: list[tuple[float, int, int, int]], at: Hit, count: int = 40) -> list:
+    """The `count` numbers nearest a place: in its passage first, by distance."""
+    return sorted(numbers, key=lambda n: (n[3] != at.passage, abs(n[1] - at.start)))[:count]
+
+
+def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hit | None, operands: list[Hit] = ()):
+    """value as a sum, difference, product, multiple or unit change of evidence numbers (nearest first).
+
+    The candidates are the 40 numbers nearest the aligned region and the 40 nearest each of the claim's
+    other figures found in the evidence (at most three): bounded, yet a sum of two prices listed in another
+    passage than the one the claim's words align to is found. Linear in the candidates: each one's partner
+    is looked up in a dict of values, not paired with every other number."""
+    near = _nearest(numbers, region) if region is not None else numbers[:40]
+    if operands:
+        seen = set(near)
+        for at in operands:
+            near.extend(n for n in _nearest(numbers, at) if n not in seen and not seen.add(n))
+    at: dict[float, tuple[float, int, int, int]] = {}
+    for n in near:
+        at.setdefault(round(n[0], 6), n)
+
+    def hit(n):
+        return Hit(n[3], n[1], n[2])
+
+    for n in near:
+        v = n[0]
+        for factor in _UNIT_FACTORS:
+            if v and _close(v * factor, value):
+                return f"{_fmt(v)} in other units (x{_fmt(factor)})", [hit(n)]
+            if v and _close(v / factor, value):
+                return f"{_fmt(v)} in other units (x1/{_fmt(factor)})", [hit(n)]
+    for n in near:
+        a = n[0]
+        for partner, how in ((value - a, "+"), (a - value, "-"), (a + value, "r")):
+            m = at.get(round(partner, 6))
+            if m is None or m is n:
+                continue
+            if how == "+":
+                return f"{_fmt(a)} + {_fmt(m[0])}", [hit(n), hit(m)]
+            if value:
+                big, small = (n, m) if how == "-" else (m, n)
+                return f"{_fmt(big[0])} - {_fmt(small[0])}", [hit(big), hit(small)]
+        if a not in (0, 1):
+            m = at.get(round(value / a, 6))
+            if m is not None and m is not n and m[0] not in (0, 1):
+                return f"{_fmt(a)} x {_fmt(m[0])}", [hit(n), hit(m)]
+    for n in near[:12]:
+        for times in range(2, 10):
+            if n[0] > 1 and _close(n[0] * times, value):
+                return f"{times} x {_fmt(n[0])}", [hit(n)]
+    total = sum(n[0] for n in near[:12])
+    if len(near) >= 3 and _close(total, value):
+        return "the sum of " + " + ".join(_fmt(n[0]) for n in near[:12]), [hit(n) for n in near[:12]]
+    return None
+
+
+def _contrast_number(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None):
+    """The evidence's own figure for what the claim quantified ("bags" -> "total_baggages": 1)."""
+    return keyed_value(spec, claim, pool, region, EV_NUMBER, money=spec.kind == "money", year_ok=spec.kind == "year")

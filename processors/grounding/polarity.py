@@ -1,0 +1,178 @@
+"""Words of a claim against the passage it rests on: antonyms, closed-class substitutes and negation.
+
+"The flight is refundable" aligned to a passage that says "non-refundable", "before" where the evidence
+says "after", a negated claim on a passage that is not negated. These read words, not parses, so their
+grades stay below the default flag threshold except in documents' prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .claims import Claim
+from .evidence import EvidencePool, Hit
+from .lexicon import ANTONYMS, CLOSED_CLASS, NEGATING_PREFIXES, NEGATION, OPPOSED_PREFIXES
+from .problems import Problem, remembered
+from .text import Folded, stem
+from .trace import AGENT_ACTION
+
+_NEGATION = Folded(NEGATION)  # on the pool's lowercased text: the case-sensitive compile where it is ASCII
+
+
+def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: list[Problem], words: list[str],
+                 known: dict[str, bool]) -> None:  # fmt: skip
+    """Antonyms and closed-class substitutes of a claim word, in the passage region the claim rests on."""
+    if region is None or pool.passages[region.passage].source == AGENT_ACTION:
+        return  # a command or a file the agent wrote is no statement of what is so
+    unknown = [w for w in words if not (known[w] or ("-" in w and pool.lookup(w, True, 1)))]
+    if not unknown:
+        return  # the evidence has every word: nothing was swapped
+    # The opposite must sit in the passage the claim rests on: about a paragraph of a document, a few lines
+    # of a tool's output.
+    radius = 800 if pool.passages[region.passage].source in ("evidence", "retrieval") else 200
+    window = pool.lower(region.passage)[max(0, region.start - radius) : region.end + radius]
+    lowered = claim.text.lower()
+    swapped: list[tuple[str, str]] = []
+    classed: list[tuple[str, str, str]] = []
+    classed_here: list[str] | None = None  # the window's closed-class words, in order, read at the first need
+    for word in unknown:
+        opposite = _opposite_in(word, pool)
+        if (
+            opposite is not None
+            and _in_window(opposite, window)
+            and not _compound(opposite, word, lowered)
+            and not _in_window(opposite, lowered)
+        ):
+            swapped.append((word, opposite))
+            continue
+        cls = CLOSED_CLASS.get(word)
+        if cls is not None:
+            if classed_here is None:
+                classed_here = _closed_class_words(pool, region, radius, window)
+            other = next((w for w in classed_here if CLOSED_CLASS[w] == cls and w != word), None)
+            if other is not None:
+                classed.append((word, other, cls))
+    if not (swapped or classed):
+        return
+    # The claim must rest on this passage: its other words (and the swapped ones' opposites) are here.
+    near = sum(1 for w in words if stem(w) in window) + len(swapped) + len(classed)
+    if near / len(words) < 0.6:
+        return
+    # An antonym in prose is a swapped word; in a log or a stack trace it is mostly a fixed phrase
+    # ("most recent call last"), so it is recorded there below the flag threshold.
+    confidence = 0.8 if pool.passages[region.passage].source in ("evidence", "retrieval") else 0.6
+    for word, opposite in swapped:
+        hit = next((h for h in pool.find(opposite, limit=8) if h.passage == region.passage), region)
+        cite = pool.passages[hit.passage].cite
+        problems.append(Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}'", confidence, hit))
+    for word, other, cls in classed:
+        hit = next((h for h in pool.find(other, limit=8) if h.passage == region.passage), region)
+        cite = pool.passages[hit.passage].cite
+        problems.append(Problem(cls, f"claimed '{word}'; {cite} says '{other}'", 0.8, hit))
+
+
+_WORDS = re.compile(r"[a-z]+")
+
+
+def _closed_class_words(pool: EvidencePool, region: Hit, radius: int, window: str) -> list[str]:
+    """The closed-class words of `window` (the region with `radius` around it), in order; remembered per
+    pool and window, since the claims of one passage share their region."""
+    return remembered(
+        pool, "closed_class_words", (region, radius), lambda: [w for w in _WORDS.findall(window) if w in CLOSED_CLASS]
+    )
+
+
+def _in_window(word: str, window: str) -> bool:
+    at = window.find(word)
+    while at != -1:
+        before = window[at - 1] if at else " "
+        after = window[at + len(word)] if at + len(word) < len(window) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True  # a whole word, not part of an identifier such as nonfree_baggages
+        at = window.find(word, at + 1)
+    return False
+
+
+def _compound(opposite: str, word: str, claim: str) -> bool:
+    """'non-free' written as 'non' + 'free' is the evidence's 'nonfree', not its opposite."""
+    for prefix in NEGATING_PREFIXES:
+        if opposite == prefix.rstrip("-") + word and re.search(
+            rf"\b{re.escape(prefix.rstrip('-'))}[- ]?{re.escape(word)}\b", claim
+        ):
+            return True
+    return False
+
+
+def _opposite_in(word: str, pool: EvidencePool) -> str | None:
+    """`_opposite`, remembered per pool: a pure function of the word and the pool's words."""
+    return remembered(pool, "opposites", word, lambda: _opposite(word, pool))
+
+
+def _opposite(word: str, pool: EvidencePool) -> str | None:
+    words = pool.words
+    for other in ANTONYMS.get(word, ()):
+        if other in words or ("-" in other and pool.find(other, limit=1)):
+            return other
+    for prefix in NEGATING_PREFIXES:
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4:
+            base = word[len(prefix) :]
+            if base in words:
+                return base
+        if prefix + word in words:
+            return prefix + word
+    return _opposed_prefix(word, pool)
+
+
+_OPPOSED_STARTS = tuple(p for pair in OPPOSED_PREFIXES for p in pair)
+
+
+def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
+    """The same stem behind the opposite prefix, as the evidence writes it ("post-stimulus" for "pre-stimulus")."""
+    if not word.startswith(_OPPOSED_STARTS):
+        return None  # most words start with none of the prefixes: one test instead of one per prefix
+    for a, b in OPPOSED_PREFIXES:
+        for mine, other in ((a, b), (b, a)):
+            if not word.startswith(mine):
+                continue
+            rest = word[len(mine) :]
+            hyphen = rest.startswith("-")
+            rest = rest.lstrip("-")
+            if len(rest) < 4:  # "up" + "on" is no prefix
+                continue
+            for candidate in (other + "-" + rest, other + rest) if hyphen else (other + rest, other + "-" + rest):
+                if candidate in pool.words or ("-" in candidate and pool.find(candidate, limit=1)):
+                    return candidate
+    return None
+
+
+def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[Problem], words: list[str],
+                    stems: list[str]) -> None:  # fmt: skip
+    """A negated claim aligned to a passage that states the same thing without negation (and back)."""
+    if len(words) < 2:
+        return
+    source = pool.passages[region.passage].source
+    if source in ("user_message", AGENT_ACTION):
+        return  # what the user said, or what the agent ran, is no evidence of what is or is not so
+    text = pool.lower(region.passage)
+    lo = max(0, region.start - 160)
+    window = text[lo : region.end + 160]
+    near = len([s for s in stems if s in window])
+    # Word polarity reads prose (documents) well and tool output (JSON, code, logs) poorly: ask more there.
+    prose = source in ("evidence", "retrieval")
+    if near / len(words) < (0.5 if prose else 0.7) or len(words) < (2 if prose else 3):
+        return
+    # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
+    scope = text[region.start : region.end] if prose else window  # a document's own sentence; a log's surroundings
+    if claim.negated and not _NEGATION.search(scope, scope):
+        cite = pool.passages[region.passage].cite
+        problems.append(
+            Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
+        )
+        return
+    if prose and not claim.negated:
+        sentence = text[region.start : region.end]
+        on = len([s for s in stems if s in sentence])
+        if on / len(words) >= 0.7 and _NEGATION.search(sentence, sentence):
+            cite = pool.passages[region.passage].cite
+            reason = f"the passage it rests on ({cite}) is negated; the claim is not"
+            problems.append(Problem("negation", reason, 0.55, region))

@@ -1,0 +1,261 @@
+"""Each specific of a claim looked up in the evidence: times, dates, ids, codes, URLs, names, statuses.
+
+Numbers have their own module (`numbers`); this one dispatches every kind and checks the rest. A test-run
+status ("all tests pass") is read against the newest run the agent saw.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from .digits import date_starts, digit_starts, matches
+from .evidence import EvidencePool, Hit
+from .lexicon import HYPOTHETICAL, NEGATION, STATUS_GROUPS
+from .numbers import check_number
+from .problems import Problem, missing_specific, remembered
+from .text import parse_date, parse_time
+from .values import EV_DATE, EV_TIME, keyed_value
+
+# Where each pattern read by `_parsed` can start (`digits`): its matches are looked for only there.
+_STARTS = {EV_TIME: digit_starts, EV_DATE: date_starts}
+
+
+_FAILED_COUNT = (
+    re.compile(
+        r"\b[1-9]\d*[ \t]+(?:failed|failures?|errors?|failing)\b|\bfailed \((?:failures|errors)=[1-9]|^failed\b", re.M
+    ),
+    re.compile(r"(?<!expected )\bfailures=[1-9]|\berrors=[1-9]"),
+)
+
+
+def check_specific(spec, claim, pool, region, support, problems, derived) -> None:
+    """Look one specific up: a hit goes to `support`, a figure worked out to `derived`, a miss to `problems`."""
+    kind = spec.kind
+    if kind in ("number", "money", "percent", "year"):
+        check_number(spec, claim, pool, region, support, problems, derived)
+    elif kind == "time":
+        _check_parsed(spec, pool, EV_TIME, parse_time, "time", support, problems, region, claim)
+    elif kind == "date":
+        _check_date(spec, pool, support, problems, region, claim)
+    elif kind in ("id", "email", "url", "code"):
+        needle = str(spec.value)
+        hits = pool.find(needle, word=kind != "url", limit=2)
+        if not hits and kind == "url":
+            hits = pool.find(needle.rstrip("/"), word=False, limit=2)
+        if hits:
+            support.append(hits[0])
+        else:  # inline code is often the agent's own proposal, not a report of what it saw
+            problems.append(missing_specific(kind, spec.text, pool, region, confidence=0.65 if kind == "code" else 0.9))
+    elif kind == "name":
+        _check_name(spec, pool, support, problems, region, claim.text)
+    elif kind == "status":
+        _check_status(spec, claim, pool, region, support, problems)
+
+
+def _parsed(pool: EvidencePool, index: int, pattern: re.Pattern, parse) -> list[tuple[object, int, int]]:
+    """Every match of `pattern` in one passage with its parsed value, memoised per passage text."""
+    memo = pool.memo(index)
+    key = (pattern.pattern, parse)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = [(parse(m.group()), m.start(), m.end())
+                             for m in matches(pattern, pool.lower(index), _STARTS[pattern])]  # fmt: skip
+    return found
+
+
+def _check_parsed(spec, pool, pattern, parse, kind, support, problems, region, claim=None) -> None:
+    for index in range(len(pool)):
+        for value, start, end in _parsed(pool, index, pattern, parse):
+            if value == spec.value:
+                support.append(Hit(index, start, end))
+                return
+    if kind == "time" and isinstance(spec.value, int) and spec.value % 60 == 0:
+        hour = spec.value // 60
+        for h in {hour, hour % 12 or 12}:  # "7 pm" from "let's make it 7"
+            hits = pool.find(str(h), limit=1)
+            if hits:
+                support.append(hits[0])
+                return
+    contrast = keyed_value(spec, claim, pool, region, pattern) if claim is not None else None
+    if contrast is not None:
+        problems.append(missing_specific(kind, spec.text, pool, region, contrast[0], contrast[1], 0.85))
+    else:
+        problems.append(missing_specific(kind, spec.text, pool, region, confidence=0.85))
+
+
+def _check_date(spec, pool, support, problems, region, claim=None) -> None:
+    month, day, year = spec.value
+    for index in range(len(pool)):
+        for value, start, end in _parsed(pool, index, EV_DATE, _evidence_date):
+            if (
+                value is not None
+                and value[0] == month
+                and value[1] == day
+                and (year is None or value[2] in (None, year))
+            ):
+                support.append(Hit(index, start, end))
+                return
+    contrast = keyed_value(spec, claim, pool, region, EV_DATE) if claim is not None else None
+    if contrast is not None:
+        problems.append(missing_specific("date", spec.text, pool, region, contrast[0], contrast[1], 0.85))
+    else:
+        problems.append(missing_specific("date", spec.text, pool, region, confidence=0.85))
+
+
+def _evidence_date(raw: str) -> tuple[int, int, int | None] | None:
+    kind = "iso_date" if raw[:4].isdigit() and raw[4:5] == "-" else "slash_date" if "/" in raw else "month_date"
+    return parse_date(kind, raw)
+
+
+_GLOSS = re.compile(r"\s*\(([^()]{1,40})\)")
+
+
+def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> None:
+    gloss = _GLOSS.match(claim_text, spec.end) if "(" in claim_text else None
+    if gloss and pool.find(gloss.group(1).strip(), limit=1):
+        return  # "Miami (MIA)": a gloss of something the evidence states, not a new name
+    missing = []
+    for word in spec.value:
+        if pool.has_word(word):
+            continue
+        if len(word) >= 5 and _near_spelling(word, pool):
+            continue  # a typo or spelling variant of a name the evidence has
+        if len(word) <= 6 and _acronym(word, pool):
+            continue
+        missing.append(word)
+    if not missing:
+        support.extend(pool.lookup(spec.value[0], True, 1))
+        return
+    shown = " ".join(missing)
+    reason = f"names '{shown}', which no evidence mentions"
+    confidence = 0.6 if spec.unit == "initial" else 0.7
+    if pool.any_truncated:
+        reason += " (some evidence was cut short)"
+        confidence *= 0.7
+    problems.append(Problem("name", reason, confidence, region))
+
+
+def _near_spelling(word: str, pool: EvidencePool) -> bool:
+    """Whether the pool has a word spelt nearly as `word` (remembered per pool: a name recurs)."""
+    return remembered(
+        pool,
+        "near_spellings",
+        word,
+        lambda: any(
+            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
+        ),
+    )
+
+
+def _by_initial(pool: EvidencePool) -> dict[str, list[str]]:
+    """The pool's words by first character, so a near-spelling is looked for among a few words, not all."""
+    found = pool.cache.get("by_initial")
+    if found is None:
+        found = {}
+        for w in pool.words:
+            found.setdefault(w[:1], []).append(w)
+        pool.cache["by_initial"] = found
+    return found
+
+
+def _acronym(word: str, pool: EvidencePool) -> bool:
+    """ "NS-CL" or "CNN": the letters start consecutive evidence words."""
+    letters = re.sub(r"[^a-z]", "", word.lower()).rstrip("s")
+    if len(letters) < 2 or len(letters) > 6:
+        return False
+    return remembered(pool, "acronyms", letters, lambda: pool.search(_acronym_pattern(letters)))
+
+
+@lru_cache(maxsize=1024)
+def _acronym_pattern(letters: str) -> re.Pattern:
+    """Words starting with `letters` in a row, joined by spaces, hyphens or a small word ("of", "the").
+    The first letter leads, its word boundary checked by the lookbehind after it, so `re` jumps to it."""
+    joint = r"[\w]*[\s-]+(?:(?:of|the|and|for|a|an)\s+)?"
+    return re.compile(letters[0] + r"(?<!\w.)" + joint + joint.join(letters[1:]))
+
+
+_PARTIAL = re.compile(r"\b(?:other|rest|remaining|some|most|except|apart from|besides|existing)\b", re.I)
+
+
+_TESTISH = re.compile(
+    r"\b(?:tests?|test suite|specs?|checks?|builds?|ci|pipeline|suite|pytest|jest|assertions?)\b", re.I
+)
+
+
+_COMMAND_OUTPUT = re.compile(
+    r"\b\d+ (?:passed|failed|errors?)\b|\bran \d+ tests?\b|^(?:ok|failed)\b|\btests? (?:passed|failed)\b|={3,} .*(?:passed|failed)",
+    re.I | re.M,
+)
+
+
+_WORLD = frozenset({"tool_result", "tool_message", "retrieval", "evidence"})
+
+
+def _latest_run(pool: EvidencePool) -> int | None:
+    """The newest tool output that reads like a command or test run: earlier failures may be fixed since."""
+    for index in range(len(pool) - 1, -1, -1):
+        p = pool.passages[index]
+        if p.source in ("tool_result", "tool_message") and _COMMAND_OUTPUT.search(pool.lower(index)):
+            return index
+    return None
+
+
+def _check_status(spec, claim, pool, region, support, problems) -> None:
+    group, state = spec.value
+    negated = bool(NEGATION.search(claim.text[max(0, spec.start - 16) : spec.start]))
+    if group == 0:
+        _check_run_status(spec, claim, pool, state, negated, support, problems)
+        return
+    same = pool.find_any(STATUS_GROUPS[group][state], limit=2)
+    if same and not negated:
+        support.append(same[0])
+        return
+    for other, words in enumerate(STATUS_GROUPS[group]):
+        if other == state:
+            continue
+        hits = [
+            h
+            for h in pool.find_any(words, limit=4)
+            if (region is None or h.passage == region.passage) and pool.passages[h.passage].source in _WORLD
+        ]
+        if hits:
+            if negated:
+                support.append(hits[0])
+                return
+            hit = hits[0]
+            said = pool.lower(hit.passage)[hit.start : hit.end]
+            cite = pool.passages[hit.passage].cite
+            problems.append(Problem("status", f"claimed {spec.text}; {cite} says {said}", 0.85, hit))
+            return
+
+
+def _check_run_status(spec, claim, pool, state, negated, support, problems) -> None:
+    """ "All tests pass" against the newest run: a failure count there contradicts it."""
+    if not _TESTISH.search(claim.text) or HYPOTHETICAL.search(claim.text) or _PARTIAL.search(claim.text):
+        return  # "passes the body to", "the test should pass": not a report of a run's outcome
+    index = _latest_run(pool)
+    if index is None:
+        return
+    text = pool.lower(index)
+    failed = _FAILED_COUNT[0].search(text) or _FAILED_COUNT[1].search(text)
+    says_pass = not negated and state == 0
+    # The run the claim reports on is most likely the newest one; older runs may predate a fix.
+    newest = index == max((i for i, p in enumerate(pool.passages) if p.source in _WORLD), default=index)
+    confidence = 0.85 if newest else 0.7
+    if says_pass and failed:
+        hit = Hit(index, failed.start(), failed.end())
+        cite = pool.passages[index].cite
+        problems.append(Problem("status", f"claimed {spec.text}; {cite} says {failed.group()}", confidence, hit))
+    elif failed:
+        support.append(Hit(index, failed.start(), failed.end()))
+    elif not says_pass:
+        passed = re.search(r"\b\d+ passed\b|^ok\b|all tests passed|\bran \d+ tests? in [\d.]+s\s+ok\b", text, re.M)
+        if passed and not negated:
+            hit = Hit(index, passed.start(), passed.end())
+            cite = pool.passages[index].cite
+            problems.append(
+                Problem("status", f"claimed {spec.text}; {cite} says {passed.group()}", confidence - 0.05, hit)
+            )

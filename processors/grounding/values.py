@@ -1,0 +1,133 @@
+"""The value the evidence gives for what a claim quantifies: `"total_baggages": 1` for "2 bags".
+
+A claimed number, time or date no evidence states is contradicted, not merely missing, when the evidence
+writes another value right beside the word the claim attaches its value to. These are the patterns of the
+evidence's values and that lookup.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .claims import Claim
+from .evidence import EvidencePool, Hit
+from .lexicon import STOPWORDS
+from .text import Specific, parse_number, stem
+
+_WORD3 = re.compile(r"[a-z]{3,}")
+
+
+_BREAK_AFTER = re.compile(r"[.!?\n,;{}\[\]]")
+
+
+_BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
+
+
+EV_NUMBER = re.compile(r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)")
+
+
+EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
+
+
+# An ISO date may run on into its time ("2024-05-02t06:02:56" once lowercased): no word boundary there.
+EV_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:\b|(?=t\d))|\b\d{1,2}/\d{1,2}/\d{2,4}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:,?\s+\d{4})?"
+)
+
+
+# Words next to a number that qualify it rather than name what it counts ("the last 24 hours").
+_NOT_KEYS = frozenset(
+    "last first next previous within about around over under more less least most only just total new old".split()
+)
+
+
+def keyed_value(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | None, pattern: re.Pattern,
+              money: bool = False, year_ok: bool = True):  # fmt: skip
+    """The value the evidence gives right next to the word the claim attaches its value to.
+
+    Keys are the word just after the claimed value (its unit: "2 bags") and the word just before it
+    ("created on 2024-05-01", "line 84"); the evidence value must sit within a few characters of the
+    key, as in `"total_baggages": 1` or "10 hours", so an unrelated figure in the same passage is not
+    taken for the evidence's answer."""
+    keys: list[str] = []
+    if money:  # an amount contrasts only with what the evidence says a price or total is
+        keys.extend(_MONEY_KEYS)
+    else:
+        after = [w for w in _WORD3.findall(claim.text[spec.end : spec.end + 24].lower()) if w not in STOPWORDS][:2]
+        before = [w for w in _WORD3.findall(claim.text[max(0, spec.start - 30) : spec.start].lower())
+                  if w not in STOPWORDS][-1:]  # fmt: skip
+        keys.extend(stem(w) for w in [*after[::-1], *before] if w not in STOPWORDS and w not in _NOT_KEYS)
+    claim_stems = frozenset(stem(w) for w in claim.content)
+    for key in dict.fromkeys(k for k in keys if len(k) > 2):
+        hits = pool.find(key, word=False, limit=6)
+        if region is not None:
+            hits.sort(key=lambda h: (h.passage != region.passage, abs(h.start - region.start)))
+        scored: list[tuple[int, str, Hit]] = []
+        for hit in hits:
+            if money and not _names_money(hit, pool):
+                continue
+            value = _value_at(hit, pool, pattern, year_ok)
+            if value is not None:
+                scored.append((_qualifiers(hit, pool, claim_stems), value[0], value[1]))
+        if not scored:
+            continue
+        best = min(q for q, _, _ in scored)
+        values = {v: h for q, v, h in scored if q == best}
+        if len(values) == 1:  # the evidence gives one answer for this key; several (a list of flights) is no answer
+            return next(iter(values.items()))
+    return None
+
+
+_MONEY_KEYS = ("price", "amount", "cost", "total", "fee", "balance", "refund", "paid", "charge")
+
+
+def _names_money(hit: Hit, pool: EvidencePool) -> bool:
+    """Whether the identifier a money key sits in names an amount: `total_price`, `refund` do;
+    `total_baggages` (a count of bags) does not, though "total" is in it. Its last part decides."""
+    return _identifier(hit, pool).rsplit("_", 1)[-1].startswith(_MONEY_KEYS)
+
+
+def _identifier(hit: Hit, pool: EvidencePool) -> str:
+    """The lowercased identifier (letters, digits, `_`) the hit sits in: `total_baggages` for "total"."""
+    text = pool.lower(hit.passage)
+    start, end = hit.start, hit.end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
+
+
+def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> int:
+    """How many words of the identifier around a key the claim does not say ("nonfree_baggages" for "bags":
+    one, and a negating one counts double), so "total_baggages" wins over "nonfree_baggages"."""
+    text = pool.lower(hit.passage)
+    extra = 0
+    for part in _identifier(hit, pool).split("_"):
+        if not part or part in text[hit.start : hit.end] or stem(part) in claim_stems or part in ("total", "id"):
+            continue
+        extra += 2 if part.startswith(("non", "un", "not")) else 1
+    return extra
+
+
+def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) -> tuple[str, Hit] | None:
+    """The value written right after (or right before) a key occurrence, if any."""
+    if True:
+        if True:
+            text = pool.lower(hit.passage)
+            key_end = hit.end
+            while key_end < len(text) and (text[key_end].isalpha() or text[key_end] == "_"):
+                key_end += 1  # the rest of the key: "baggag" -> "baggages", "creat" -> "created_at"
+            m = pattern.search(text, key_end, min(len(text), key_end + 16))
+            if m is None or _BREAK_AFTER.search(text[key_end : m.start()].replace('",', "")):
+                back = pattern.search(text, max(0, hit.start - 12), hit.start)
+                if back is None or _BREAK_BEFORE.search(text[back.end() : hit.start]):
+                    return None
+                m = back
+            value = parse_number(m.group()) if pattern is EV_NUMBER else None
+            if value is not None and not year_ok and 1900 <= abs(value) <= 2100 and "." not in m.group():
+                return None
+            return m.group(), Hit(hit.passage, m.start(), m.end())
+    return None
