@@ -136,6 +136,9 @@ SHAPES = [
     ('{\n  "Observation": "Notepad is open. The text area is focused.",\n  "Thought": "Type it."\n}', "system_state"),
     ('{"evaluation_previous_goal": "Success - the button says \\"Saved\\" and the filter is applied."}',
      "system_state"),
+    # a screen saying something is what it displays, not reported speech; a noun before a state is no verb of saying
+    ("The form now says the message was delivered.", "system_state"),
+    ("The Reports menu has expanded.", "system_state"),
 ]
 
 
@@ -233,6 +236,10 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "> The retry queue is missing from the dashboard.",
         'The ticket reads: "there is no retry header in the response".',
         'It says "the driver does not support savepoints on this backend."',
+        # reported speech, unquoted: someone's words (or the agent's earlier ones), not the agent's assertion
+        "The customer says the export has been stuck since Monday.",
+        "A maintainer replied that a fix is merged for the next release.",
+        "Earlier I told you the coupon had been applied, but that was wrong.",
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
         "Each time the sync job fails, it leaves a temp file.",
