@@ -368,3 +368,20 @@ def test_not_found_counts_as_system_state_or_existence(validator):
 def test_who_did_it_is_a_name_claim_not_also_a_state(validator, text):
     # One claim, the name: "was opened" is not counted again as the state of the request.
     assert [c.category for c in validator.detect(text)] == ["entity_name"]
+
+
+# text, the categories of every claim detected in it, in order: where two categories could take a shape, the one
+# GUIDE.md gives it (and only that one).
+CATEGORY_OF_SHAPE = [
+    # a page that renders or loads is a UI state ("the dashboard has loaded"); how well it renders is an outcome
+    ("The preview page renders now.", ["system_state"]),
+    ("The Traffic page loads, but the Sessions chart is empty.", ["system_state", "system_state"]),
+    ("The homepage loads fine.", ["operational_status"]),
+    ("The fonts render correctly now.", ["operational_status"]),
+]
+
+
+@pytest.mark.parametrize(("text", "categories"), CATEGORY_OF_SHAPE)
+def test_shape_gets_the_category_the_guide_gives_it(validator, text, categories):
+    claims = validator.detect(text)
+    assert [c.category for c in claims] == categories, [(c.detector_id, c.matched_text) for c in claims]

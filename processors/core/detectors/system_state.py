@@ -216,6 +216,28 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # A page or a view that renders or loads, said bare: "the page renders", "the Traffic page loads", "the app
+        # renders now". A UI state, as "the dashboard has loaded" (GUIDE.md); "loads fine", "renders correctly" say
+        # that it works (operational_status.works). Present or past, at the end of a clause.
+        id="system_state.loads",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<state>renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time))*[ \t]*"
+            r"(?:[.,;:!)]|\n|$|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
+        ),
+        assertion="loaded",
+        subject_before=True,
+        confidence=0.7,
+        # As operational_status.works: a prediction, a negation (system_state.appears), a noun ("the last load").
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
+        r"|(?:n't|n’t|\bnot|\bnever)\s+$|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|full|heavy|lazy"
+        r"|initial|cpu|server|peak|work|system)\s+$",
+        # "`config` loads": what code does; "it loads" with nothing before it is left unchecked as any pronoun.
+        reject_subject=r"^`[^`]+`$",
+        examples=("The page renders.", "The Traffic page loads, but the chart is empty."),
+    ),
+    DetectorSpec(
         # Observation: "I can see a username field", "I see two items named X", "the file now appears in
         # the downloads bar", "the project does not appear on the first page".
         id="system_state.visible",
