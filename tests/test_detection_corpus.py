@@ -378,6 +378,10 @@ CATEGORY_OF_SHAPE = [
     ("The Traffic page loads, but the Sessions chart is empty.", ["system_state", "system_state"]),
     ("The homepage loads fine.", ["operational_status"]),
     ("The fonts render correctly now.", ["operational_status"]),
+    # what an action left a record in is its state ("has been cancelled"); "gone" says only that it is not there
+    ("The feature branch was deleted after the merge.", ["system_state"]),
+    ("Column C was probably deleted and re-added.", ["system_state"]),
+    ("The old listing is gone.", ["existence"]),
 ]
 
 

@@ -88,7 +88,7 @@ RESULTS = (
     r"cancell?ed|booked|updated|added|applied|processed|charged|refunded|issued|confirmed|upgraded|downgraded"
     r"|modified|changed|replaced|reset|saved|restored|reverted|merged|committed|pushed|published|submitted"
     r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
-    r"|placed|posted|kept|uploaded|downloaded|dismissed"
+    r"|placed|posted|kept|uploaded|downloaded|dismissed|deleted|removed"
     r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
     # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
@@ -560,7 +560,7 @@ DETECTORS = (
             r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?"
             r"(?:\s+being)?|(?:is|are)\s+now|got)"
             r"\s+(?:(?:successfully|already|now|also|correctly|properly|fully|automatically|just|since|indeed|still"
-            r"|finally|actually)\s+)?(?P<state>" + RESULTS + r")\b",
+            r"|finally|actually|probably|likely|apparently)\s+)?(?P<state>" + RESULTS + r")\b",
             r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
             r"\s+(?:(?:successfully|already|now|also|just|since|finally|actually|yet)\s+)?(?P<state>" + DONE_TO + r")\b",
         ),
