@@ -382,6 +382,10 @@ CATEGORY_OF_SHAPE = [
     ("The feature branch was deleted after the merge.", ["system_state"]),
     ("Column C was probably deleted and re-added.", ["system_state"]),
     ("The old listing is gone.", ["existence"]),
+    # a board's lane is where a record stands; a folder is where a file is
+    ("PLAT-913 is now in Done.", ["system_state"]),
+    ("The card is still in Blocked.", ["system_state"]),
+    ("The lease PDF is now in Documents.", ["existence"]),
 ]
 
 

@@ -268,6 +268,9 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.8,
+        # "is now in Done", "is still in Triage": a board's lane is where a record stands (system_state.status).
+        reject_after=r"(?<=\bDone)|(?<=\bBlocked)|(?<=\bTriage)|(?<=\bBacklog)|(?<=\bTodo)|(?<=\bQA)|(?<=\bDoing)"
+        r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b",
         examples=(
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
             "`appdirs` is not in `install_requires`.",

@@ -43,6 +43,8 @@ UI_STATES = (
 )
 # A status as a page gives it: quoted or in bold, a few words.
 _STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
+# The usual lanes of an issue board or a workflow, capitalised as boards write them.
+_LANE = r"(?-i:Done|Blocked|Triage|Backlog|To\s+Do|Todo|In\s+Progress|In\s+Review|QA|Doing|Icebox|Won't\s+Do)"
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
 _BY_SOMEONE = r"(?<!sorted)(?<!filtered)(?<!grouped)(?<!ordered)\s+by\s+(?:(?-i:[A-Z])|u/|@|[a-z][\w.-]*[_\d])"
@@ -347,7 +349,9 @@ DETECTORS = (
             # ("is in \"Downloads\"", "is in **My Drive › Backups**") is a location (existence.located).
             r"\b(?:is|are|was|were)[ \t]+(?:still[ \t]+|now[ \t]+|currently[ \t]+)?in[ \t]+(?:the[ \t]+)?"
             rf"(?:(?:stage|column|status|state|lane|phase)[ \t]+(?P<state>{_STATUS_VALUE})"
-            rf"|(?:{_STATUS_VALUE})[ \t]+(?:stage|column|status|state|lane|phase)\b|\*\*[^*\n›>/\\]{{1,40}}\*\*)",
+            rf"|(?:{_STATUS_VALUE})[ \t]+(?:stage|column|status|state|lane|phase)\b|\*\*[^*\n›>/\\]{{1,40}}\*\*"
+            # A board's lane by its usual name: "PLAT-913 is now in Done", "two are still in Triage".
+            rf"|{_LANE}\b)",
         ),
         assertion="status",
         subject_before=True,
