@@ -386,6 +386,10 @@ CATEGORY_OF_SHAPE = [
     ("PLAT-913 is now in Done.", ["system_state"]),
     ("The card is still in Blocked.", ["system_state"]),
     ("The lease PDF is now in Documents.", ["existence"]),
+    # a page that is up is on screen; a service that is up is healthy; "'s online" before a noun is an adjective
+    ("The Chase login page is up.", ["system_state"]),
+    ("Redis is up.", ["operational_status"]),
+    ("State Farm's online flow stops after the ZIP code.", []),
 ]
 
 

@@ -90,7 +90,10 @@ DETECTORS = (
         reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
         r"|(?<=look up)|(?<=looks up)|(?<=looked up)"
         r"|(?<=online)\s+(?:portal|banking|store|shop|account|form|version|services?|help|chat|checkout|booking"
-        r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b",
+        r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b"
+        # "State Farm's online flow", "the State Department's Online Passport Renewal page": a possessive's "'s"
+        # before an adjective, no copula.
+        r"|(?<='s online)\s+\w|(?<=’s online)\s+\w",
         examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(

@@ -218,6 +218,27 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # A page or a list that "is up" is on screen, loaded: "the printer settings page is up", "Results are up", "the
+        # prescription list is up". A UI state (GUIDE.md: "the dashboard has loaded"), not a service's health, which
+        # operational_status.healthy keeps ("Redis is up"); over it where both match.
+        id="system_state.page_up",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b(?P<head>page|list|results|screen|view|dialog|form|window|map|chart|tab|panel|listing|menu|report"
+            rf"|calendar|inbox|dashboard|modal|preview)(?:\*\*)?[ \t]+{COPULA}\s+(?:now\s+)?(?P<state>up)\b",
+        ),
+        assertion="{not_}loaded",
+        subject_before=True,
+        subject_includes_match_group="head",
+        negation_group="cop",
+        confidence=0.7,
+        priority=2,
+        # "is up to date", "is up for review", "is up next": no page on screen.
+        reject_after=r"\s+(?:to|for|next|against|on)\b",
+        examples=("The printer settings page is up.", "Results are up."),
+    ),
+    DetectorSpec(
         # A page or a view that renders or loads, said bare: "the page renders", "the Traffic page loads", "the app
         # renders now". A UI state, as "the dashboard has loaded" (GUIDE.md); "loads fine", "renders correctly" say
         # that it works (operational_status.works). Present or past, at the end of a clause.
