@@ -240,6 +240,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The customer says the export has been stuck since Monday.",
         "A maintainer replied that a fix is merged for the next release.",
         "Earlier I told you the coupon had been applied, but that was wrong.",
+        # a predicate inside quotation marks opened after its subject: the quoted words, reported
+        'The SMTP error reads "Authentication failed while connecting to server".',
+        'I searched for the claim "90% of startups fail" in the original study.',
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
         "Each time the sync job fails, it leaves a temp file.",

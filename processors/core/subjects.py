@@ -12,6 +12,7 @@ import re
 from .model import Claim
 from .patterns import RawMatch
 from .phrases import REFERRING, antecedent, is_pronoun, normalize_subject, phrase_after, phrase_before
+from .quotes import quoted_at
 
 _SPACES = re.compile(r"\s+")
 
@@ -95,6 +96,8 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
             return subject, None, start
         if found is None:
             return None
+        if quoted_at(text, raw.start) and not quoted_at(text, found[1]):
+            return None  # the error reads "Authentication failed": the predicate is the quoted words, reported
         normalized = normalize_subject(found[0])
         if spec.builtin and _unusable(normalized, spec):
             referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
