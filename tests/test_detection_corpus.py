@@ -243,6 +243,14 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # a predicate inside quotation marks opened after its subject: the quoted words, reported
         'The SMTP error reads "Authentication failed while connecting to server".',
         'I searched for the claim "90% of startups fail" in the original study.',
+        # a log line's key before the agent's own action; a verb with a date or a count for object; the task
+        'Zendesk Support: opened view "Unassigned tickets".',
+        "Oldest: #5812, opened Oct 29.",
+        "The goal requires sending a message to Alex.",
+        "I can see the following products in the accessibility tree:",
+        # a date is no person; a drafted greeting, quoted, is typed text
+        "The oldest order is from Nov 24.",
+        "I replied to her:\n\n> Hi Marta, sorry about that.",
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
         "Each time the sync job fails, it leaves a temp file.",

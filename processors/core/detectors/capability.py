@@ -299,8 +299,10 @@ DETECTORS = (
         assertion="{cop}",
         role_before=True,
         confidence=0.7,
+        # "The goal requires sending a message": the agent's task, not a rule of a thing.
         reject_before=r"(?:\b(?:this|that|which|it|what|also|to|will|would|should|could|may|might|must|can|and|or|but"
-        r"|function|method|class|code|test|patch|fix|change|script|module|api|decorator|parameter|argument)|[`'\"])\s*$",
+        r"|function|method|class|code|test|patch|fix|change|script|module|api|decorator|parameter|argument|goal|task"
+        r"|objective|request|instructions?)|[`'\"])\s*$",
         reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
         r"|a\s+(?:restart|change|rebuild))\b",
         examples=("Listing A allows pets.", "Branch protection requires all checks to pass."),

@@ -203,9 +203,10 @@ DETECTORS = (
         # what it opened or appeared with.
         reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
-        r"|\s+(?:on|in|since)\s+(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
-        # "before the page loaded": a time clause; "after logging in, the board loaded" reports it.
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}",
+        r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)",
+        # "before the page loaded": a time clause; "after logging in, the board loaded" reports it. "Zendesk Support:
+        # opened view ...", "Summary: Opened ...": a log line's key, then the agent's own action.
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}|:[ \t]*",
         # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun; "the hash changed
         # from ...": a value.
         reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$",
@@ -274,8 +275,9 @@ DETECTORS = (
         confidence=0.7,
         # "I see that ...", "I see what you mean", "I see why": a clause or a figure of speech. "I see
         # `stringify`", "I see the logic": reading code, which a coding agent narrates at every step.
+        # "I can see the following products": a list follows, what it names is claimed there if at all.
         reject_subject=r"^(?:that|what|why|how|whether|if|where|when|which|who|you|your|it|this|now|so|no|nothing|any"
-        r"|more|here|there|the\s+mess)\b"
+        r"|more|here|there|the\s+mess|the\s+following|following)\b"
         r"|^(?:the\s+|a\s+|an\s+)?`|\b(?:logic|code|codebase|issue|problem|point|difference|pattern|reason|query"
         r"|implementation|definition|source|function|method|class|module|file|line|lines|traceback)\b",
         examples=("I can see a username field and a Log in button.", "I see two items named Trail Runner."),
