@@ -401,6 +401,9 @@ CATEGORY_OF_SHAPE = [
     ("The Chase login page is up.", ["system_state"]),
     ("Redis is up.", ["operational_status"]),
     ("State Farm's online flow stops after the ZIP code.", []),
+    # what a portal takes, in the present, is what it allows; a code that was accepted is what the action left
+    ("Only PDF and DOCX files are accepted by this portal.", ["capability"]),
+    ("The discount code SPRING10 was accepted.", ["system_state"]),
 ]
 
 

@@ -67,6 +67,9 @@ DETECTORS = (
             # mergeable", "it won't be purchasable until stock is added".
             r"|incompatible|bookable|reservable|mergeable|purchasable|redeemable|shippable|downloadable|changeable"
             r"|upgradable|upgradeable|deletable|renewable|non-?renewable)\b",
+            # What a portal or a form takes, in the present: "only PDF and DOCX are accepted", "cards aren't accepted
+            # here". The past ("the code was accepted") is what an action left (system_state.result).
+            r"\b(?P<cop>(?:is|are)(?:n't|n’t|\s+not)?)\s+(?:only\s+)?(?P<state>accepted)\b",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -87,6 +90,7 @@ DETECTORS = (
             "You are eligible for a full refund.",
             "Java 17 is required for this build.",
             "The tickets are non-refundable after 24 hours.",
+            "Only PDF and DOCX files are accepted.",
         ),
     ),
     DetectorSpec(
