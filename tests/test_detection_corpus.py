@@ -250,6 +250,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "I can see the following products in the accessibility tree:",
         # a date is no person; a drafted greeting, quoted, is typed text
         "The oldest order is from Nov 24.",
+        "I found it hard to read the chart.",
         "I replied to her:\n\n> Hi Marta, sorry about that.",
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
@@ -404,6 +405,11 @@ CATEGORY_OF_SHAPE = [
     # what a portal takes, in the present, is what it allows; a code that was accepted is what the action left
     ("Only PDF and DOCX files are accepted by this portal.", ["capability"]),
     ("The discount code SPRING10 was accepted.", ["system_state"]),
+    # telegraphic discovery, the user's session, a switch back on, a state said in brackets
+    ("Found it: the invoice from 3 Nov, with a PDF attachment.", ["system_state"]),
+    ("You're logged in now.", ["system_state"]),
+    ("Wi-Fi is back on.", ["system_state"]),
+    ("Wi-Fi is turned off (Airplane mode is on).", ["system_state", "system_state"]),
 ]
 
 

@@ -141,6 +141,8 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         start = at
         if bare in PRONOUN_SUBJECTS or bare in _LEADING_DETERMINERS or kept >= _MAX_WORDS:
             break
+        if word[0] == "(" and ")" not in text[at:end]:
+            break  # "Wi-Fi is off (Airplane mode is on)": a bracket still open starts the phrase
     if not kept:
         return None
     if _not_asserted_before(text[max(window_start, start - 40) : start]):

@@ -470,8 +470,8 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<cop>not\s+|no\s+longer\s+)?"
-            r"(?P<subject>(?:logged|signed)(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*"
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|you're|you’re|you\s+are)\s+(?:now\s+|still\s+|already\s+)?"
+            r"(?P<cop>not\s+|no\s+longer\s+)?(?P<subject>(?:logged|signed)(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*"
             r"(?:\s+[\p{Lu}][\p{L}\p{N}.-]*)?)?)",
         ),
         assertion="{not_}signed_in",
@@ -486,7 +486,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+            rf"\b{COPULA}\s+(?:back\s+)?(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -659,8 +659,26 @@ DETECTORS = (
             r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about)\b"
             r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
             r"|some|each|every|when|if|both|nothing|none)\b"
+            # "I found it hard to read": a judgement, not a discovery.
+            r"|^it\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary|impossible"
+            r"|surprising|annoying|tricky|simpler|easier|harder)\b"
         ),
         examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
+    ),
+    DetectorSpec(
+        # The discovery, telegraphic: "Found it: the invoice from 3 Nov", "Tried without LLC — found it". About the thing
+        # searched for, which "it" names only through the text before: stored unchecked, as any bare pronoun.
+        id="system_state.found_it",
+        category="system_state",
+        family="systemState",
+        patterns=(r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*|,[ \t]+)(?P<subject>(?-i:[Ff])ound\s+it)\b",),
+        assertion="found",
+        fixed_subject="it",
+        confidence=0.6,
+        # "found it hard to", "found it useful": a judgement.
+        reject_after=r"\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary"
+        r"|impossible|surprising|annoying|tricky|simpler|easier|harder|to|that)\b",
+        examples=("Found it: the invoice from 3 Nov.", "Tried again — found it."),
     ),
     DetectorSpec(
         # Status lists: "- Redis: not running", "* Node.js — installed ✅"
