@@ -251,6 +251,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # a date is no person; a drafted greeting, quoted, is typed text
         "The oldest order is from Nov 24.",
         "I found it hard to read the chart.",
+        "The usage data I found is from 2023.",
+        "The page I found suggests a later date.",
         "I replied to her:\n\n> Hi Marta, sorry about that.",
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
@@ -410,6 +412,8 @@ CATEGORY_OF_SHAPE = [
     ("You're logged in now.", ["system_state"]),
     ("Wi-Fi is back on.", ["system_state"]),
     ("Wi-Fi is turned off (Airplane mode is on).", ["system_state", "system_state"]),
+    # what the toast says is one claim; a state inside its quoted words is not another
+    ('A toast says "Transition blocked: required field \'Fix Version\' is empty".', ["system_state"]),
 ]
 
 

@@ -106,6 +106,8 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     if closing in OPENING_OF:
         quoted = quoted_before(text, end, closing)
         if quoted:
+            if closing != '"' and quoted_at(text, quoted[1]):
+                return None  # a toast says "required field 'Fix Version' is empty": inside the quoted words
             return with_kind(text, *quoted) if closing == "`" else quoted
     window_start = max(0, end - _WINDOW)
     line_start = text.rfind("\n", window_start, end)

@@ -659,6 +659,8 @@ DETECTORS = (
             r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about)\b"
             r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
             r"|some|each|every|when|if|both|nothing|none)\b"
+            # "the data I found shows ...": a relative clause, its verb follows.
+            r"|^(?:shows?|is|are|was|were|has|have|says|suggests|indicates|lists|confirms|points)\b"
             # "I found it hard to read": a judgement, not a discovery.
             r"|^it\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary|impossible"
             r"|surprising|annoying|tricky|simpler|easier|harder)\b"
