@@ -136,6 +136,9 @@ SHAPES = [
     ('{\n  "Observation": "Notepad is open. The text area is focused.",\n  "Thought": "Type it."\n}', "system_state"),
     ('{"evaluation_previous_goal": "Success - the button says \\"Saved\\" and the filter is applied."}',
      "system_state"),
+    # a screen saying something is what it displays, not reported speech; a noun before a state is no verb of saying
+    ("The form now says the message was delivered.", "system_state"),
+    ("The Reports menu has expanded.", "system_state"),
 ]
 
 
@@ -233,6 +236,24 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "> The retry queue is missing from the dashboard.",
         'The ticket reads: "there is no retry header in the response".',
         'It says "the driver does not support savepoints on this backend."',
+        # reported speech, unquoted: someone's words (or the agent's earlier ones), not the agent's assertion
+        "The customer says the export has been stuck since Monday.",
+        "A maintainer replied that a fix is merged for the next release.",
+        "Earlier I told you the coupon had been applied, but that was wrong.",
+        # a predicate inside quotation marks opened after its subject: the quoted words, reported
+        'The SMTP error reads "Authentication failed while connecting to server".',
+        'I searched for the claim "90% of startups fail" in the original study.',
+        # a log line's key before the agent's own action; a verb with a date or a count for object; the task
+        'Zendesk Support: opened view "Unassigned tickets".',
+        "Oldest: #5812, opened Oct 29.",
+        "The goal requires sending a message to Alex.",
+        "I can see the following products in the accessibility tree:",
+        # a date is no person; a drafted greeting, quoted, is typed text
+        "The oldest order is from Nov 24.",
+        "I found it hard to read the chart.",
+        "The usage data I found is from 2023.",
+        "The page I found suggests a later date.",
+        "I replied to her:\n\n> Hi Marta, sorry about that.",
         # conditions said just before the subject
         "The alarm goes off as soon as the replica is down.",
         "Each time the sync job fails, it leaves a temp file.",
@@ -361,3 +382,42 @@ def test_not_found_counts_as_system_state_or_existence(validator):
 def test_who_did_it_is_a_name_claim_not_also_a_state(validator, text):
     # One claim, the name: "was opened" is not counted again as the state of the request.
     assert [c.category for c in validator.detect(text)] == ["entity_name"]
+
+
+# text, the categories of every claim detected in it, in order: where two categories could take a shape, the one
+# GUIDE.md gives it (and only that one).
+CATEGORY_OF_SHAPE = [
+    # a page that renders or loads is a UI state ("the dashboard has loaded"); how well it renders is an outcome
+    ("The preview page renders now.", ["system_state"]),
+    ("The Traffic page loads, but the Sessions chart is empty.", ["system_state", "system_state"]),
+    ("The homepage loads fine.", ["operational_status"]),
+    ("The fonts render correctly now.", ["operational_status"]),
+    # what an action left a record in is its state ("has been cancelled"); "gone" says only that it is not there
+    ("The feature branch was deleted after the merge.", ["system_state"]),
+    ("Column C was probably deleted and re-added.", ["system_state"]),
+    ("The old listing is gone.", ["existence"]),
+    # a board's lane is where a record stands; a folder is where a file is
+    ("PLAT-913 is now in Done.", ["system_state"]),
+    ("The card is still in Blocked.", ["system_state"]),
+    ("The lease PDF is now in Documents.", ["existence"]),
+    # a page that is up is on screen; a service that is up is healthy; "'s online" before a noun is an adjective
+    ("The Chase login page is up.", ["system_state"]),
+    ("Redis is up.", ["operational_status"]),
+    ("State Farm's online flow stops after the ZIP code.", []),
+    # what a portal takes, in the present, is what it allows; a code that was accepted is what the action left
+    ("Only PDF and DOCX files are accepted by this portal.", ["capability"]),
+    ("The discount code SPRING10 was accepted.", ["system_state"]),
+    # telegraphic discovery, the user's session, a switch back on, a state said in brackets
+    ("Found it: the invoice from 3 Nov, with a PDF attachment.", ["system_state"]),
+    ("You're logged in now.", ["system_state"]),
+    ("Wi-Fi is back on.", ["system_state"]),
+    ("Wi-Fi is turned off (Airplane mode is on).", ["system_state", "system_state"]),
+    # what the toast says is one claim; a state inside its quoted words is not another
+    ('A toast says "Transition blocked: required field \'Fix Version\' is empty".', ["system_state"]),
+]
+
+
+@pytest.mark.parametrize(("text", "categories"), CATEGORY_OF_SHAPE)
+def test_shape_gets_the_category_the_guide_gives_it(validator, text, categories):
+    claims = validator.detect(text)
+    assert [c.category for c in claims] == categories, [(c.detector_id, c.matched_text) for c in claims]

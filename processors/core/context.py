@@ -203,6 +203,8 @@ def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
             return Frame(False, marker.lastgroup, False), hits
     if 1 in hits:
         return _INTENT_FRAME, hits
+    if _reported(clause):
+        return _REPORTED_FRAME, hits
     return None, hits
 
 
@@ -223,6 +225,32 @@ def _unframed(m: re.Match) -> str:
     return _UNFRAMED.get(m.group(), "i report")
 
 
+# Reported speech right before the claim: "the customer says exports have been stuck", "a maintainer says a fix
+# is merged", "earlier I told you the coupon had been applied". Someone's words (or the agent's earlier ones),
+# reported, not asserted (GUIDE.md: quoted text "is reported, not asserted by the agent"). Only verbs of saying
+# ("the log shows ...", "the page confirms ..." are what the agent saw), and not when a screen is the sayer: "the
+# form now says the message was delivered" is what the page displays, as '... says "Sent"' is. Not a noun
+# ("the Reports menu", "the claims page"): a determiner or "the" just before it.
+_REPORTED = re.compile(
+    r"(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bmy )(?<!\bour )(?<!\byour )(?<!\bits )(?<!\bthis )(?<!\btheir )"
+    r"\b(?:says|said|saying|reports|reported|states|stated|claims|claimed|claiming|mentions|mentioned|writes|wrote"
+    r"|replied|replies|answered|explains|explained|tells\s+(?:me|us|you)|told\s+(?:me|us|you))"
+    r"(?:\s+(?:that|again|here|there|earlier|before))?\s*$"
+)
+# A screen, a page or a control displaying something is an observation, not speech (see `_REPORTED`).
+_SCREEN_SAYS = re.compile(
+    r"\b(?:page|panel|form|banner|screen|dialog|modal|pop-?up|toast|notification|alert|tooltip|badge|label|status"
+    r"|confirmation|dashboard|console|window|pane|header|field|button|menu|card|widget|bar|site|app|ui|display"
+    r"|prompt|overlay|message\s+(?:below|above|under)\s+\S+|\S+\s+bar)\s+(?:now\s+|still\s+|also\s+|just\s+)?\S+"
+    r"(?:\s+that)?\s*$"
+)
+
+
+def _reported(clause: str) -> bool:
+    """Whether the clause ends with someone's verb of saying (`_REPORTED`), a screen not being the sayer."""
+    return _REPORTED.search(clause) is not None and _SCREEN_SAYS.search(clause) is None
+
+
 _PREFIX_FRAMES: dict[str, tuple[Frame | None, tuple[int, ...]]] = {}
 _MAX_PREFIXES = 4096  # remembered prefixes; the whole memo is dropped when full
 
@@ -232,6 +260,7 @@ _QUESTION = Frame(False, "question", False)
 _SUGGESTION = Frame(False, "suggestion", False)
 _INTENT_FRAME = Frame(False, "intent", False)
 _CONDITIONAL_FRAME = Frame(False, "conditional", False)
+_REPORTED_FRAME = Frame(False, "reported", False)
 _ASSERTED = Frame(True, None, False)
 _HEDGED = Frame(True, None, True)
 _FRAME_SET_RE2 = getattr(_FRAME_SET, "_set", None)

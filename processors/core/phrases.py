@@ -106,6 +106,8 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     if closing in OPENING_OF:
         quoted = quoted_before(text, end, closing)
         if quoted:
+            if closing != '"' and quoted_at(text, quoted[1]):
+                return None  # a toast says "required field 'Fix Version' is empty": inside the quoted words
             return with_kind(text, *quoted) if closing == "`" else quoted
     window_start = max(0, end - _WINDOW)
     line_start = text.rfind("\n", window_start, end)
@@ -141,6 +143,8 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
         start = at
         if bare in PRONOUN_SUBJECTS or bare in _LEADING_DETERMINERS or kept >= _MAX_WORDS:
             break
+        if word[0] == "(" and ")" not in text[at:end]:
+            break  # "Wi-Fi is off (Airplane mode is on)": a bracket still open starts the phrase
     if not kept:
         return None
     if _not_asserted_before(text[max(window_start, start - 40) : start]):

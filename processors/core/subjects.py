@@ -12,6 +12,7 @@ import re
 from .model import Claim
 from .patterns import RawMatch
 from .phrases import REFERRING, antecedent, is_pronoun, normalize_subject, phrase_after, phrase_before
+from .quotes import quoted_at
 
 _SPACES = re.compile(r"\s+")
 
@@ -95,6 +96,8 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
             return subject, None, start
         if found is None:
             return None
+        if quoted_at(text, raw.start) and not quoted_at(text, found[1]):
+            return None  # the error reads "Authentication failed": the predicate is the quoted words, reported
         normalized = normalize_subject(found[0])
         if spec.builtin and _unusable(normalized, spec):
             referent = antecedent(text, found[1], normalized) if normalized in REFERRING else None
@@ -145,6 +148,10 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     if name is None:
         return None
     first = name.text.split(" ")[0]
+    if first in _MONTHS and _DAY_AFTER.match(text, name.end):
+        return None  # "an email from Nov 24", "opened Oct 29": a date, not a person ("assigned to Jun" may be one)
+    if _GREETING_BEFORE.search(text, max(0, name.start - 12), name.start) and quoted_at(text, name.start):
+        return None  # '> Hi Marta, sorry about that', '"Hi Sandra, attached is ...': a drafted reply, quoted
     initial = len(first) == 2 and first[1] == "." and len(name.text) > 3  # "R. Gomez"
     if first in _NON_NAMES or first.lower() in _ROLE_WORDS or (first.isupper() and len(first) <= 4 and not initial):
         # "User confirmed the order": a role, not a name; "your user ID": an abbreviation.
@@ -158,6 +165,17 @@ def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | Non
     elif spec.subject_group and spec.subject_group in raw.groups:
         role = raw.groups[spec.subject_group].text
     return name.text, role, start
+
+
+_MONTHS = frozenset(
+    """
+    Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec January February March April May June July August September
+    October November December Mon Tue Tues Wed Thu Thurs Fri Sat Sun Monday Tuesday Wednesday Thursday Friday
+    Saturday Sunday
+    """.split()
+)
+_GREETING_BEFORE = re.compile(r"\b(?:hi|hello|hey|dear|thanks|thank\s+you)[ \t]+$", re.IGNORECASE)
+_DAY_AFTER = re.compile(r"[ \t]+\d{1,2}(?:st|nd|rd|th)?\b")
 
 
 # With their contractions: "I've been unable", "we're not eligible" (normalized subjects use "'").

@@ -67,6 +67,9 @@ DETECTORS = (
             # mergeable", "it won't be purchasable until stock is added".
             r"|incompatible|bookable|reservable|mergeable|purchasable|redeemable|shippable|downloadable|changeable"
             r"|upgradable|upgradeable|deletable|renewable|non-?renewable)\b",
+            # What a portal or a form takes, in the present: "only PDF and DOCX are accepted", "cards aren't accepted
+            # here". The past ("the code was accepted") is what an action left (system_state.result).
+            r"\b(?P<cop>(?:is|are)(?:n't|n’t|\s+not)?)\s+(?:only\s+)?(?P<state>accepted)\b",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -87,6 +90,7 @@ DETECTORS = (
             "You are eligible for a full refund.",
             "Java 17 is required for this build.",
             "The tickets are non-refundable after 24 hours.",
+            "Only PDF and DOCX files are accepted.",
         ),
     ),
     DetectorSpec(
@@ -299,8 +303,10 @@ DETECTORS = (
         assertion="{cop}",
         role_before=True,
         confidence=0.7,
+        # "The goal requires sending a message": the agent's task, not a rule of a thing.
         reject_before=r"(?:\b(?:this|that|which|it|what|also|to|will|would|should|could|may|might|must|can|and|or|but"
-        r"|function|method|class|code|test|patch|fix|change|script|module|api|decorator|parameter|argument)|[`'\"])\s*$",
+        r"|function|method|class|code|test|patch|fix|change|script|module|api|decorator|parameter|argument|goal|task"
+        r"|objective|request|instructions?)|[`'\"])\s*$",
         reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
         r"|a\s+(?:restart|change|rebuild))\b",
         examples=("Listing A allows pets.", "Branch protection requires all checks to pass."),

@@ -27,9 +27,11 @@ DETECTORS = (
         family="existence",
         patterns=(
             r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)|no\s+longer)\s+(?:(?:actually|even|yet|really)\s+)?exists?\b",
-            rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|deleted|removed|decommissioned|retired"
+            # Not "deleted" or "removed": what an action left a record in (system_state.result), as GUIDE.md files
+            # "has been cancelled"; "gone", "missing" say only that it is not there.
+            rf"\b{COPULA}\s+(?:missing|absent|gone|nonexistent|non-existent|decommissioned|retired"
             r"|undefined|undeclared|out\s+of\s+stock|sold\s+out)\b",
-            r"\b(?P<cop>has|have)\s+(?:been\s+)?(?:deleted|removed|decommissioned|retired)\b",
+            r"\b(?P<cop>has|have)\s+(?:been\s+)?(?:decommissioned|retired)\b",
         ),
         assertion="not_exists",
         negative=True,
@@ -266,6 +268,9 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.8,
+        # "is now in Done", "is still in Triage": a board's lane is where a record stands (system_state.status).
+        reject_after=r"(?<=\bDone)|(?<=\bBlocked)|(?<=\bTriage)|(?<=\bBacklog)|(?<=\bTodo)|(?<=\bQA)|(?<=\bDoing)"
+        r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b",
         examples=(
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
             "`appdirs` is not in `install_requires`.",

@@ -60,6 +60,9 @@ _OUTCOME_NOT_SUBJECT = (
     r"|^(?:eval|evaluation(?:\s+of\s+(?:the\s+)?previous\s+(?:goal|step|action))?|status|result|outcome|verdict|state)$"
 )
 
+# "renders", "loads now": no word of how well (see operational_status.works and system_state.loads).
+_BARE_LOAD = r"(?:renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time))*"
+
 DETECTORS = (
     DetectorSpec(
         id="operational_status.failing",
@@ -87,7 +90,10 @@ DETECTORS = (
         reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
         r"|(?<=look up)|(?<=looks up)|(?<=looked up)"
         r"|(?<=online)\s+(?:portal|banking|store|shop|account|form|version|services?|help|chat|checkout|booking"
-        r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b",
+        r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b"
+        # "State Farm's online flow", "the State Department's Online Passport Renewal page": a possessive's "'s"
+        # before an adjective, no copula.
+        r"|(?<='s online)\s+\w|(?<=’s online)\s+\w",
         examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(
@@ -176,12 +182,12 @@ DETECTORS = (
         patterns=(
             # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
             # imperative gives no subject, and a condition or plan ("if they work") no assertion.
-            r"\b(?P<state>works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
+            r"\b(?P<state>(?:works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
             r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered"
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
-            r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*[ \t]*(?:[.,;:!)]|\n|$"
+            r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*)[ \t]*(?:[.,;:!)]|\n|$"
             # "the reload worked and the Visit page is displayed": one clause ends, another begins.
             r"|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
             # "the fix works for the reported case": for whom or what it works ("works on" is left
@@ -196,6 +202,10 @@ DETECTORS = (
         # "the last 4 runs", "Cloud Run", "a dry run": the word is a noun there.
         reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$"
         r"|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|cloud|dry|test|trial)\s+$",
+        # A page that renders or loads, said bare ("the page renders", "the Traffic page loads"), is a UI state, as
+        # GUIDE.md files "the dashboard has loaded": system_state.loads. How well it renders is this one's ("the
+        # homepage loads fine", "fonts render correctly").
+        reject_state=_BARE_LOAD,
         examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
                   "The retry logic works for both endpoints."),
     ),

@@ -43,6 +43,8 @@ UI_STATES = (
 )
 # A status as a page gives it: quoted or in bold, a few words.
 _STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
+# The usual lanes of an issue board or a workflow, capitalised as boards write them.
+_LANE = r"(?-i:Done|Blocked|Triage|Backlog|To\s+Do|Todo|In\s+Progress|In\s+Review|QA|Doing|Icebox|Won't\s+Do)"
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
 # Not after an ordering: "sorted by Date Modified" names a column.
 _BY_SOMEONE = r"(?<!sorted)(?<!filtered)(?<!grouped)(?<!ordered)\s+by\s+(?:(?-i:[A-Z])|u/|@|[a-z][\w.-]*[_\d])"
@@ -88,7 +90,7 @@ RESULTS = (
     r"cancell?ed|booked|updated|added|applied|processed|charged|refunded|issued|confirmed|upgraded|downgraded"
     r"|modified|changed|replaced|reset|saved|restored|reverted|merged|committed|pushed|published|submitted"
     r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
-    r"|placed|posted|kept|uploaded|downloaded|dismissed"
+    r"|placed|posted|kept|uploaded|downloaded|dismissed|deleted|removed"
     r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
     # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
@@ -201,9 +203,10 @@ DETECTORS = (
         # what it opened or appeared with.
         reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
-        r"|\s+(?:on|in|since)\s+(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
-        # "before the page loaded": a time clause; "after logging in, the board loaded" reports it.
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}",
+        r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)",
+        # "before the page loaded": a time clause; "after logging in, the board loaded" reports it. "Zendesk Support:
+        # opened view ...", "Summary: Opened ...": a log line's key, then the agent's own action.
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}|:[ \t]*",
         # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun; "the hash changed
         # from ...": a value.
         reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$",
@@ -214,6 +217,49 @@ DETECTORS = (
             "The URL and the result list stayed the same.",
             'The status changed from "New" to "Open".',
         ),
+    ),
+    DetectorSpec(
+        # A page or a list that "is up" is on screen, loaded: "the printer settings page is up", "Results are up", "the
+        # prescription list is up". A UI state (GUIDE.md: "the dashboard has loaded"), not a service's health, which
+        # operational_status.healthy keeps ("Redis is up"); over it where both match.
+        id="system_state.page_up",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b(?P<head>page|list|results|screen|view|dialog|form|window|map|chart|tab|panel|listing|menu|report"
+            rf"|calendar|inbox|dashboard|modal|preview)(?:\*\*)?[ \t]+{COPULA}\s+(?:now\s+)?(?P<state>up)\b",
+        ),
+        assertion="{not_}loaded",
+        subject_before=True,
+        subject_includes_match_group="head",
+        negation_group="cop",
+        confidence=0.7,
+        priority=2,
+        # "is up to date", "is up for review", "is up next": no page on screen.
+        reject_after=r"\s+(?:to|for|next|against|on)\b",
+        examples=("The printer settings page is up.", "Results are up."),
+    ),
+    DetectorSpec(
+        # A page or a view that renders or loads, said bare: "the page renders", "the Traffic page loads", "the app
+        # renders now". A UI state, as "the dashboard has loaded" (GUIDE.md); "loads fine", "renders correctly" say
+        # that it works (operational_status.works). Present or past, at the end of a clause.
+        id="system_state.loads",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<state>renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time))*[ \t]*"
+            r"(?:[.,;:!)]|\n|$|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
+        ),
+        assertion="loaded",
+        subject_before=True,
+        confidence=0.7,
+        # As operational_status.works: a prediction, a negation (system_state.appears), a noun ("the last load").
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
+        r"|(?:n't|n’t|\bnot|\bnever)\s+$|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|full|heavy|lazy"
+        r"|initial|cpu|server|peak|work|system)\s+$",
+        # "`config` loads": what code does; "it loads" with nothing before it is left unchecked as any pronoun.
+        reject_subject=r"^`[^`]+`$",
+        examples=("The page renders.", "The Traffic page loads, but the chart is empty."),
     ),
     DetectorSpec(
         # Observation: "I can see a username field", "I see two items named X", "the file now appears in
@@ -229,8 +275,9 @@ DETECTORS = (
         confidence=0.7,
         # "I see that ...", "I see what you mean", "I see why": a clause or a figure of speech. "I see
         # `stringify`", "I see the logic": reading code, which a coding agent narrates at every step.
+        # "I can see the following products": a list follows, what it names is claimed there if at all.
         reject_subject=r"^(?:that|what|why|how|whether|if|where|when|which|who|you|your|it|this|now|so|no|nothing|any"
-        r"|more|here|there|the\s+mess)\b"
+        r"|more|here|there|the\s+mess|the\s+following|following)\b"
         r"|^(?:the\s+|a\s+|an\s+)?`|\b(?:logic|code|codebase|issue|problem|point|difference|pattern|reason|query"
         r"|implementation|definition|source|function|method|class|module|file|line|lines|traceback)\b",
         examples=("I can see a username field and a Log in button.", "I see two items named Trail Runner."),
@@ -325,7 +372,9 @@ DETECTORS = (
             # ("is in \"Downloads\"", "is in **My Drive › Backups**") is a location (existence.located).
             r"\b(?:is|are|was|were)[ \t]+(?:still[ \t]+|now[ \t]+|currently[ \t]+)?in[ \t]+(?:the[ \t]+)?"
             rf"(?:(?:stage|column|status|state|lane|phase)[ \t]+(?P<state>{_STATUS_VALUE})"
-            rf"|(?:{_STATUS_VALUE})[ \t]+(?:stage|column|status|state|lane|phase)\b|\*\*[^*\n›>/\\]{{1,40}}\*\*)",
+            rf"|(?:{_STATUS_VALUE})[ \t]+(?:stage|column|status|state|lane|phase)\b|\*\*[^*\n›>/\\]{{1,40}}\*\*"
+            # A board's lane by its usual name: "PLAT-913 is now in Done", "two are still in Triage".
+            rf"|{_LANE}\b)",
         ),
         assertion="status",
         subject_before=True,
@@ -421,8 +470,8 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|still\s+|already\s+)?(?P<cop>not\s+|no\s+longer\s+)?"
-            r"(?P<subject>(?:logged|signed)(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*"
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|you're|you’re|you\s+are)\s+(?:now\s+|still\s+|already\s+)?"
+            r"(?P<cop>not\s+|no\s+longer\s+)?(?P<subject>(?:logged|signed)(?:\s+in(?:\s+to)?|\s+into|\s+out)(?:\s+(?:the\s+)?[\p{Lu}\p{N}][\p{L}\p{N}.-]*"
             r"(?:\s+[\p{Lu}][\p{L}\p{N}.-]*)?)?)",
         ),
         assertion="{not_}signed_in",
@@ -437,7 +486,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+            rf"\b{COPULA}\s+(?:back\s+)?(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -538,7 +587,7 @@ DETECTORS = (
             r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?"
             r"(?:\s+being)?|(?:is|are)\s+now|got)"
             r"\s+(?:(?:successfully|already|now|also|correctly|properly|fully|automatically|just|since|indeed|still"
-            r"|finally|actually)\s+)?(?P<state>" + RESULTS + r")\b",
+            r"|finally|actually|probably|likely|apparently)\s+)?(?P<state>" + RESULTS + r")\b",
             r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
             r"\s+(?:(?:successfully|already|now|also|just|since|finally|actually|yet)\s+)?(?P<state>" + DONE_TO + r")\b",
         ),
@@ -610,8 +659,28 @@ DETECTORS = (
             r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about)\b"
             r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
             r"|some|each|every|when|if|both|nothing|none)\b"
+            # "the data I found shows ...": a relative clause, its verb follows.
+            r"|^(?:shows?|is|are|was|were|has|have|says|suggests|indicates|lists|confirms|points)\b"
+            # "I found it hard to read": a judgement, not a discovery.
+            r"|^it\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary|impossible"
+            r"|surprising|annoying|tricky|simpler|easier|harder)\b"
         ),
         examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
+    ),
+    DetectorSpec(
+        # The discovery, telegraphic: "Found it: the invoice from 3 Nov", "Tried without LLC — found it". About the thing
+        # searched for, which "it" names only through the text before: stored unchecked, as any bare pronoun.
+        id="system_state.found_it",
+        category="system_state",
+        family="systemState",
+        patterns=(r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*|,[ \t]+)(?P<subject>(?-i:[Ff])ound\s+it)\b",),
+        assertion="found",
+        fixed_subject="it",
+        confidence=0.6,
+        # "found it hard to", "found it useful": a judgement.
+        reject_after=r"\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary"
+        r"|impossible|surprising|annoying|tricky|simpler|easier|harder|to|that)\b",
+        examples=("Found it: the invoice from 3 Nov.", "Tried again — found it."),
     ),
     DetectorSpec(
         # Status lists: "- Redis: not running", "* Node.js — installed ✅"
