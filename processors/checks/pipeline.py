@@ -487,6 +487,10 @@ def _time(span: SpanRecord) -> datetime:
 # metadata names no node, carries the name the agent was given (`create_react_agent(name=...)`).
 _LANGGRAPH_STEPS = frozenset({"agent", "tools", "model"})  # prebuilt agents' node names
 _LANGGRAPH_UNNAMED = "LangGraph"  # a graph's name when it was given none
+# OpenInference names other frameworks' AGENT spans after the agent and the method it ran: smolagents
+# "<agent>.run", AutoGen AgentChat "<agent>.on_messages_stream". Taken whole, the name matched no rule
+# for the agent, so an enforcing agent was only audited. AutoGen's also carry the agent in graph.node.id.
+_AGENT_METHOD_SUFFIXES = (".run", ".on_messages_stream")
 
 
 def openinference_agent_name(span: SpanRecord) -> str | None:
@@ -496,10 +500,22 @@ def openinference_agent_name(span: SpanRecord) -> str | None:
         return None
     graph, node = _langgraph(span.attributes.get(A.OPENINFERENCE_METADATA))
     if not graph:
-        return _str(span.name) if kind == "AGENT" else None
+        return _agent_of_agent_span(span) if kind == "AGENT" else None
     if node is None:  # the graph's own run
         return None if span.name == _LANGGRAPH_UNNAMED else _str(span.name)
     return _str(span.name) if kind == "AGENT" and span.name not in _LANGGRAPH_STEPS else None
+
+
+def _agent_of_agent_span(span: SpanRecord) -> str | None:
+    """The agent an OpenInference AGENT span is named after, without the method the framework adds."""
+    node = _str(span.attributes.get(A.OPENINFERENCE_GRAPH_NODE))
+    if node is not None:
+        return node
+    name = span.name
+    for suffix in _AGENT_METHOD_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return _str(name)
 
 
 def _langgraph(metadata: Any) -> tuple[bool, str | None]:

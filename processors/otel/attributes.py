@@ -39,6 +39,7 @@ OUTPUT_VALUE = "output.value"
 SESSION_ID = "session.id"
 AGENT_NAME = "agent.name"
 OPENINFERENCE_REDACTED = "__REDACTED__"
+OPENINFERENCE_GRAPH_NODE = "graph.node.id"  # AutoGen AgentChat's AGENT spans: the agent's name
 OPENINFERENCE_METADATA = "metadata"  # JSON; LangChain runs: ls_integration, langgraph_node
 
 # --- read: resource and claimwatch's own inputs ------------------------------------------------
