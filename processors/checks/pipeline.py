@@ -319,7 +319,7 @@ class Pipeline:
         depth = 0
         while current is not None and depth < _MAX_DEPTH:
             attrs = current.attributes
-            if A.TRACELOOP_SPAN_KIND not in attrs:  # OpenLLMetry writes LangChain's run id there
+            if _agent_id_names_the_agent(attrs):
                 agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
             agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
@@ -504,6 +504,16 @@ def openinference_agent_name(span: SpanRecord) -> str | None:
     if node is None:  # the graph's own run
         return None if span.name == _LANGGRAPH_UNNAMED else _str(span.name)
     return _str(span.name) if kind == "AGENT" and span.name not in _LANGGRAPH_STEPS else None
+
+
+# Where gen_ai.agent.id holds a run's address, not an agent: OpenLLMetry writes LangChain's run id there,
+# AutoGen its runtime's AgentId, "<name>_<team uuid>/<team uuid>" in a team, new for every team (an
+# agent's rows scattered over ids no rule matches); both name the agent in gen_ai.agent.name.
+_RUN_SCOPED_AGENT_ID_SYSTEMS = frozenset({"autogen"})
+
+
+def _agent_id_names_the_agent(attrs: Mapping[str, Any]) -> bool:
+    return A.TRACELOOP_SPAN_KIND not in attrs and attrs.get(A.GEN_AI_SYSTEM) not in _RUN_SCOPED_AGENT_ID_SYSTEMS
 
 
 def _agent_of_agent_span(span: SpanRecord) -> str | None:

@@ -6,6 +6,7 @@ GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
 GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
 GEN_AI_AGENT_ID = "gen_ai.agent.id"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
+GEN_AI_SYSTEM = "gen_ai.system"  # the older name of gen_ai.provider.name; AutoGen's own spans: "autogen"
 GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
 GEN_AI_RESPONSE_ID = "gen_ai.response.id"  # the provider's id of one model response
