@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, MutableMapping
@@ -63,7 +64,7 @@ IDENTITY_KEYS = (
     A.OPENINFERENCE_SPAN_KIND,
 )
 # And what identity reads of an ancestor only when it has one of those (OpenInference's metadata).
-ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA)
+ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA, A.OPENINFERENCE_GRAPH_NODE, A.GEN_AI_SYSTEM)
 
 
 def enforces(mode: str, verdict: str) -> bool:
@@ -160,6 +161,7 @@ class Pipeline:
                 return self._upstream(span, trace)
             wanted = [c for c in self.checks if c.name in guarded or c.wants(span)]
             if not wanted:
+                self._carry_to_runtime_message(span)
                 return None
             ctx = CheckContext(span, trace, self._resolver(trace, guarded), self.config.annotations.verbosity,
                                self._extractor(guarded))
@@ -264,17 +266,27 @@ class Pipeline:
         """An agent's blocked texts follow it into its later traces: a client that makes every LLM call a
         trace of its own (OpenLLMetry's anthropic.chat and openai.chat spans are roots unless the app opens a
         span around them) sends the blocked turn back as history in the next call's input messages."""
-        earlier = self._blocked_by_agent.get(ctx.identity.agent_id) if self._blocked_by_agent else None
+        self._carry(ctx.identity.agent_id, ctx.span)
+
+    def _carry_to_runtime_message(self, span: SpanRecord) -> None:
+        """AutoGen's runtime delivers an agent's chat message to its team in a span of a trace of its own,
+        the whole message in its `message` attribute: the sender's blocked texts follow it there."""
+        sender = span.attributes.get(A.AUTOGEN_SENDER_AGENT_TYPE) if self._blocked_by_agent else None
+        if isinstance(sender, str) and A.AUTOGEN_MESSAGE in span.attributes:
+            self._carry(_AUTOGEN_TEAM_SUFFIX.sub("", sender), span)
+
+    def _carry(self, agent_id: str, span: SpanRecord) -> None:
+        earlier = self._blocked_by_agent.get(agent_id) if self._blocked_by_agent else None
         if earlier is None:
             return
         texts, notice, until = earlier
-        if _span_ns(ctx.span) > until:  # a later conversation: the block's own is over
-            self._blocked_by_agent.pop(ctx.identity.agent_id, None)
+        if _span_ns(span) > until:  # a later conversation: the block's own is over
+            self._blocked_by_agent.pop(agent_id, None)
             return
-        held, held_notice = self._blocked.get(ctx.span.trace_id, ((), notice))
+        held, held_notice = self._blocked.get(span.trace_id, ((), notice))
         new = tuple(t for t in texts if t not in held)
         if new:
-            self._hold_blocked(ctx.span.trace_id, held + new, held_notice)
+            self._hold_blocked(span.trace_id, held + new, held_notice)
 
     def _hold_blocked(self, trace_id: str, texts: tuple[str, ...], notice: str) -> None:
         """Keep a trace's blocked texts for redacting its spans (the oldest traces go first when full)."""
@@ -510,6 +522,10 @@ def openinference_agent_name(span: SpanRecord) -> str | None:
 # AutoGen its runtime's AgentId, "<name>_<team uuid>/<team uuid>" in a team, new for every team (an
 # agent's rows scattered over ids no rule matches); both name the agent in gen_ai.agent.name.
 _RUN_SCOPED_AGENT_ID_SYSTEMS = frozenset({"autogen"})
+
+
+# AgentChat registers a team's agents with the runtime as "<name>_<team id>", the id a uuid4.
+_AUTOGEN_TEAM_SUFFIX = re.compile(r"_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 def _agent_id_names_the_agent(attrs: Mapping[str, Any]) -> bool:

@@ -43,6 +43,10 @@ OPENINFERENCE_REDACTED = "__REDACTED__"
 OPENINFERENCE_GRAPH_NODE = "graph.node.id"  # AutoGen AgentChat's AGENT spans: the agent's name
 OPENINFERENCE_METADATA = "metadata"  # JSON; LangChain runs: ls_integration, langgraph_node
 
+# --- read: AutoGen's runtime (autogen-core): its publish/process spans, roots of traces of their own
+AUTOGEN_SENDER_AGENT_TYPE = "sender_agent_type"  # "<agent>_<team uuid>" in an AgentChat team
+AUTOGEN_MESSAGE = "message"  # the message delivered, JSON: a chat message's whole content
+
 # --- read: resource and claimwatch's own inputs ------------------------------------------------
 SERVICE_NAME = "service.name"
 AGENT_TRUST = "claimwatch.agent.trust"  # honoured only when the config allows it
