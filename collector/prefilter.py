@@ -26,6 +26,7 @@ MARKERS: tuple[bytes, ...] = (
     b"tool.name",
     b"agent.name",
     b"session.id",
+    b"sender_agent_type",  # AutoGen's runtime spans: an agent's message, redacted after its block
 )
 # The checks whose `wants` the markers cover; with any other check enabled, every span is asked.
 COVERED_CHECKS = frozenset({"output", "actions", "tool_policy", "grounding"})

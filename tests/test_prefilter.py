@@ -15,7 +15,7 @@ from claimwatch.otel import extract
 # Every name the builtin checks' `wants`, identity resolution and the upstream test look for.
 READ_NAMES = sorted({*extract._EXACT_KEYS, *extract._PREFIXES, A.GEN_AI_CONTENT_COMPLETION_EVENT,
                      *actions._TOOL_KEYS, *tool_policy._TOOL_KEYS, *IDENTITY_KEYS, A.VERDICT, A.MODE,
-                     A.AGENT_TRUST})
+                     A.AGENT_TRUST, A.AUTOGEN_SENDER_AGENT_TYPE})
 
 
 @pytest.mark.parametrize("name", READ_NAMES)

@@ -271,10 +271,11 @@ def assert_actions_graded(run: Run, bash_span: str | None) -> None:
     assert violations == [("commit", "no_matching_action", "flag")]
 
 
-def assert_deny_rule_blocks_the_lookup(run: Run, tool_span: str | None) -> None:
+def assert_deny_rule_blocks_the_lookup(run: Run, tool_span: str | None, answer_tool: str | None = None) -> None:
     """The config's deny rule blocks the lookup wherever it shows: the LLM's request for it and, when the
     client traces its tools, the tool span; the bash call is decided and allowed. Both sightings carry the
-    call's id, so the lookup is one blocked call: one violation, one decision in the policy queries."""
+    call's id, so the lookup is one blocked call: one violation, one decision in the policy queries. A client
+    whose agent answers by calling a tool (`answer_tool`: smolagents' final_answer) has that call decided too."""
     rows = run.rows(
         "SELECT source, tool_name, decision, rule_id, span_id, tool_call_id FROM tool_policy_decisions "
         "ORDER BY source, tool_name"
@@ -284,7 +285,7 @@ def assert_deny_rule_blocks_the_lookup(run: Run, tool_span: str | None) -> None:
     assert sorted((r[0], r[4]) for r in lookups if r[0] == "execute_tool") == want, rows
     assert [r[0] for r in lookups if r[0] == "llm_output"] == ["llm_output"], rows
     assert {r[2:4] for r in lookups} == {("block", DENY_RULE)}, rows
-    assert {r[2] for r in rows if r[1] == "bash"} == {"allow"}, rows
+    assert {r[2] for r in rows if r[1] in ("bash", answer_tool)} == {"allow"}, rows
     # Every client's LLM output gives the call an id; a tool span without one takes its request's.
     assert len({r[5] for r in lookups}) == 1 and lookups[0][5], rows
     violations = run.rows(
@@ -292,7 +293,8 @@ def assert_deny_rule_blocks_the_lookup(run: Run, tool_span: str | None) -> None:
         "WHERE check_name = 'tool_policy' GROUP BY ALL"
     )
     assert violations == [("get_reservation", DENY_RULE, "block", 1)], violations
-    assert policy_tools(run) == [("bash", 1, 0), ("get_reservation", 1, 1)]
+    answered = [(answer_tool, 1, 0)] if answer_tool else []
+    assert policy_tools(run) == sorted([("bash", 1, 0), ("get_reservation", 1, 1), *answered])
 
 
 def policy_tools(run: Run) -> list[tuple]:

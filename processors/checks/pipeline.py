@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, MutableMapping
@@ -63,7 +64,7 @@ IDENTITY_KEYS = (
     A.OPENINFERENCE_SPAN_KIND,
 )
 # And what identity reads of an ancestor only when it has one of those (OpenInference's metadata).
-ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA)
+ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA, A.OPENINFERENCE_GRAPH_NODE, A.GEN_AI_SYSTEM)
 
 
 def enforces(mode: str, verdict: str) -> bool:
@@ -160,6 +161,7 @@ class Pipeline:
                 return self._upstream(span, trace)
             wanted = [c for c in self.checks if c.name in guarded or c.wants(span)]
             if not wanted:
+                self._carry_to_runtime_message(span)
                 return None
             ctx = CheckContext(span, trace, self._resolver(trace, guarded), self.config.annotations.verbosity,
                                self._extractor(guarded))
@@ -264,17 +266,27 @@ class Pipeline:
         """An agent's blocked texts follow it into its later traces: a client that makes every LLM call a
         trace of its own (OpenLLMetry's anthropic.chat and openai.chat spans are roots unless the app opens a
         span around them) sends the blocked turn back as history in the next call's input messages."""
-        earlier = self._blocked_by_agent.get(ctx.identity.agent_id) if self._blocked_by_agent else None
+        self._carry(ctx.identity.agent_id, ctx.span)
+
+    def _carry_to_runtime_message(self, span: SpanRecord) -> None:
+        """AutoGen's runtime delivers an agent's chat message to its team in a span of a trace of its own,
+        the whole message in its `message` attribute: the sender's blocked texts follow it there."""
+        sender = span.attributes.get(A.AUTOGEN_SENDER_AGENT_TYPE) if self._blocked_by_agent else None
+        if isinstance(sender, str) and A.AUTOGEN_MESSAGE in span.attributes:
+            self._carry(_AUTOGEN_TEAM_SUFFIX.sub("", sender), span)
+
+    def _carry(self, agent_id: str, span: SpanRecord) -> None:
+        earlier = self._blocked_by_agent.get(agent_id) if self._blocked_by_agent else None
         if earlier is None:
             return
         texts, notice, until = earlier
-        if _span_ns(ctx.span) > until:  # a later conversation: the block's own is over
-            self._blocked_by_agent.pop(ctx.identity.agent_id, None)
+        if _span_ns(span) > until:  # a later conversation: the block's own is over
+            self._blocked_by_agent.pop(agent_id, None)
             return
-        held, held_notice = self._blocked.get(ctx.span.trace_id, ((), notice))
+        held, held_notice = self._blocked.get(span.trace_id, ((), notice))
         new = tuple(t for t in texts if t not in held)
         if new:
-            self._hold_blocked(ctx.span.trace_id, held + new, held_notice)
+            self._hold_blocked(span.trace_id, held + new, held_notice)
 
     def _hold_blocked(self, trace_id: str, texts: tuple[str, ...], notice: str) -> None:
         """Keep a trace's blocked texts for redacting its spans (the oldest traces go first when full)."""
@@ -319,7 +331,7 @@ class Pipeline:
         depth = 0
         while current is not None and depth < _MAX_DEPTH:
             attrs = current.attributes
-            if A.TRACELOOP_SPAN_KIND not in attrs:  # OpenLLMetry writes LangChain's run id there
+            if _agent_id_names_the_agent(attrs):
                 agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
             agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
@@ -487,6 +499,10 @@ def _time(span: SpanRecord) -> datetime:
 # metadata names no node, carries the name the agent was given (`create_react_agent(name=...)`).
 _LANGGRAPH_STEPS = frozenset({"agent", "tools", "model"})  # prebuilt agents' node names
 _LANGGRAPH_UNNAMED = "LangGraph"  # a graph's name when it was given none
+# OpenInference names other frameworks' AGENT spans after the agent and the method it ran: smolagents
+# "<agent>.run", AutoGen AgentChat "<agent>.on_messages_stream". Taken whole, the name matched no rule
+# for the agent, so an enforcing agent was only audited. AutoGen's also carry the agent in graph.node.id.
+_AGENT_METHOD_SUFFIXES = (".run", ".on_messages_stream")
 
 
 def openinference_agent_name(span: SpanRecord) -> str | None:
@@ -496,10 +512,36 @@ def openinference_agent_name(span: SpanRecord) -> str | None:
         return None
     graph, node = _langgraph(span.attributes.get(A.OPENINFERENCE_METADATA))
     if not graph:
-        return _str(span.name) if kind == "AGENT" else None
+        return _agent_of_agent_span(span) if kind == "AGENT" else None
     if node is None:  # the graph's own run
         return None if span.name == _LANGGRAPH_UNNAMED else _str(span.name)
     return _str(span.name) if kind == "AGENT" and span.name not in _LANGGRAPH_STEPS else None
+
+
+# Where gen_ai.agent.id holds a run's address, not an agent: OpenLLMetry writes LangChain's run id there,
+# AutoGen its runtime's AgentId, "<name>_<team uuid>/<team uuid>" in a team, new for every team (an
+# agent's rows scattered over ids no rule matches); both name the agent in gen_ai.agent.name.
+_RUN_SCOPED_AGENT_ID_SYSTEMS = frozenset({"autogen"})
+
+
+# AgentChat registers a team's agents with the runtime as "<name>_<team id>", the id a uuid4.
+_AUTOGEN_TEAM_SUFFIX = re.compile(r"_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _agent_id_names_the_agent(attrs: Mapping[str, Any]) -> bool:
+    return A.TRACELOOP_SPAN_KIND not in attrs and attrs.get(A.GEN_AI_SYSTEM) not in _RUN_SCOPED_AGENT_ID_SYSTEMS
+
+
+def _agent_of_agent_span(span: SpanRecord) -> str | None:
+    """The agent an OpenInference AGENT span is named after, without the method the framework adds."""
+    node = _str(span.attributes.get(A.OPENINFERENCE_GRAPH_NODE))
+    if node is not None:
+        return node
+    name = span.name
+    for suffix in _AGENT_METHOD_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return _str(name)
 
 
 def _langgraph(metadata: Any) -> tuple[bool, str | None]:

@@ -8,6 +8,7 @@ and kept sorted by value, so each claimed figure is a few comparisons, not a sca
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left, bisect_right
 
 from .claims import Claim
@@ -26,10 +27,22 @@ def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
         found = []
         for m in matches(EV_NUMBER, text, number_starts):
             value = parse_number(m.group())
-            if value is not None:
+            if value is not None and not _list_marker(text, m.start(), m.end()):
                 found.append((value, m.start(), m.end()))
         memo["numbers"] = found
     return found
+
+
+# A numbered list's item marker: "\n2. Always use the right arguments" says no quantity. smolagents' system
+# prompt numbers its rules, so any claim's 1 to 10 was "found" there and the claim GROUNDED.
+_MARKER_AFTER = re.compile(r"[.)][ \t]")
+
+
+def _list_marker(text: str, start: int, end: int) -> bool:
+    if not _MARKER_AFTER.match(text, end):
+        return False
+    line = text.rfind("\n", 0, start) + 1
+    return not text[line:start].strip() and text[start:end].isdigit()
 
 
 def _all_numbers(pool: EvidencePool) -> list[tuple[float, int, int, int]]:

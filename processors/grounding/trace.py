@@ -29,6 +29,7 @@ from functools import lru_cache
 from threading import Lock
 from typing import Any
 
+from ..otel.extract import ANSWER_TOOLS
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
 from ..otel.records import SpanRecord
@@ -191,7 +192,7 @@ def span_passages(span: SpanRecord) -> list[Passage]:
     attrs = span.attributes
     out: list[Passage] = []
     tool = _tool_result(span)
-    if tool is not None:
+    if tool is not None and tool[0] not in ANSWER_TOOLS:  # an answer tool's result is the answer, not evidence
         name, arguments, result, key = tool
         # LangChain's envelopes (a serialized ToolMessage, OpenLLMetry's input wrapper): what the tool got and gave.
         arguments = _text(tool_call_input(arguments))

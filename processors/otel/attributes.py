@@ -6,6 +6,7 @@ GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
 GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
 GEN_AI_AGENT_ID = "gen_ai.agent.id"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
+GEN_AI_SYSTEM = "gen_ai.system"  # the older name of gen_ai.provider.name; AutoGen's own spans: "autogen"
 GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
 GEN_AI_RESPONSE_ID = "gen_ai.response.id"  # the provider's id of one model response
@@ -39,7 +40,12 @@ OUTPUT_VALUE = "output.value"
 SESSION_ID = "session.id"
 AGENT_NAME = "agent.name"
 OPENINFERENCE_REDACTED = "__REDACTED__"
+OPENINFERENCE_GRAPH_NODE = "graph.node.id"  # AutoGen AgentChat's AGENT spans: the agent's name
 OPENINFERENCE_METADATA = "metadata"  # JSON; LangChain runs: ls_integration, langgraph_node
+
+# --- read: AutoGen's runtime (autogen-core): its publish/process spans, roots of traces of their own
+AUTOGEN_SENDER_AGENT_TYPE = "sender_agent_type"  # "<agent>_<team uuid>" in an AgentChat team
+AUTOGEN_MESSAGE = "message"  # the message delivered, JSON: a chat message's whole content
 
 # --- read: resource and claimwatch's own inputs ------------------------------------------------
 SERVICE_NAME = "service.name"

@@ -42,6 +42,10 @@ _OI_MESSAGE = re.compile(
 _OI_TOOL = re.compile(r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\.function\.name$")
 # pydantic-ai's LLM span attribute naming, among the request's tools, those that carry the final answer.
 PYDANTIC_AI_REQUEST_PARAMETERS = "model_request_parameters"
+# Tools whose call is the answer, whatever the span declares: smolagents' ToolCallingAgent answers only by
+# calling `final_answer(answer=...)`, so its LLM spans held no text and the answer went unjudged there
+# (and its tool span's result, the answer itself, was taken as evidence grounding the answer).
+ANSWER_TOOLS = frozenset({"final_answer"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +191,7 @@ def _collect_call(
 ) -> bool:
     """Record a tool call; an answer tool's argument strings are text. True when they were cut short."""
     tools.append(ToolCall(name, _as_text(arguments), _call_id(call_id)))
-    if name not in answer_tools:
+    if name not in answer_tools and name not in ANSWER_TOOLS:
         return False
     decoded, _ = _decode(arguments)
     if decoded is None:  # arguments cut by the length limit: what can be read of them
@@ -239,6 +243,8 @@ def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> 
     parts: dict[int, dict[int, str]] = {}  # message.contents.K.message_content.text, the same text in parts
     roles: dict[int, str] = {}
     tools: list[ToolCall] = []
+    calls: list[tuple[str, Any, Any]] = []  # (name, arguments, id)
+    answered: list[str] = []  # an answer tool's argument strings
     for key, value in attrs.items():
         m = _OI_MESSAGE.match(key)
         if m:
@@ -253,9 +259,11 @@ def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> 
                 parts.setdefault(index, {})[int(m.group(3))] = str(value)
         elif _OI_TOOL.match(key):
             call = key[: -len("function.name")]  # llm.output_messages.{i}.message.tool_calls.{j}.tool_call.
-            arguments = _as_text(attrs.get(call + "function.arguments"))
-            tools.append(ToolCall(str(value), arguments, _call_id(attrs.get(call + "id"))))
-    kept = []
+            calls.append((str(value), attrs.get(call + "function.arguments"), attrs.get(call + "id")))
+    kept: list[str] = []
+    truncated = False
+    for name, arguments, call_id in calls:
+        truncated = _collect_call(name, arguments, answered, tools, frozenset(), call_id) or truncated
     for index in sorted(content.keys() | parts.keys()):
         if roles.get(index, "assistant") != "assistant":
             continue
@@ -266,7 +274,7 @@ def _from_openinference_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> 
             kept.append(content[index])
         else:
             kept.extend(text for _, text in sorted(parts[index].items()))
-    return Output("\n\n".join(kept), "llm.output_messages", False, tuple(tools))
+    return Output("\n\n".join(kept + answered), "llm.output_messages", truncated, tuple(tools))
 
 
 def _from_openinference_value(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:

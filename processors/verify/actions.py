@@ -223,17 +223,18 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
                 tool_message_content(result), _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
-        args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
+        args = _wrapped_args(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
         return str(name), args, tool_message_content(attrs.get(OUTPUT_VALUE)), _status(attrs, span), None
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
         name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
-        args = _traceloop_args(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
+        args = _wrapped_args(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
         return str(name), args, tool_message_content(attrs.get(TRACELOOP_ENTITY_OUTPUT)), _status(attrs, span), None
     return None
 
 
-def _traceloop_args(value: Any) -> Any:
-    """Traceloop wraps tool inputs as {"args": [...], "kwargs": {...}}: the kwargs are the arguments."""
+def _wrapped_args(value: Any) -> Any:
+    """Traceloop, and OpenInference for smolagents, wrap tool inputs as {"args": [...], "kwargs": {...}}
+    (smolagents adds "sanitize_inputs_outputs"): the kwargs are the arguments."""
     decoded = _decode(value)
     if isinstance(decoded, Mapping) and "kwargs" in decoded and isinstance(decoded["kwargs"], Mapping):
         kwargs = dict(decoded["kwargs"])
