@@ -264,7 +264,7 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
     return out, query
 
 
-def _genai_messages(value: Any, name: str = GEN_AI_INPUT_MESSAGES) -> list[tuple[str, str, str | None, str]]:
+def _genai_messages(value: Any, attribute: str = GEN_AI_INPUT_MESSAGES) -> list[tuple[str, str, str | None, str]]:
     decoded = _decode(value)
     if isinstance(decoded, Mapping):
         decoded = [decoded]
@@ -276,7 +276,7 @@ def _genai_messages(value: Any, name: str = GEN_AI_INPUT_MESSAGES) -> list[tuple
         if not isinstance(message, Mapping):
             continue
         role = str(message.get("role", ""))
-        key = f"{name}[{i}]"
+        key = f"{attribute}[{i}]"
         parts = message.get("parts")
         if isinstance(parts, (list, tuple)):
             for part in parts:
