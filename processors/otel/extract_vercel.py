@@ -127,9 +127,10 @@ def input_messages(value: Any) -> list[dict[str, Any]] | None:
     return _convert(value)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)
 def _converted(value: str) -> list[dict[str, Any]] | None:
-    # Every check that reads inputs asks for the same span's messages: convert them once. Callers only read.
+    # Every check that reads inputs asks for the same span's messages: convert them once (a few spans' worth:
+    # a conversation's history can be long). Callers only read.
     return _convert(_json(value))
 
 
