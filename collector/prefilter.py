@@ -27,6 +27,9 @@ MARKERS: tuple[bytes, ...] = (
     b"agent.name",
     b"session.id",
     b"sender_agent_type",  # AutoGen's runtime spans: an agent's message, redacted after its block
+    b"ai.response.",  # the Vercel AI SDK: model output (extract_vercel.py), tool runs, the function it serves
+    b"ai.toolCall.",
+    b"ai.telemetry.functionId",
 )
 # The checks whose `wants` the markers cover; with any other check enabled, every span is asked.
 COVERED_CHECKS = frozenset({"output", "actions", "tool_policy", "grounding"})

@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers.node import needs_node, npm_install
 from tests.otlp_helpers import start_collector, wait_for
 
-NODE_DIR = ROOT / "tests" / "node"
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
-    shutil.which("node") is None or shutil.which("npm") is None, reason="node and npm are not installed on this machine"
-)]
+pytestmark = [pytest.mark.e2e, needs_node]
 
 
 @pytest.fixture(scope="module")
 def node_exporters():
     """npm-install the pinned exporters once per run (quick when already installed)."""
-    out = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=NODE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert out.returncode == 0, f"npm install failed: {out.stderr[-2000:]}"
-    return NODE_DIR
+    return npm_install()
 
 
 @pytest.mark.parametrize("kind", ["http", "proto", "grpc"])

@@ -24,6 +24,7 @@ from ..core.model import Trust
 from ..core.policy import PolicyResolver, matches
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
+from ..otel import extract_vercel as vercel
 from ..otel.extract import Output, extract
 from ..otel.records import EventRecord, SpanRecord
 from . import output as output_check
@@ -62,6 +63,7 @@ IDENTITY_KEYS = (
     A.TRACELOOP_SPAN_KIND,
     A.TRACELOOP_ENTITY_NAME,
     A.OPENINFERENCE_SPAN_KIND,
+    vercel.FUNCTION_ID,
 )
 # And what identity reads of an ancestor only when it has one of those (OpenInference's metadata).
 ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA, A.OPENINFERENCE_GRAPH_NODE, A.GEN_AI_SYSTEM)
@@ -334,6 +336,8 @@ class Pipeline:
             if _agent_id_names_the_agent(attrs):
                 agent_id = agent_id or _str(attrs.get(A.GEN_AI_AGENT_ID))
             agent_name = agent_name or _str(attrs.get(A.GEN_AI_AGENT_NAME)) or _str(attrs.get(A.AGENT_NAME))
+            # The Vercel AI SDK names the function a call serves (experimental_telemetry.functionId) on every span.
+            agent_name = agent_name or _str(attrs.get(vercel.FUNCTION_ID))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
                 agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
             if agent_span_name is None:

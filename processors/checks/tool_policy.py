@@ -3,7 +3,7 @@
 It reads tool executions (`execute_tool` spans: GenAI `gen_ai.tool.name` /
 `gen_ai.tool.call.arguments` / `gen_ai.tool.call.id`; OpenInference TOOL spans
 `tool.name` with `input.value` or `tool.parameters`; OpenLLMetry tool spans
-`traceloop.entity.input`) and the tool calls an LLM asked for
+`traceloop.entity.input`; the Vercel AI SDK's `ai.toolCall` spans) and the tool calls an LLM asked for
 (`gen_ai.output.messages` parts and the other output conventions), runs the
 policy engine on each and records the decision, so a team can run audit-only
 first and see what enforcement would block.
@@ -50,7 +50,8 @@ from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_
 NAME = "tool_policy"
 PREFIX = "claimwatch.tool_policy"
 DECISION_EVENT = f"{PREFIX}.decision"
-_TOOL_KEYS = frozenset({"gen_ai.tool.name", "tool.name", "traceloop.span.kind", "openinference.span.kind"})
+_TOOL_KEYS = frozenset({"gen_ai.tool.name", "tool.name", "traceloop.span.kind", "openinference.span.kind",
+                        "ai.toolCall.name"})
 _VERDICT = {"block": "block", "dry_run": "flag", "allow": "pass"}
 _MAX_CALLS_PER_SPAN = 64
 # OpenInference's id on a TOOL span ("the identifier for the result of the tool call"), rarely set.

@@ -3,12 +3,13 @@
 Evidence is what the agent could see before it spoke:
 - tool results of spans that ended earlier: GenAI `execute_tool` spans
   (`gen_ai.tool.call.result`, or Strands' events), OpenInference TOOL spans (`output.value`),
-  OpenLLMetry tool spans (`traceloop.entity.output`);
+  OpenLLMetry tool spans (`traceloop.entity.output`), the Vercel AI SDK's `ai.toolCall`
+  spans (`ai.toolCall.result`);
 - retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
 - the span's own input messages: tool results and user messages in
-  `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*` and
-  OpenLLMetry `gen_ai.prompt.{i}.*`; when they hold tool results but no
-  assistant turn (a server-held conversation: the anthropic SDK's tool
+  `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*`,
+  OpenLLMetry `gen_ai.prompt.{i}.*` and the Vercel AI SDK's `ai.prompt.messages`;
+  when they hold tool results but no assistant turn (a server-held conversation: the anthropic SDK's tool
   runner sends only the new turn), the earlier LLM spans' inputs too.
 The agent's own earlier words are not evidence. Its own earlier actions are, of
 what it did: the arguments of the tool calls it made and the code blocks of its
@@ -29,6 +30,7 @@ from functools import lru_cache
 from threading import Lock
 from typing import Any
 
+from ..otel import extract_vercel as vercel
 from ..otel.extract import ANSWER_TOOLS
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
@@ -68,7 +70,7 @@ _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 _EVIDENCE_KEYS = frozenset(
     {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE,
-     ANTHROPIC_TOOL_RESULT}
+     ANTHROPIC_TOOL_RESULT, vercel.PROMPT_MESSAGES, *vercel.TOOL_RESULT_KEYS}
 )
 
 
@@ -114,7 +116,7 @@ def _sends_history(span: SpanRecord) -> bool:
     """The span's input holds an assistant turn: the client sends the conversation back with each call
     (a cheap look: a JSON string is searched, not parsed)."""
     attrs = span.attributes
-    value = attrs.get(GEN_AI_INPUT_MESSAGES)
+    value = attrs.get(GEN_AI_INPUT_MESSAGES, attrs.get(vercel.PROMPT_MESSAGES))
     if isinstance(value, str):
         return '"assistant"' in value or '"model"' in value
     if value is not None:
@@ -218,6 +220,9 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     if PYDANTIC_AI_TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:
         args = _text(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS))
         return _str(attrs[GEN_AI_TOOL_NAME]), args, attrs[PYDANTIC_AI_TOOL_RESPONSE], PYDANTIC_AI_TOOL_RESPONSE
+    if vercel.TOOL_CALL_RESULT in attrs:
+        name, arguments, result, _ = vercel.tool_call(attrs)
+        return name, _text(arguments), result, vercel.TOOL_CALL_RESULT
     kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
         # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
@@ -243,6 +248,8 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         messages = _indexed_messages(attrs, _OI_MESSAGE, "llm.input_messages")
     elif any(k.startswith(GEN_AI_PROMPT_PREFIX) for k in attrs):
         messages = _indexed_messages(attrs, _PROMPT, "gen_ai.prompt")
+    elif vercel.PROMPT_MESSAGES in attrs:
+        messages = _genai_messages(vercel.input_messages(attrs[vercel.PROMPT_MESSAGES]), vercel.PROMPT_MESSAGES)
     out: list[Passage] = []
     query = None
     for role, text, name, key in messages:
@@ -258,7 +265,7 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
     return out, query
 
 
-def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
+def _genai_messages(value: Any, attribute: str = GEN_AI_INPUT_MESSAGES) -> list[tuple[str, str, str | None, str]]:
     decoded = _decode(value)
     if isinstance(decoded, Mapping):
         decoded = [decoded]
@@ -270,7 +277,7 @@ def _genai_messages(value: Any) -> list[tuple[str, str, str | None, str]]:
         if not isinstance(message, Mapping):
             continue
         role = str(message.get("role", ""))
-        key = f"{GEN_AI_INPUT_MESSAGES}[{i}]"
+        key = f"{attribute}[{i}]"
         parts = message.get("parts")
         if isinstance(parts, (list, tuple)):
             for part in parts:

@@ -7,7 +7,8 @@ OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 `llm.output_messages.{i}.*`; OpenInference `output.value` on LLM/AGENT spans;
 Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
 run's serialized output there and in `output.value` is read as its last
-message, see `extract_langchain.py`).
+message, see `extract_langchain.py`); the Vercel AI SDK's `ai.response.*` on
+its model-call spans (`extract_vercel.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import attributes as A
+from . import extract_vercel as vercel
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
 from .records import SpanRecord
@@ -67,7 +69,7 @@ class Output:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-_EXACT_KEYS = frozenset({A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT})
+_EXACT_KEYS = frozenset({A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, *vercel.OUTPUT_KEYS})
 _PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
 
 
@@ -293,6 +295,15 @@ def _from_traceloop(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None
     return _text_or_json(value, A.TRACELOOP_ENTITY_OUTPUT) if isinstance(value, str) else None
 
 
+def _from_vercel_ai(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """The Vercel AI SDK's model-call spans (extract_vercel.py); its root spans repeat them and say nothing."""
+    found = vercel.output_parts(span.name, attrs)
+    if found is None:
+        return None
+    texts, calls, cut = found
+    return Output("\n\n".join(texts), vercel.source(attrs), cut, tuple(ToolCall(n, a, i) for n, a, i in calls))
+
+
 def _text_or_json(value: str, source: str) -> Output:
     """A raw output value: plain text, or JSON whose strings are the text."""
     stripped = value.lstrip()
@@ -386,4 +397,5 @@ _FINDERS = (
     _from_openinference_messages,
     _from_openinference_value,
     _from_traceloop,
+    _from_vercel_ai,
 )

@@ -7,8 +7,9 @@ An `Action` is one tool call with its arguments, result and status, read from
   argument-less spans given the arguments the LLM asked for, by call id), OpenInference TOOL spans
   (`tool.name`, `input.value`/`tool.parameters`, `output.value`) and
   OpenLLMetry tool spans (`traceloop.span.kind == "tool"`,
-  `traceloop.entity.input`/`output`), among the spans that ended before the
-  output span;
+  `traceloop.entity.input`/`output`) and the Vercel AI SDK's `ai.toolCall`
+  spans (`ai.toolCall.name`, `.args`, `.result`, `.id`), among the spans that
+  ended before the output span;
 - the conversation in the output span's own `gen_ai.input.messages`
   (assistant tool calls answered by tool results), where many agents keep
   their whole history;
@@ -28,6 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
@@ -221,6 +223,9 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
             result = attrs.get(PYDANTIC_AI_TOOL_RESPONSE, attrs.get(ANTHROPIC_TOOL_RESULT))
         return (str(attrs[GEN_AI_TOOL_NAME]), tool_call_input(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args),
                 tool_message_content(result), _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
+    if vercel.TOOL_CALL_NAME in attrs:
+        name, args, result, call_id = vercel.tool_call(attrs)
+        return name, args, result, _status(attrs, span), call_id
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
         args = _wrapped_args(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
@@ -271,10 +276,13 @@ _last_conversation: tuple[object, Any] = (None, None)
 def input_conversation(span: SpanRecord) -> Any:
     """The span's input conversation: GenAI `gen_ai.input.messages` as written, else OpenInference's
     indexed `llm.input_messages.{i}.message.*` (role, content, tool calls, tool_call_id) rebuilt as
-    OpenAI-shaped messages; None when it carries neither."""
+    OpenAI-shaped messages, or the Vercel AI SDK's `ai.prompt.messages` as GenAI messages; None when it
+    carries none."""
     global _last_conversation
     attrs = span.attributes
     value = attrs.get(GEN_AI_INPUT_MESSAGES)
+    if value is None and vercel.PROMPT_MESSAGES in attrs:
+        return vercel.input_messages(attrs[vercel.PROMPT_MESSAGES])
     if value is not None or str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
         return value
     last, found = _last_conversation  # asked twice per output span: for the timeline and for its actions
