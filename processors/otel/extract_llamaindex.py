@@ -1,0 +1,87 @@
+"""LlamaIndex's objects in span values: what a model said, what a tool gave, which agent runs.
+
+LlamaIndex's instrumentation dispatcher opens a span for every step of its
+agent workflows, query engines, retrievers, splitters and tools, and both
+instrumentations put the step's result on it: OpenLLMetry in
+`traceloop.entity.output` as JSON (a `ChatMessage` `{"role", "blocks": [...]}`,
+an agent step's event, a query `Response` `{"response", "metadata"}`, a list of
+nodes, a `ToolOutput`), OpenInference in `output.value` (JSON, or a Python repr
+cut at 200 characters). Read as "every string", each step was judged as a new
+output of the agent: the question and system prompt handed between steps, the
+tool's result, the documents split for the index. What a step says is the model
+message it carries (an assistant `ChatMessage`, alone or as the response of an
+`AgentOutput` or a `StopEvent`) or a query engine's response; anything else says
+nothing. OpenInference marks the step that prepares a chat request
+(`OpenAI._prepare_chat_with_tools`) as an LLM span: its output is the request's
+messages and tools, not a model's words.
+
+A `FunctionAgent` or an `AgentWorkflow` names its agent only inside the events
+its steps hand on (`current_agent_name`), and no span carries an agent attribute.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import attributes as A
+from .records import SpanRecord
+
+_ASSISTANT = "assistant"
+# A step of LlamaIndex's agent workflows, by the class that defines it (the dispatcher names a span
+# after the method's class: FunctionAgent and ReActAgent steps are BaseWorkflowAgent's).
+_AGENT_STEPS = ("BaseWorkflowAgent.", "AgentWorkflow.")
+# `current_agent_name` as JSON (OpenLLMetry) or in a repr (OpenInference), closed: OpenInference cuts
+# output reprs at 200 characters, and a cut name ("ops-he...") is no name.
+_CURRENT_AGENT = re.compile(r"""current_agent_name(?:"\s*:\s*"([^"\\]{1,200})"|='([^'\\]{1,200})')""")
+_AGENT_VALUES = (A.INPUT_VALUE, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_INPUT, A.TRACELOOP_ENTITY_OUTPUT)
+_MAX_EARLIER_STEPS = 64
+
+
+def is_step(span: SpanRecord) -> bool:
+    """An OpenLLMetry span of LlamaIndex's dispatcher: named `<Class>.<kind>`, entity name and all (the
+    Traceloop SDK's own decorators name the entity without the kind)."""
+    attrs = span.attributes
+    kind = attrs.get(A.TRACELOOP_SPAN_KIND)
+    name = attrs.get(A.TRACELOOP_ENTITY_NAME)
+    return isinstance(kind, str) and name == span.name and isinstance(name, str) and name.endswith("." + kind)
+
+
+def step_output(value: Any) -> str:
+    """What a LlamaIndex step's decoded result says: the model's message or a query's response, else ""."""
+    if isinstance(value, str):  # a synthesizer's answer
+        return value
+    if not isinstance(value, Mapping):
+        return ""  # nodes, split texts, embeddings
+    if "blocks" in value and "role" in value:
+        return message_text(value) if value.get("role") == _ASSISTANT else ""
+    response = value.get("response")
+    if isinstance(response, str) and "metadata" in value:  # a query Response (its source nodes left out)
+        return response
+    if isinstance(response, Mapping):  # an AgentOutput
+        return step_output(response)
+    result = value.get("result")  # a StopEvent
+    return step_output(result) if isinstance(result, Mapping) else ""
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """A ChatMessage's text blocks, joined."""
+    blocks = message.get("blocks")
+    if not isinstance(blocks, list):
+        return ""
+    texts = [b["text"] for b in blocks if isinstance(b, Mapping) and isinstance(b.get("text"), str)]
+    return "\n\n".join(t for t in texts if t)
+
+
+def prepared_request(value: Any) -> bool:
+    """OpenInference's output of the step that prepares a chat request: its messages, as ChatMessage reprs."""
+    if not isinstance(value, Mapping):
+        return False
+    messages = value.get("messages")
+    return (
+        isinstance(messages, list)
+        and bool(messages)
+        and all(isinstance(m, str) and m.startswith("ChatMessage(") for m in messages)
+    )

@@ -1,0 +1,78 @@
+"""What LlamaIndex's two instrumentations write, read span by span (tests/test_real_clients_llamaindex.py runs
+the real clients end to end): what a model said among the workflow steps that hand it on, which agent runs,
+what a tool got and gave, which documents a retriever found, and a blocked answer cut short in a repr.
+
+The spans are built as Arize's OpenInference and Traceloop's OpenLLMetry LlamaIndex instrumentations wrote them
+for a `FunctionAgent` and a query engine (llama-index-core 0.14).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from claimwatch.checks.redact import redacted_attributes
+from claimwatch.grounding.trace import evidence_for, span_passages
+from claimwatch.otel.extract import extract
+from claimwatch.otel.records import SpanRecord
+from claimwatch.verify.actions import tool_call_of_span
+from tests.helpers.real_clients import AGENT, RESERVATION, RESERVATION_CODE, TOOL_RESULT
+from tests.otlp_helpers import FACTS
+from tests.test_real_clients import ANSWER
+
+
+def _span(name: str, attributes: dict, parent: str | None = None, end: int = 0) -> SpanRecord:
+    return SpanRecord("t", name, parent, name, attributes, (), {}, end, end)
+
+
+def _message(role: str, text: str) -> dict:
+    """A ChatMessage as OpenLLMetry's LlamaIndex instrumentation serializes it."""
+    return {"role": role, "additional_kwargs": {}, "blocks": [{"block_type": "text", "text": text}]}
+
+
+def _step(name: str, output, **attributes) -> SpanRecord:
+    """An OpenLLMetry span of a LlamaIndex dispatcher step: `<Class>.task`, entity name and all."""
+    attrs = {"traceloop.span.kind": "task", "traceloop.entity.name": name, **attributes}
+    if output is not None:
+        attrs["traceloop.entity.output"] = json.dumps(output)
+    return _span(name, attrs)
+
+
+TOOL_CALL_RESULT = {"tool_name": "get_reservation", "tool_kwargs": {"code": RESERVATION_CODE}, "tool_id": "call_1",
+                    "tool_output": {"blocks": [{"block_type": "text", "text": RESERVATION}], "tool_name":
+                                    "get_reservation", "raw_input": {"args": [], "kwargs": {"code": RESERVATION_CODE}},
+                                    "raw_output": RESERVATION, "is_error": False}, "return_direct": False}  # fmt: skip
+
+
+def test_openllmetry_llamaindex_steps_say_only_the_models_message_or_a_querys_response():
+    agent_input = {"input": [_message("system", "Answer questions."), _message("user", "Is docker running?")],
+                   "current_agent_name": AGENT}  # fmt: skip
+    stop = {"result": {"response": _message("assistant", ANSWER), "structured_response": None,
+                       "current_agent_name": AGENT, "tool_calls": [], "retry_messages": []}}  # fmt: skip
+    node = json.dumps({"node": {"id_": "n1", "text": RESERVATION, "class_name": "TextNode"}, "score": 0.2,
+                       "class_name": "NodeWithScore"})  # fmt: skip
+    # The model's answer as the agent's StopEvent, a query engine's Response or a synthesizer's string.
+    assert extract(_step("BaseWorkflowAgent.task", stop)).text == ANSWER
+    assert extract(_step("RetrieverQueryEngine.workflow", {"response": ANSWER, "metadata": {}})).text == ANSWER
+    assert extract(_step("CompactAndRefine.task", ANSWER)).text == ANSWER
+    # The prompts handed between steps, a tool's result, split documents and retrieved nodes are no one speaking.
+    for output in (agent_input, TOOL_CALL_RESULT, TOOL_CALL_RESULT["tool_output"], [RESERVATION], [node],
+                   {"query_satisfied": True, "answer": ANSWER}, _message("user", "Is docker running?")):  # fmt: skip
+        assert extract(_step("BaseWorkflowAgent.task", output)) is None, output
+    # A Traceloop SDK task (its entity is named without the kind) is still read whole.
+    sdk = _span("summarize.task", {"traceloop.span.kind": "task", "traceloop.entity.name": "summarize",
+                                   "traceloop.entity.output": json.dumps([ANSWER])})  # fmt: skip
+    assert extract(sdk).text == ANSWER
+
+
+def test_openinference_llamaindex_prepared_chat_request_is_no_output():
+    messages = ["ChatMessage(role=<MessageRole.SYSTEM: 'system'>, additional_kwargs={}, blocks=[TextBlock("
+                "block_type='text', text='Answer questions.')])", "ChatMessage(role=<MessageRole.TOOL: 'tool'>, "
+                f"additional_kwargs={{}}, blocks=[TextBlock(block_type='text', text='{TOOL_RESULT}')])"]  # fmt: skip
+    tools = [{"type": "function", "function": {"name": "check_docker", "parameters": {}}}]
+    prepare = _span("OpenAI._prepare_chat_with_tools", {"openinference.span.kind": "LLM",
+                    "output.value": json.dumps({"messages": messages, "tools": tools})})  # fmt: skip
+    assert extract(prepare) is None
+    # The predict step above the chat call gives the answer as plain text: it is read (and is a repeat).
+    predict = _span("OpenAI.predict", {"openinference.span.kind": "LLM", "output.value": ANSWER})
+    assert extract(predict).text == ANSWER
