@@ -76,3 +76,45 @@ def test_openinference_llamaindex_prepared_chat_request_is_no_output():
     # The predict step above the chat call gives the answer as plain text: it is read (and is a repeat).
     predict = _span("OpenAI.predict", {"openinference.span.kind": "LLM", "output.value": ANSWER})
     assert extract(predict).text == ANSWER
+
+
+@functools.cache
+def _pipeline():
+    from claimwatch.checks.pipeline import Pipeline
+
+    return Pipeline({"validation": FACTS})
+
+
+def _identify(span: SpanRecord, *ancestors: SpanRecord, earlier: tuple = ()):
+    chain = [span, *ancestors]
+    linked = [s._replace(parent_span_id=chain[i + 1].span_id if i + 1 < len(chain) else None)
+              for i, s in enumerate(chain)]  # fmt: skip
+    by_id = {s.span_id: s for s in linked}
+    return _pipeline().identify(linked[0], by_id.get, lambda: list(earlier))
+
+
+def test_llamaindex_agent_is_named_by_the_events_its_workflow_steps_hand_on():
+    llm = _span("OpenAI.astream_chat", {"openinference.span.kind": "LLM"})
+    setup = ("AgentSetup(input=[ChatMessage(role=<MessageRole.USER: 'user'>, additional_kwargs={}, blocks=["
+             f"TextBlock(block_type='text', text='Is docker running?')])], current_agent_name='{AGENT}')")  # fmt: skip
+    # OpenInference: the step that calls the model got the event naming the agent.
+    step = _span("BaseWorkflowAgent.run_agent_step", {"openinference.span.kind": "CHAIN",
+                 "input.value": json.dumps({"ctx": "<Context object>", "ev": setup})})  # fmt: skip
+    root = _span("FunctionAgent.run", {"openinference.span.kind": "CHAIN"})
+    assert _identify(llm, step, root).agent_id == AGENT
+    # OpenLLMetry leaves that step bare: the step before it, which set the agent up, names it.
+    chat = _span("openai.chat", {"gen_ai.operation.name": "chat"})
+    bare = _step("BaseWorkflowAgent.task", None)
+    workflow = _span("FunctionAgent.workflow", {"traceloop.span.kind": "workflow",
+                     "traceloop.entity.name": "FunctionAgent.workflow"})  # fmt: skip
+    set_up = _step("BaseWorkflowAgent.task", {"input": [_message("user", "Is docker running?")],
+                                              "current_agent_name": AGENT})  # fmt: skip
+    other = _step("BaseWorkflowAgent.task", {"input": [], "current_agent_name": "researcher"})
+    assert _identify(chat, bare, workflow, earlier=(other, set_up)).agent_id == AGENT
+    assert _identify(chat, bare, workflow, earlier=(set_up, other)).agent_id == "researcher"  # after a handoff
+    # A name OpenInference's 200-character repr cut is no name; without one, the service names the agent.
+    cut = _span("BaseWorkflowAgent.init_run", {"output.value": "AgentInput(input=[...], current_agent_name='ops-he..."})
+    assert _identify(chat._replace(resource={"service.name": "ops-app"}), earlier=(cut,)).agent_id == "ops-app"
+    # Only LlamaIndex's agent-workflow steps are read.
+    stranger = _span("MyStep.task", {"traceloop.entity.output": json.dumps({"current_agent_name": "x"})})
+    assert _identify(chat, earlier=(stranger,)).agent_id == "unknown"

@@ -85,3 +85,29 @@ def prepared_request(value: Any) -> bool:
         and bool(messages)
         and all(isinstance(m, str) and m.startswith("ChatMessage(") for m in messages)
     )
+
+
+# --- the agent -------------------------------------------------------------------------------------
+
+
+def agent_name(span: SpanRecord) -> str | None:
+    """The agent a LlamaIndex agent-workflow step runs for (`current_agent_name` of the event it got or gave)."""
+    if not span.name.startswith(_AGENT_STEPS):
+        return None
+    for key in _AGENT_VALUES:
+        value = span.attributes.get(key)
+        if isinstance(value, str) and "current_agent_name" in value:
+            m = _CURRENT_AGENT.search(value)
+            if m:
+                return m.group(1) or m.group(2)
+    return None
+
+
+def earlier_agent_name(earlier: Sequence[SpanRecord]) -> str | None:
+    """The agent of the latest agent-workflow step among `earlier` (newest last): OpenLLMetry leaves the
+    step that calls the model without input or output, so the step before it names the agent."""
+    for span in earlier[: -_MAX_EARLIER_STEPS - 1 : -1]:
+        name = agent_name(span)
+        if name is not None:
+            return name
+    return None
