@@ -118,3 +118,21 @@ def test_llamaindex_agent_is_named_by_the_events_its_workflow_steps_hand_on():
     # Only LlamaIndex's agent-workflow steps are read.
     stranger = _span("MyStep.task", {"traceloop.entity.output": json.dumps({"current_agent_name": "x"})})
     assert _identify(chat, earlier=(stranger,)).agent_id == "unknown"
+
+
+def test_llamaindex_tool_spans_give_the_tools_own_arguments_result_and_call_id():
+    openinference = _span("FunctionTool.acall", {
+        "openinference.span.kind": "TOOL", "tool.name": "get_reservation",
+        "tool.parameters": json.dumps({"properties": {"code": {"type": "string"}}}),
+        "input.value": json.dumps({"kwargs": {"code": RESERVATION_CODE}}),
+        "output.value": json.dumps(TOOL_CALL_RESULT["tool_output"])})  # fmt: skip
+    openllmetry = _step("BaseWorkflowAgent.task", TOOL_CALL_RESULT, **{
+        "tool.name": "get_reservation", "tool.arguments": json.dumps({"code": RESERVATION_CODE})})  # fmt: skip
+    for span, call_id in ((openinference, None), (openllmetry, "call_1")):
+        name, args, result, _, got_id = tool_call_of_span(span)
+        assert (name, json.loads(args), result, got_id) == ("get_reservation", {"code": RESERVATION_CODE},
+                                                           RESERVATION, call_id), span.name  # fmt: skip
+        [passage] = span_passages(span)
+        assert (passage.source, passage.text, passage.tool_name) == ("tool_result", RESERVATION, "get_reservation")
+    # The FunctionTool step under OpenLLMetry's call_tool step names no tool: the call is counted once.
+    assert tool_call_of_span(_step("FunctionTool.task", TOOL_CALL_RESULT["tool_output"])) is None

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
+from ..otel.extract_llamaindex import tool_kwargs, tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from .evidence import Passage, looks_truncated
 
@@ -195,7 +196,7 @@ def span_passages(span: SpanRecord) -> list[Passage]:
         name, arguments, result, key = tool
         # LangChain's envelopes (a serialized ToolMessage, OpenLLMetry's input wrapper): what the tool got and gave.
         arguments = _text(tool_call_input(arguments))
-        out.append(_passage(tool_message_content(result), "tool_result", span, key, name, arguments))
+        out.append(_passage(tool_output_text(tool_message_content(result)), "tool_result", span, key, name, arguments))
     docs = [(int(m.group(1)), k) for k in attrs if (m := _OI_DOC.match(k))]
     for _, key in sorted(docs):
         out.append(_passage(attrs[key], "retrieval", span, key))
@@ -220,8 +221,12 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
         # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
-        args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
+        args = tool_kwargs(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
         return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
+    step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step
+    if step is not None:
+        name, args, result, _ = step
+        return name, _text(args), result, TRACELOOP_ENTITY_OUTPUT
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool" and TRACELOOP_ENTITY_OUTPUT in attrs:
         return (
             _str(attrs.get(TRACELOOP_ENTITY_NAME)),

@@ -87,6 +87,73 @@ def prepared_request(value: Any) -> bool:
     )
 
 
+# --- tools ---------------------------------------------------------------------------------------
+
+
+def tool_output_text(value: Any) -> Any:
+    """A tool's result as LlamaIndex serializes it (a `ToolOutput`, or the `ToolCallResult` around one): the
+    text the tool returned. Anything else unchanged."""
+    decoded = value
+    if isinstance(value, str):
+        if '"tool_name"' not in value or value.lstrip()[:1] != "{":
+            return value
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+    if not isinstance(decoded, Mapping):
+        return value
+    inner = decoded.get("tool_output")
+    if isinstance(inner, Mapping) and "tool_id" in decoded:
+        decoded = inner
+    if "tool_name" not in decoded or "raw_output" not in decoded:
+        return value
+    raw = decoded["raw_output"]
+    if isinstance(raw, str):
+        return raw
+    return message_text(decoded) or value
+
+
+def tool_kwargs(value: Any) -> Any:
+    """A LlamaIndex tool's bound arguments `{"kwargs": {...}}` (with `"args": []`): the keyword arguments the
+    model asked for. Anything else unchanged."""
+    decoded = value
+    if isinstance(value, str):
+        if '"kwargs"' not in value:
+            return value
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+    if (
+        isinstance(decoded, Mapping)
+        and isinstance(decoded.get("kwargs"), Mapping)
+        and set(decoded) <= {"args", "kwargs"}
+        and not decoded.get("args")
+    ):
+        return json.dumps(decoded["kwargs"], ensure_ascii=False, default=str)
+    return value
+
+
+def tool_step(span: SpanRecord) -> tuple[str, Any, Any, str | None] | None:
+    """(tool, arguments, result, call id) of OpenLLMetry's span of a workflow agent's `call_tool` step: the
+    one span it names the tool on (`tool.name`, `tool.arguments`), its result the `ToolCallResult`."""
+    attrs = span.attributes
+    name = attrs.get(A.TOOL_NAME)
+    if not isinstance(name, str) or not is_step(span):
+        return None
+    output = attrs.get(A.TRACELOOP_ENTITY_OUTPUT)
+    call_id = None
+    if isinstance(output, str) and '"tool_id"' in output:
+        try:
+            decoded = json.loads(output)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, Mapping) and isinstance(decoded.get("tool_id"), str):
+            call_id = decoded["tool_id"] or None
+    return name, attrs.get(A.TOOL_ARGUMENTS), tool_output_text(output), call_id
+
+
 # --- the agent -------------------------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
+from ..otel.extract_llamaindex import tool_kwargs, tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from . import commands as C
 from .outcomes import Outcome, outcome_of
@@ -223,8 +224,14 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
                 tool_message_content(result), _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
-        args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
-        return str(name), args, tool_message_content(attrs.get(OUTPUT_VALUE)), _status(attrs, span), None
+        # LlamaIndex's FunctionTool: the arguments as bound {"kwargs": {...}}, the result a ToolOutput.
+        args = tool_kwargs(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
+        result = tool_output_text(tool_message_content(attrs.get(OUTPUT_VALUE)))
+        return str(name), args, result, _status(attrs, span), None
+    step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step: the one span naming the tool
+    if step is not None:
+        name, args, result, call_id = step
+        return name, args, result, _status(attrs, span), call_id
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
         name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
         args = _traceloop_args(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
