@@ -136,3 +136,23 @@ def test_llamaindex_tool_spans_give_the_tools_own_arguments_result_and_call_id()
         assert (passage.source, passage.text, passage.tool_name) == ("tool_result", RESERVATION, "get_reservation")
     # The FunctionTool step under OpenLLMetry's call_tool step names no tool: the call is counted once.
     assert tool_call_of_span(_step("FunctionTool.task", TOOL_CALL_RESULT["tool_output"])) is None
+
+
+def test_openllmetry_llamaindex_retrieved_nodes_are_documents_and_a_prompt_quoting_them_leaves_them_to_it():
+    def node(text: str, score: float) -> str:
+        return json.dumps({"node": {"id_": "n", "text": text, "class_name": "TextNode"}, "score": score,
+                           "class_name": "NodeWithScore"})  # fmt: skip
+
+    policy = "Baggage policy: economy fares include one cabin bag; checked bags cost $35 each."
+    retriever = _step("VectorIndexRetriever.task", [node(RESERVATION, 0.3), node(policy, 0.2)], end=1)
+    assert [(p.source, p.text) for p in span_passages(retriever)] == [("retrieval", RESERVATION), ("retrieval", policy)]
+    # A splitter's nodes (no score) are the index being built, not what a query found.
+    splitter = _step("SentenceSplitter.task", [json.dumps({"id_": "n", "text": RESERVATION, "class_name": "TextNode"})])
+    assert span_passages(splitter) == []
+    # The RAG prompt quotes the documents: the retriever's span keeps them, the prompt the rest.
+    prompt = f"Context information is below.\n---\n{RESERVATION}\n\n{policy}\n---\nQuery: What does it include?"
+    messages = json.dumps([{"role": "user", "parts": [{"type": "text", "content": prompt}]}])
+    chat = _span("openai.chat", {"gen_ai.input.messages": messages}, end=2)
+    passages, _ = evidence_for(chat, [retriever])
+    [user] = [p for p in passages if p.source == "user_message"]
+    assert RESERVATION not in user.text and policy not in user.text and "Query: What does it include?" in user.text

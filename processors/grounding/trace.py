@@ -4,7 +4,8 @@ Evidence is what the agent could see before it spoke:
 - tool results of spans that ended earlier: GenAI `execute_tool` spans
   (`gen_ai.tool.call.result`, or Strands' events), OpenInference TOOL spans (`output.value`),
   OpenLLMetry tool spans (`traceloop.entity.output`);
-- retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
+- retrieved documents: OpenInference `retrieval.documents.{i}.document.content`, the nodes
+  of OpenLLMetry's LlamaIndex retriever steps;
 - the span's own input messages: tool results and user messages in
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*` and
   OpenLLMetry `gen_ai.prompt.{i}.*`; when they hold tool results but no
@@ -25,13 +26,14 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from threading import Lock
 from typing import Any
 
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
-from ..otel.extract_llamaindex import tool_kwargs, tool_output_text, tool_step
+from ..otel.extract_llamaindex import retrieved_texts, tool_kwargs, tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from .evidence import Passage, looks_truncated
 
@@ -103,11 +105,28 @@ def evidence_for(
     results = {p.text for p in passages if p.source == "tool_result"}
     if results:
         own = [p for p in own if p.source != "tool_message" or p.text not in results]
+    # So is a retrieved document a RAG prompt quotes (LlamaIndex's query engines put the retrieved texts
+    # in the user message): the prompt keeps the rest, the retriever span the document.
+    documents = [p.text for p in passages if p.source == "retrieval" and len(p.text) >= _QUOTED_DOCUMENT_CHARS]
+    if documents:
+        own = [_without(p, documents) if p.source in ("user_message", "system_message") else p for p in own]
     actions = [_span_action(p.arguments, p.span_id, p.tool_name, p.end_ns) for p in passages if p.arguments]
     actions = [a for a in actions if a is not None]
     passages.extend(own)
     passages.extend(actions)
     return passages, query
+
+
+_QUOTED_DOCUMENT_CHARS = 40  # shorter texts could be any phrase of a prompt
+
+
+def _without(passage: Passage, documents: list[str]) -> Passage:
+    """The passage with the documents it quotes cut out."""
+    text = passage.text
+    for document in documents:
+        if document in text:
+            text = text.replace(document, "\n")
+    return passage if text is passage.text else replace(passage, text=text)
 
 
 def _sends_history(span: SpanRecord) -> bool:
@@ -200,6 +219,8 @@ def span_passages(span: SpanRecord) -> list[Passage]:
     docs = [(int(m.group(1)), k) for k in attrs if (m := _OI_DOC.match(k))]
     for _, key in sorted(docs):
         out.append(_passage(attrs[key], "retrieval", span, key))
+    if not docs and TRACELOOP_ENTITY_OUTPUT in attrs:  # OpenLLMetry's LlamaIndex retriever step: its nodes
+        out.extend(_passage(text, "retrieval", span, TRACELOOP_ENTITY_OUTPUT) for text in retrieved_texts(span))
     return [p for p in out if p.text.strip()]
 
 

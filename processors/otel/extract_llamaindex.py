@@ -154,6 +154,41 @@ def tool_step(span: SpanRecord) -> tuple[str, Any, Any, str | None] | None:
     return name, attrs.get(A.TOOL_ARGUMENTS), tool_output_text(output), call_id
 
 
+# --- retrieval -------------------------------------------------------------------------------------
+
+
+def retrieved_texts(span: SpanRecord) -> list[str]:
+    """The texts of the nodes an OpenLLMetry LlamaIndex retriever step returned (`NodeWithScore`s, each
+    serialized as JSON of its own); none for any other span (a splitter's nodes have no score)."""
+    value = span.attributes.get(A.TRACELOOP_ENTITY_OUTPUT)
+    if not isinstance(value, str) or "NodeWithScore" not in value or not is_step(span):
+        return []
+    try:
+        items = json.loads(value)
+    except ValueError:
+        return []
+    texts = []
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, str):
+            try:
+                item = json.loads(item)
+            except ValueError:
+                continue
+        node = item.get("node") if isinstance(item, Mapping) and item.get("class_name") == "NodeWithScore" else None
+        text = _node_text(node) if isinstance(node, Mapping) else None
+        if text:
+            texts.append(text)
+    return texts
+
+
+def _node_text(node: Mapping[str, Any]) -> str | None:
+    text = node.get("text")
+    if not isinstance(text, str):  # newer nodes keep it in a text resource
+        resource = node.get("text_resource")
+        text = resource.get("text") if isinstance(resource, Mapping) else None
+    return text if isinstance(text, str) else None
+
+
 # --- the agent -------------------------------------------------------------------------------------
 
 
