@@ -156,3 +156,14 @@ def test_openllmetry_llamaindex_retrieved_nodes_are_documents_and_a_prompt_quoti
     passages, _ = evidence_for(chat, [retriever])
     [user] = [p for p in passages if p.source == "user_message"]
     assert RESERVATION not in user.text and policy not in user.text and "Query: What does it include?" in user.text
+
+
+def test_blocked_text_cut_short_in_a_repr_is_redacted():
+    # OpenInference writes a LlamaIndex step's result as its repr cut at 200 characters, with an ellipsis.
+    cut = ("AgentOutput(response=ChatMessage(role=<MessageRole.ASSISTANT: 'assistant'>, additional_kwargs={}, "
+           "blocks=[TextBlock(block_type='text', text='" + ANSWER[:40] + "...")  # fmt: skip
+    out = redacted_attributes({"output.value": cut, "other": ANSWER[:40]}, [ANSWER], "[blocked]")
+    assert out["output.value"].endswith("text='[blocked]") and ANSWER[:20] not in out["output.value"]
+    assert out["other"] == "[blocked]"
+    # The start of a blocked text shorter than a part, or not at the end, is left alone.
+    assert redacted_attributes({"a": "x " + ANSWER[:20], "b": ANSWER[:30] + " and then"}, [ANSWER], "[b]") == {}
