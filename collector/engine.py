@@ -254,7 +254,10 @@ class CollectorEngine:
             view = HeldTrace(index.get, (i.record for i in items))
             seen: dict = {}
             prefilter = self._prefilter
-            for item in items:
+            # In the order the spans ended, as the SDK processor sees them: an exporter groups a request's
+            # spans by instrumentation scope, so a framework step that repeats a model's answer (OpenLLMetry's
+            # LlamaIndex steps) can come before the OpenAI instrumentation's span of the call that gave it.
+            for item in sorted(items, key=_ended_at):
                 if prefilter and type(item) is ReceivedSpan and self._plain(item):
                     continue
                 self._check(item, view, seen)
@@ -373,6 +376,10 @@ def _forward_chunks(spans: list[ReceivedSpan]):
         size += span.size
     if chunk:
         yield chunk
+
+
+def _ended_at(item) -> int:
+    return item.record.end_ns or item.record.start_ns or 0
 
 
 def _identity_view(record_: SpanRecord, plain: bool = False) -> SpanRecord:

@@ -450,6 +450,24 @@ def test_one_response_written_by_two_instrumentations_side_by_side_is_stored_onc
     assert collector.engine.stats()["duplicate_outputs"] == 1
 
 
+def test_a_step_repeating_an_answer_is_the_repeat_whatever_the_order_of_the_request(collector):
+    # An exporter groups a request's spans by instrumentation scope: OpenLLMetry's LlamaIndex step that hands
+    # the answer on came before the OpenAI instrumentation's span of the call that gave it, though it ended
+    # after. Judged in the order they ended, the call is judged and the step is its repeat.
+    text = "Docker is not running."
+    agent = {"trace": 8, "span": 80, "name": "ops.agent", "attrs": {"gen_ai.agent.name": "a"}}
+    step = {"trace": 8, "span": 81, "parent": 80, "name": "step.task", "attrs": {
+        "traceloop.span.kind": "task", "traceloop.entity.output": json.dumps({"summary": text})}}  # fmt: skip
+    call = {"trace": 8, "span": 82, "parent": 80, "name": "openai.chat",
+            "attrs": {"gen_ai.output.messages": llm_messages(text)}}  # fmt: skip
+    request = trace_request([agent, step, call])
+    for span, end in zip(request.resource_spans[0].scope_spans[0].spans, (9, 7, 5), strict=True):
+        span.end_time_unix_nano = end
+    post(collector.addresses.otlp_http, "/v1/traces", request.SerializeToString())
+    assert rows(collector, "SELECT span_name FROM evaluations WHERE check_name = 'output'") == [("openai.chat",)]
+    assert collector.engine.stats()["duplicate_outputs"] == 1
+
+
 def test_genai_choice_log_with_a_json_string_body_is_evaluated(collector):
     logs = ExportLogsServiceRequest()
     record = (

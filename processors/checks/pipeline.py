@@ -26,6 +26,8 @@ from ..core.validator import OutputValidator
 from ..otel import attributes as A
 from ..otel import extract_vercel as vercel
 from ..otel.extract import Output, extract
+from ..otel.extract_llamaindex import agent_name as llamaindex_agent_name
+from ..otel.extract_llamaindex import earlier_agent_name
 from ..otel.records import EventRecord, SpanRecord
 from . import output as output_check
 from .base import Check, CheckContext, CheckResult, Identity, worst
@@ -318,15 +320,17 @@ class Pipeline:
         agent = next((g.agent_id for g in guarded.values() if g.agent_id), None)
 
         def resolve(span: SpanRecord) -> tuple[Identity, float | None, str]:
-            identity = self.identify(span, trace.get)
+            identity = self.identify(span, trace.get, lambda: trace.before(span))
             if agent:
                 identity = replace(identity, agent_id=agent)
             return identity, self.trust_for(identity), self.mode_for(identity)
 
         return resolve
 
-    def identify(self, span: SpanRecord, ancestor=None) -> Identity:
-        """Agent id, name and session from the span or its nearest ancestors in the trace."""
+    def identify(self, span: SpanRecord, ancestor=None, earlier=None) -> Identity:
+        """Agent id, name and session from the span or its nearest ancestors in the trace; with `earlier`
+        (the spans of the trace that ended before it, asked only when nothing above names the agent), a
+        LlamaIndex agent workflow's agent from the step before."""
         agent_id = agent_name = session = trust = None
         agent_span_name = None  # an agent span's own name, when no attribute names the agent
         current: SpanRecord | None = span
@@ -342,8 +346,9 @@ class Pipeline:
                 agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
             if agent_span_name is None:
                 # OpenInference names an AGENT span after its agent when it starts, while some
-                # frameworks set `agent.name` only when it ends, after its LLM calls were judged.
-                agent_span_name = openinference_agent_name(current)
+                # frameworks set `agent.name` only when it ends, after its LLM calls were judged; a
+                # LlamaIndex agent workflow step names it in the event it got (current_agent_name).
+                agent_span_name = openinference_agent_name(current) or llamaindex_agent_name(current)
             session = session or _str(attrs.get(A.GEN_AI_CONVERSATION_ID)) or _str(attrs.get(A.SESSION_ID))
             trust = trust if trust is not None else _float(attrs.get(A.AGENT_TRUST))
             if agent_id and session and trust is not None:
@@ -354,6 +359,10 @@ class Pipeline:
         if trust is None:
             trust = _float(span.resource.get(A.AGENT_TRUST))
         agent_name = agent_name or agent_span_name
+        if agent_id is None and agent_name is None and earlier is not None:
+            # LlamaIndex names its agent only in the events its steps hand on, and OpenLLMetry leaves the
+            # step that calls the model without them: the step before it says which agent runs.
+            agent_name = earlier_agent_name(earlier())
         resolved = agent_id or agent_name or span.service or "unknown"
         return Identity(resolved, agent_name, session, trust)
 

@@ -90,6 +90,30 @@ def _forms(text: str) -> tuple[str, ...]:
     return (text,) if quoted == text else (text, quoted)
 
 
+_ELLIPSES = ("...", "…")
+
+
+def _without_cut_copy(value: str, text: str, notice: str) -> str | None:
+    """`value` with a cut copy of `text` at its end replaced; None when it ends on none. A copy is cut
+    when a value is shortened: OpenInference writes a LlamaIndex step's result as its repr cut at 200
+    characters and an ellipsis ("text='Docker is not runni..."), an SDK's attribute limit cuts anywhere.
+    Only the text's own first characters count, at least `_MIN_PART` of them."""
+    if len(text) <= _MIN_PART:
+        return None
+    body = value
+    for mark in _ELLIPSES:
+        if body.endswith(mark):
+            body = body[: -len(mark)]
+            break
+    head = text[:_MIN_PART]
+    at = body.find(head)
+    while at != -1:
+        if text.startswith(body[at:]):
+            return value[:at] + notice
+        at = body.find(head, at + 1)
+    return None
+
+
 def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
     if not value:
         return _MISSING
@@ -107,6 +131,9 @@ def _string(value: str, blocked: Sequence[str], notice: str) -> Any:
         for form in _forms(text):
             if form in out:
                 out, changed = out.replace(form, notice), True
+            cut = _without_cut_copy(out, form, notice)
+            if cut is not None:
+                out, changed = cut, True
     if not changed and any(_is_part(stripped, text) for text in blocked):
         return notice  # one part of a multi-part output
 

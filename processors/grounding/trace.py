@@ -5,7 +5,8 @@ Evidence is what the agent could see before it spoke:
   (`gen_ai.tool.call.result`, or Strands' events), OpenInference TOOL spans (`output.value`),
   OpenLLMetry tool spans (`traceloop.entity.output`), the Vercel AI SDK's `ai.toolCall`
   spans (`ai.toolCall.result`);
-- retrieved documents: OpenInference `retrieval.documents.{i}.document.content`;
+- retrieved documents: OpenInference `retrieval.documents.{i}.document.content`, the nodes
+  of OpenLLMetry's LlamaIndex retriever steps;
 - the span's own input messages: tool results and user messages in
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*`,
   OpenLLMetry `gen_ai.prompt.{i}.*` and the Vercel AI SDK's `ai.prompt.messages`;
@@ -26,6 +27,7 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from threading import Lock
 from typing import Any
@@ -34,6 +36,7 @@ from ..otel import extract_vercel as vercel
 from ..otel.extract import ANSWER_TOOLS
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
+from ..otel.extract_llamaindex import retrieved_texts, tool_kwargs, tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from .evidence import Passage, looks_truncated
 
@@ -105,11 +108,28 @@ def evidence_for(
     results = {p.text for p in passages if p.source == "tool_result"}
     if results:
         own = [p for p in own if p.source != "tool_message" or p.text not in results]
+    # So is a retrieved document a RAG prompt quotes (LlamaIndex's query engines put the retrieved texts
+    # in the user message): the prompt keeps the rest, the retriever span the document.
+    documents = [p.text for p in passages if p.source == "retrieval" and len(p.text) >= _QUOTED_DOCUMENT_CHARS]
+    if documents:
+        own = [_without(p, documents) if p.source in ("user_message", "system_message") else p for p in own]
     actions = [_span_action(p.arguments, p.span_id, p.tool_name, p.end_ns) for p in passages if p.arguments]
     actions = [a for a in actions if a is not None]
     passages.extend(own)
     passages.extend(actions)
     return passages, query
+
+
+_QUOTED_DOCUMENT_CHARS = 40  # shorter texts could be any phrase of a prompt
+
+
+def _without(passage: Passage, documents: list[str]) -> Passage:
+    """The passage with the documents it quotes cut out."""
+    text = passage.text
+    for document in documents:
+        if document in text:
+            text = text.replace(document, "\n")
+    return passage if text is passage.text else replace(passage, text=text)
 
 
 def _sends_history(span: SpanRecord) -> bool:
@@ -198,10 +218,12 @@ def span_passages(span: SpanRecord) -> list[Passage]:
         name, arguments, result, key = tool
         # LangChain's envelopes (a serialized ToolMessage, OpenLLMetry's input wrapper): what the tool got and gave.
         arguments = _text(tool_call_input(arguments))
-        out.append(_passage(tool_message_content(result), "tool_result", span, key, name, arguments))
+        out.append(_passage(tool_output_text(tool_message_content(result)), "tool_result", span, key, name, arguments))
     docs = [(int(m.group(1)), k) for k in attrs if (m := _OI_DOC.match(k))]
     for _, key in sorted(docs):
         out.append(_passage(attrs[key], "retrieval", span, key))
+    if not docs and TRACELOOP_ENTITY_OUTPUT in attrs:  # OpenLLMetry's LlamaIndex retriever step: its nodes
+        out.extend(_passage(text, "retrieval", span, TRACELOOP_ENTITY_OUTPUT) for text in retrieved_texts(span))
     return [p for p in out if p.text.strip()]
 
 
@@ -226,8 +248,12 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
         # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
-        args = attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS))
+        args = tool_kwargs(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
         return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
+    step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step
+    if step is not None:
+        name, args, result, _ = step
+        return name, _text(args), result, TRACELOOP_ENTITY_OUTPUT
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool" and TRACELOOP_ENTITY_OUTPUT in attrs:
         return (
             _str(attrs.get(TRACELOOP_ENTITY_NAME)),

@@ -32,11 +32,17 @@ GEN_AI_EVENT_NAME = "event.name"
 TRACELOOP_SPAN_KIND = "traceloop.span.kind"
 TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
 TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
+# OpenLLMetry's LlamaIndex instrumentation names the tool on a workflow agent's call_tool step (so does
+# OpenInference on its TOOL spans).
+TOOL_NAME = "tool.name"
+TOOL_ARGUMENTS = "tool.arguments"
 
 # --- read: OpenInference (Arize Phoenix) -------------------------------------------------------
 OPENINFERENCE_SPAN_KIND = "openinference.span.kind"
 LLM_OUTPUT_MESSAGES_PREFIX = "llm.output_messages."
 OUTPUT_VALUE = "output.value"
+INPUT_VALUE = "input.value"
 SESSION_ID = "session.id"
 AGENT_NAME = "agent.name"
 OPENINFERENCE_REDACTED = "__REDACTED__"

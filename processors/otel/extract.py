@@ -7,8 +7,9 @@ OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 `llm.output_messages.{i}.*`; OpenInference `output.value` on LLM/AGENT spans;
 Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
 run's serialized output there and in `output.value` is read as its last
-message, see `extract_langchain.py`); the Vercel AI SDK's `ai.response.*` on
-its model-call spans (`extract_vercel.py`).
+message, see `extract_langchain.py`; a LlamaIndex step's as the model message
+or query response it carries, see `extract_llamaindex.py`); the Vercel AI SDK's
+`ai.response.*` on its model-call spans (`extract_vercel.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -32,6 +33,7 @@ from . import attributes as A
 from . import extract_vercel as vercel
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
+from .extract_llamaindex import is_step, prepared_request, step_output
 from .records import SpanRecord
 
 _TEXT_PART_TYPES = {"text", "reasoning", "thinking", "output_text"}
@@ -292,7 +294,12 @@ def _from_traceloop(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None
     if str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() not in ("agent", "workflow", "task"):
         return None
     value = attrs.get(A.TRACELOOP_ENTITY_OUTPUT)
-    return _text_or_json(value, A.TRACELOOP_ENTITY_OUTPUT) if isinstance(value, str) else None
+    if not isinstance(value, str):
+        return None
+    if is_step(span):  # a LlamaIndex step: only the model's message or a query's response (extract_llamaindex.py)
+        decoded, _ = _decode(value)
+        return Output(step_output(decoded), A.TRACELOOP_ENTITY_OUTPUT)
+    return _text_or_json(value, A.TRACELOOP_ENTITY_OUTPUT)
 
 
 def _from_vercel_ai(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
@@ -315,6 +322,8 @@ def _text_or_json(value: str, source: str) -> Output:
     chain, said = langchain_output(decoded)  # a LangChain run: its last message, if the model's
     if chain:
         return Output(said, source)
+    if prepared_request(decoded):  # LlamaIndex preparing a chat request: its messages are no model's words
+        return Output("", source)
     if isinstance(decoded, (list, tuple, Mapping)) and _looks_like_messages(decoded):
         found = messages_output(decoded, source)
         if found is not None:

@@ -33,6 +33,7 @@ from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import tool_call_input, tool_message_content
+from ..otel.extract_llamaindex import tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from . import commands as C
 from .outcomes import Outcome, outcome_of
@@ -228,8 +229,15 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
         return name, args, result, _status(attrs, span), call_id
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
         name = attrs.get(OI_TOOL_NAME) or span.name
+        # smolagents and LlamaIndex bind the arguments as {"args": [...], "kwargs": {...}}; LlamaIndex's
+        # FunctionTool returns a ToolOutput.
         args = _wrapped_args(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
-        return str(name), args, tool_message_content(attrs.get(OUTPUT_VALUE)), _status(attrs, span), None
+        result = tool_output_text(tool_message_content(attrs.get(OUTPUT_VALUE)))
+        return str(name), args, result, _status(attrs, span), None
+    step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step: the one span naming the tool
+    if step is not None:
+        name, args, result, call_id = step
+        return name, args, result, _status(attrs, span), call_id
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
         name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
         args = _wrapped_args(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
