@@ -451,7 +451,7 @@ def test_smolagents_final_answer_tool_span_is_not_evidence_and_tool_inputs_are_u
     [passage] = span_passages(lookup)
     assert (passage.tool_name, passage.text) == ("get_reservation", "Reservation K7QX2: 1 checked bag.")
     name, arguments, result, _, _ = tool_call_of_span(lookup)
-    assert (name, arguments, result) == ("get_reservation", {"code": RESERVATION_CODE}, "Reservation K7QX2: 1 checked bag.")
+    assert (name, json.loads(arguments), result) == ("get_reservation", {"code": RESERVATION_CODE}, "Reservation K7QX2: 1 checked bag.")
 
 
 def test_autogen_runtime_message_of_a_blocked_agent_is_redacted_in_its_own_trace():

@@ -35,8 +35,8 @@ from typing import Any
 from ..otel import extract_vercel as vercel
 from ..otel.extract import ANSWER_TOOLS
 from ..otel.extract_events import tool_events
-from ..otel.extract_langchain import tool_call_input, tool_message_content
-from ..otel.extract_llamaindex import retrieved_texts, tool_kwargs, tool_output_text, tool_step
+from ..otel.extract_langchain import bound_arguments, tool_call_input, tool_message_content
+from ..otel.extract_llamaindex import retrieved_texts, tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from .evidence import Passage, looks_truncated
 
@@ -248,7 +248,7 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
     kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
         # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
-        args = tool_kwargs(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
+        args = bound_arguments(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
         return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
     step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step
     if step is not None:

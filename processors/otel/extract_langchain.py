@@ -130,3 +130,25 @@ def tool_call_input(value: Any) -> Any:
         inputs = decoded.get("inputs")
         return json.dumps(inputs, ensure_ascii=False, default=str) if inputs is not None else decoded["input_str"]
     return value
+
+
+def bound_arguments(value: Any) -> Any:
+    """A tool's arguments as its caller bound them, `{"args": [...], "kwargs": {...}}` (Traceloop's tool
+    spans, OpenInference for smolagents, which adds "sanitize_inputs_outputs", and for LlamaIndex's
+    FunctionTool): the keyword arguments as JSON text, or the one positional argument when there are
+    none. Anything else unchanged."""
+    decoded = value
+    if isinstance(value, str):
+        if '"kwargs"' not in value:
+            return value
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+    if not (isinstance(decoded, Mapping) and isinstance(decoded.get("kwargs"), Mapping)):
+        return value
+    kwargs, args = dict(decoded["kwargs"]), decoded.get("args")
+    if not kwargs and isinstance(args, list) and args:
+        chosen: Any = args[0] if len(args) == 1 else args
+        return chosen if isinstance(chosen, str) else json.dumps(chosen, ensure_ascii=False, default=str)
+    return json.dumps(kwargs, ensure_ascii=False, default=str)

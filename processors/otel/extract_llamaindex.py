@@ -114,27 +114,6 @@ def tool_output_text(value: Any) -> Any:
     return message_text(decoded) or value
 
 
-def tool_kwargs(value: Any) -> Any:
-    """A LlamaIndex tool's bound arguments `{"kwargs": {...}}` (with `"args": []`): the keyword arguments the
-    model asked for. Anything else unchanged."""
-    decoded = value
-    if isinstance(value, str):
-        if '"kwargs"' not in value:
-            return value
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            return value
-    if (
-        isinstance(decoded, Mapping)
-        and isinstance(decoded.get("kwargs"), Mapping)
-        and set(decoded) <= {"args", "kwargs"}
-        and not decoded.get("args")
-    ):
-        return json.dumps(decoded["kwargs"], ensure_ascii=False, default=str)
-    return value
-
-
 def tool_step(span: SpanRecord) -> tuple[str, Any, Any, str | None] | None:
     """(tool, arguments, result, call id) of OpenLLMetry's span of a workflow agent's `call_tool` step: the
     one span it names the tool on (`tool.name`, `tool.arguments`), its result the `ToolCallResult`."""

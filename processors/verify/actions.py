@@ -32,7 +32,7 @@ from typing import Any
 from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
-from ..otel.extract_langchain import tool_call_input, tool_message_content
+from ..otel.extract_langchain import bound_arguments, tool_call_input, tool_message_content
 from ..otel.extract_llamaindex import tool_output_text, tool_step
 from ..otel.records import SpanRecord
 from . import commands as C
@@ -231,7 +231,7 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
         name = attrs.get(OI_TOOL_NAME) or span.name
         # smolagents and LlamaIndex bind the arguments as {"args": [...], "kwargs": {...}}; LlamaIndex's
         # FunctionTool returns a ToolOutput.
-        args = _wrapped_args(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
+        args = bound_arguments(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
         result = tool_output_text(tool_message_content(attrs.get(OUTPUT_VALUE)))
         return str(name), args, result, _status(attrs, span), None
     step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step: the one span naming the tool
@@ -240,21 +240,9 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
         return name, args, result, _status(attrs, span), call_id
     if str(attrs.get(TRACELOOP_SPAN_KIND, "")).lower() == "tool":
         name = attrs.get(TRACELOOP_ENTITY_NAME) or span.name
-        args = _wrapped_args(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
+        args = bound_arguments(tool_call_input(attrs.get(TRACELOOP_ENTITY_INPUT)))
         return str(name), args, tool_message_content(attrs.get(TRACELOOP_ENTITY_OUTPUT)), _status(attrs, span), None
     return None
-
-
-def _wrapped_args(value: Any) -> Any:
-    """Traceloop, and OpenInference for smolagents, wrap tool inputs as {"args": [...], "kwargs": {...}}
-    (smolagents adds "sanitize_inputs_outputs"): the kwargs are the arguments."""
-    decoded = _decode(value)
-    if isinstance(decoded, Mapping) and "kwargs" in decoded and isinstance(decoded["kwargs"], Mapping):
-        kwargs = dict(decoded["kwargs"])
-        if not kwargs and decoded.get("args"):
-            return decoded["args"][0] if len(decoded["args"]) == 1 else decoded["args"]
-        return kwargs
-    return value
 
 
 def _status(attrs: Mapping[str, Any], span: SpanRecord | None = None) -> str | None:
