@@ -34,11 +34,12 @@ import pytest
 
 from claimwatch import OutputValidator, load_config
 from tests.conftest import ROOT
+from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks, output_rows
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.llamaindex_clients import ANSWERS_SEPARATOR
 from tests.helpers.real_clients import AGENT, RESERVATION, RESERVATION_CODE, TOOL_RESULT
 from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
-from tests.test_real_clients import ANSWER, ENFORCING, TELL_TALES, everything, expected
+from tests.test_real_clients import ANSWER, ENFORCING, everything, expected
 from tests.test_real_clients_checks import (
     AUDITING,
     CHECKS,
@@ -202,26 +203,6 @@ def runs(tmp_path_factory, request):
         yield runs_
     finally:
         runs_.close()
-
-
-def output_rows(run_: Run) -> list[tuple]:
-    return run_.rows(
-        "SELECT span_name, agent_id, mode, verdict, enforced, claim_count, violation_count, text_length "
-        "FROM evaluations WHERE check_name = 'output' ORDER BY time, span_name"
-    )
-
-
-def leaks(run_: Run, tell_tales=TELL_TALES) -> list[str]:
-    return [s.name for s in run_.spans for t in tell_tales if t.lower() in everything(s).lower()]
-
-
-def assert_no_doubles_and_no_failures(run_: Run) -> None:
-    doubled = run_.rows("SELECT span_id, check_name, count(*) FROM evaluations GROUP BY ALL HAVING count(*) > 1")
-    assert doubled == []
-    failed = run_.rows(
-        "SELECT span_name, check_name, error FROM evaluations WHERE error IS NOT NULL OR verdict = 'error_fallback'"
-    )
-    assert failed == []
 
 
 # --- ops: the answer is read, judged once, and kept from flowing downstream when enforced -------------

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks, output_rows
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import RESERVATION_CODE, TOOL_RESULT
 from tests.helpers.smol_autogen_clients import AGENT, PLANNER, SUB_AGENT
 from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
-from tests.test_real_clients import ANSWER, TELL_TALES, everything, expected
+from tests.test_real_clients import ANSWER, everything, expected
 from tests.test_real_clients_checks import (
     CHECKS,
     CONSISTENT,
@@ -219,26 +220,6 @@ def runs(tmp_path_factory, request):
         yield runs_
     finally:
         runs_.close()
-
-
-def output_rows(run_: Run) -> list[tuple]:
-    return run_.rows(
-        "SELECT span_name, agent_id, mode, verdict, enforced, claim_count, violation_count, text_length "
-        "FROM evaluations WHERE check_name = 'output' ORDER BY time, span_name"
-    )
-
-
-def leaks(run_: Run) -> list[str]:
-    return [s.name for s in run_.spans for t in TELL_TALES if t.lower() in everything(s).lower()]
-
-
-def assert_no_doubles_and_no_failures(run_: Run) -> None:
-    doubled = run_.rows("SELECT span_id, check_name, count(*) FROM evaluations GROUP BY ALL HAVING count(*) > 1")
-    assert doubled == []
-    failed = run_.rows(
-        "SELECT span_name, check_name, error FROM evaluations WHERE error IS NOT NULL OR verdict = 'error_fallback'"
-    )
-    assert failed == []
 
 
 # --- ops: the answer is read, judged once, for the agent, and kept from flowing downstream when enforced --

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 import pytest
 
 from claimwatch import OutputValidator, load_config
+from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.node import needs_node, npm_install
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
 from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
-from tests.test_real_clients import ANSWER, ENFORCING, TELL_TALES, attrs, everything, expected
+from tests.test_real_clients import ANSWER, ENFORCING, attrs, everything, expected
 from tests.test_real_clients_checks import (
     AUDITING,
     CHECKS,
@@ -163,19 +164,6 @@ def output_rows(run_: Run) -> list[tuple]:
         "SELECT span_name, agent_id, mode, verdict, enforced, claim_count, violation_count, service "
         "FROM evaluations WHERE check_name = 'output' ORDER BY time, span_name"
     )
-
-
-def leaks(run_: Run) -> list[str]:
-    return [s.name for s in run_.spans for t in TELL_TALES if t.lower() in everything(s).lower()]
-
-
-def assert_no_doubles_and_no_failures(run_: Run) -> None:
-    doubled = run_.rows("SELECT span_id, check_name, count(*) FROM evaluations GROUP BY ALL HAVING count(*) > 1")
-    assert doubled == []
-    failed = run_.rows(
-        "SELECT span_name, check_name, error FROM evaluations WHERE error IS NOT NULL OR verdict = 'error_fallback'"
-    )
-    assert failed == []
 
 
 both_apis = pytest.mark.parametrize("api", [GENERATE, STREAM])

@@ -1,0 +1,30 @@
+"""What the real-client end-to-end tests read back from a run: its output evaluations, the spans that
+still carry a blocked answer, and the two faults every client must be free of (a check run twice on a
+span, a check that failed)."""
+
+from __future__ import annotations
+
+from tests.test_real_clients import TELL_TALES, everything
+
+
+def output_rows(run_) -> list[tuple]:
+    """The output check's evaluations of a run, in time order."""
+    return run_.rows(
+        "SELECT span_name, agent_id, mode, verdict, enforced, claim_count, violation_count, text_length "
+        "FROM evaluations WHERE check_name = 'output' ORDER BY time, span_name"
+    )
+
+
+def leaks(run_, tell_tales=TELL_TALES) -> list[str]:
+    """Names of the forwarded spans that still hold a piece of a blocked answer, under any key."""
+    return [s.name for s in run_.spans for t in tell_tales if t.lower() in everything(s).lower()]
+
+
+def assert_no_doubles_and_no_failures(run_) -> None:
+    """No span was evaluated twice by one check, and no check failed or fell back."""
+    doubled = run_.rows("SELECT span_id, check_name, count(*) FROM evaluations GROUP BY ALL HAVING count(*) > 1")
+    assert doubled == []
+    failed = run_.rows(
+        "SELECT span_name, check_name, error FROM evaluations WHERE error IS NOT NULL OR verdict = 'error_fallback'"
+    )
+    assert failed == []
