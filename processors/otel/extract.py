@@ -34,6 +34,7 @@ from . import extract_vercel as vercel
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
 from .extract_llamaindex import is_step, prepared_request, step_output
+from .jsonwalk import strings as _strings
 from .records import SpanRecord
 
 _TEXT_PART_TYPES = {"text", "reasoning", "thinking", "output_text"}
@@ -334,19 +335,6 @@ def _text_or_json(value: str, source: str) -> Output:
 def _looks_like_messages(value: Any) -> bool:
     items = value if isinstance(value, (list, tuple)) else [value]
     return any(isinstance(m, Mapping) and "role" in m for m in items)
-
-
-def _strings(value: Any, depth: int = 0) -> list[str]:
-    """Every string inside a decoded JSON value (bounded depth)."""
-    if isinstance(value, str):
-        return [value]
-    if depth > 8:
-        return []
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _strings(v, depth + 1)]
-    if isinstance(value, (list, tuple)):
-        return [s for v in value for s in _strings(v, depth + 1)]
-    return []
 
 
 def _decode(value: Any) -> tuple[Any, bool]:

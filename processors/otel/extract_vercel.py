@@ -37,6 +37,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from .jsonwalk import strings as _strings
+
 OPERATION_ID = "ai.operationId"
 FUNCTION_ID = "ai.telemetry.functionId"
 RESPONSE_TEXT = "ai.response.text"
@@ -185,18 +187,6 @@ def _json(value: str) -> Any:
         return json.loads(value)
     except ValueError:
         return None
-
-
-def _strings(value: Any, depth: int = 0) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if depth > 8:
-        return []
-    if isinstance(value, Mapping):
-        return [s for v in value.values() for s in _strings(v, depth + 1)]
-    if isinstance(value, (list, tuple)):
-        return [s for v in value for s in _strings(v, depth + 1)]
-    return []
 
 
 def _as_text(value: Any) -> str | None:
