@@ -19,7 +19,6 @@ Two scenarios, as in `tests/test_real_clients.py` and `tests/test_real_clients_c
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -32,7 +31,14 @@ import pytest
 from claimwatch import OutputValidator, load_config
 from claimwatch.checks.redact import redacted_attributes
 from tests.conftest import ROOT
-from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks, output_rows
+from tests.helpers.client_rows import (
+    RUN_TAG,
+    assert_no_doubles_and_no_failures,
+    installed,
+    leaks,
+    output_rows,
+    spans_of,
+)
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
 from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
@@ -64,13 +70,6 @@ CLIENTS = {
 }
 
 
-def installed(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:  # a parent package is missing
-        return False
-
-
 def each_client(names=tuple(CLIENTS)):
     """Parametrize over clients, skipping those whose packages are missing."""
     return pytest.mark.parametrize(
@@ -91,21 +90,6 @@ class Run(ChecksRun):
 
     llm_calls: int = 0
     processor_stats: dict = field(default_factory=dict)
-
-
-def spans_of(sink: Sink, run_id: str) -> list:
-    """The spans the sink got from one run's process (tagged by a resource attribute: runs overlap)."""
-    return [
-        s
-        for request in list(sink.requests)
-        for rs in request.resource_spans
-        if any(kv.key == RUN_TAG and kv.value.string_value == run_id for kv in rs.resource.attributes)
-        for ss in rs.scope_spans
-        for s in ss.spans
-    ]
-
-
-RUN_TAG = "claimwatch.test.run"
 
 
 def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: dict | None = None,

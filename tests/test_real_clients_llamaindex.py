@@ -34,7 +34,14 @@ import pytest
 
 from claimwatch import OutputValidator, load_config
 from tests.conftest import ROOT
-from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks, output_rows
+from tests.helpers.client_rows import (
+    RUN_TAG,
+    assert_no_doubles_and_no_failures,
+    installed,
+    leaks,
+    output_rows,
+    spans_of,
+)
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.llamaindex_clients import ANSWERS_SEPARATOR
 from tests.helpers.real_clients import AGENT, RESERVATION, RESERVATION_CODE, TOOL_RESULT
@@ -53,7 +60,7 @@ from tests.test_real_clients_checks import (
     assert_contradictions_fabricated,
     assert_deny_rule_blocks_the_lookup,
 )
-from tests.test_real_clients_langchain import RUN_TAG, Run, installed, spans_of
+from tests.test_real_clients_langchain import Run
 
 e2e = pytest.mark.e2e
 CLIENT_TIMEOUT_S = 90

@@ -22,18 +22,23 @@ a running collector that stores rows in DuckDB and forwards to a sink.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks, output_rows
+from tests.helpers.client_rows import (
+    RUN_TAG,
+    assert_no_doubles_and_no_failures,
+    installed,
+    leaks,
+    output_rows,
+    spans_of,
+)
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import RESERVATION_CODE, TOOL_RESULT
 from tests.helpers.smol_autogen_clients import AGENT, PLANNER, SUB_AGENT
@@ -51,7 +56,7 @@ from tests.test_real_clients_checks import (
     assert_contradictions_fabricated,
     assert_deny_rule_blocks_the_lookup,
 )
-from tests.test_real_clients_checks import Run as ChecksRun
+from tests.test_real_clients_langchain import Run
 
 e2e = pytest.mark.e2e
 CLIENT_TIMEOUT_S = 90
@@ -64,16 +69,6 @@ NATIVE = ("autogen_agentchat", "autogen_ext.models.openai", "opentelemetry.instr
 # client -> the modules it needs
 CLIENTS = {"smolagents": SMOL, "autogen": AUTOGEN, "autogen-native": NATIVE}
 TEAMS = {"smolagents-managed": SMOL, "autogen-team": AUTOGEN}
-RUN_TAG = "claimwatch.test.run"
-
-
-def installed(*modules: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-    except ModuleNotFoundError:  # a parent package is missing
-        return False
-
-
 def each_client(names=tuple(CLIENTS), table=CLIENTS):
     """Parametrize over clients, skipping those whose packages are missing."""
     return pytest.mark.parametrize(
@@ -90,24 +85,6 @@ def each_client(names=tuple(CLIENTS), table=CLIENTS):
 def answering(client: str, text: str) -> Reply:
     """The model's last turn: smolagents' ToolCallingAgent answers by calling its final_answer tool."""
     return Reply.tool_call("final_answer", answer=text) if client.startswith("smolagents") else Reply.text(text)
-
-
-@dataclass
-class Run(ChecksRun):
-    llm_calls: int = 0
-    processor_stats: dict = field(default_factory=dict)
-
-
-def spans_of(sink: Sink, run_id: str) -> list:
-    """The spans the sink got from one run's process (tagged by a resource attribute: runs overlap)."""
-    return [
-        s
-        for request in list(sink.requests)
-        for rs in request.resource_spans
-        if any(kv.key == RUN_TAG and kv.value.string_value == run_id for kv in rs.resource.attributes)
-        for ss in rs.scope_spans
-        for s in ss.spans
-    ]
 
 
 def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: dict | None = None) -> Run:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pytest
 
 from claimwatch import OutputValidator, load_config
-from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks
+from tests.helpers.client_rows import assert_no_doubles_and_no_failures, leaks, spans_of
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.node import needs_node, npm_install
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
@@ -52,7 +52,6 @@ from tests.test_real_clients_checks import Run as ChecksRun
 pytestmark = [pytest.mark.e2e, needs_node]
 CLIENT_TIMEOUT_S = 60
 SERVICE = "vercel-app"  # the process's service.name: not the agent's name, which is its functionId
-RUN_TAG = "claimwatch.test.run"
 NARRATION = "Docker is not running.\nPostgreSQL is down."
 CLOSING = "Is there anything else I can check?"
 GENERATE, STREAM = "generate", "stream"
@@ -70,17 +69,6 @@ class Run(ChecksRun):
         found = [s.span_id.hex() for s in self.spans if attrs(s).get("ai.toolCall.name") == tool]
         assert len(found) == 1, (tool, sorted(s.name for s in self.spans))
         return found[0]
-
-
-def spans_of(sink: Sink, run_id: str) -> list:
-    return [
-        s
-        for request in list(sink.requests)
-        for rs in request.resource_spans
-        if any(kv.key == RUN_TAG and kv.value.string_value == run_id for kv in rs.resource.attributes)
-        for ss in rs.scope_spans
-        for s in ss.spans
-    ]
 
 
 def run(node_dir, collector, sink: Sink, scenario: str, replies: list[Reply], api: str = GENERATE) -> Run:

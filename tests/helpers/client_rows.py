@@ -1,8 +1,11 @@
-"""What the real-client end-to-end tests read back from a run: its output evaluations, the spans that
+"""What the real-client end-to-end tests share: how a run's spans are told apart, whether a client is
+installed, and what they read back from a run: its output evaluations, the spans that
 still carry a blocked answer, and the two faults every client must be free of (a check run twice on a
 span, a check that failed)."""
 
 from __future__ import annotations
+
+import importlib.util
 
 from tests.test_real_clients import TELL_TALES, everything
 
@@ -28,3 +31,28 @@ def assert_no_doubles_and_no_failures(run_) -> None:
         "SELECT span_name, check_name, error FROM evaluations WHERE error IS NOT NULL OR verdict = 'error_fallback'"
     )
     assert failed == []
+
+
+# The resource attribute each client process is started with, so one run's spans are told apart from the
+# spans of runs that overlap it in the same sink.
+RUN_TAG = "claimwatch.test.run"
+
+
+def installed(*modules: str) -> bool:
+    """Whether every module can be imported (a client's test skips cleanly without it)."""
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
+def spans_of(sink, run_id: str) -> list:
+    """The spans the sink got from one run's process (tagged by `RUN_TAG`: runs overlap)."""
+    return [
+        s
+        for request in list(sink.requests)
+        for rs in request.resource_spans
+        if any(kv.key == RUN_TAG and kv.value.string_value == run_id for kv in rs.resource.attributes)
+        for ss in rs.scope_spans
+        for s in ss.spans
+    ]
