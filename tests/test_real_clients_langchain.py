@@ -23,7 +23,6 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pytest
@@ -33,6 +32,7 @@ from claimwatch.checks.redact import redacted_attributes
 from tests.conftest import ROOT
 from tests.helpers.client_rows import (
     RUN_TAG,
+    ClientRuns,
     assert_no_doubles_and_no_failures,
     installed,
     leaks,
@@ -41,7 +41,7 @@ from tests.helpers.client_rows import (
 )
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
-from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
+from tests.otlp_helpers import FACTS, Sink, wait_for
 from tests.test_real_clients import ANSWER, ENFORCING, everything, expected
 from tests.test_real_clients_checks import (
     AUDITING,
@@ -142,43 +142,14 @@ NARRATED_CLIENTS = ("langgraph-openinference",)
 # The model says what it found on two lines and calls the tool in the same turn; then it closes.
 NARRATION = "Docker is not running.\nPostgreSQL is down."
 CLOSING = "Is there anything else I can check?"
-PARALLEL_RUNS = 2
 
 
-class Runs:
-    """Two collectors (enforcing with debug annotations; auditing with grounding, actions and a tool deny
-    rule), each forwarding to its sink; every planned run started ahead, its outcome read on first use."""
+class Runs(ClientRuns):
+    """This file's scenarios on the shared two collectors (the auditing one with grounding, actions and a
+    tool deny rule)."""
 
     def __init__(self, tmp_path_factory) -> None:
-        self.tmp = tmp_path_factory
-        self.ops_sink, self.ops_collector = self._collector(agents=ENFORCING, annotations={"verbosity": "debug"})
-        self.desk_sink, self.desk_collector = self._collector(agents=AUDITING, checks=CHECKS)
-        self.pool = ThreadPoolExecutor(PARALLEL_RUNS, thread_name_prefix="client-run")
-        self.futures: dict[tuple, Future] = {}
-
-    def start(self, items) -> None:
-        """Start, two at a time, the runs the selected tests will read, in the order they read them."""
-        for item in items:
-            need = RUN_OF_TEST.get(getattr(item, "originalname", ""))
-            callspec = getattr(item, "callspec", None)
-            client = callspec.params.get("client") if callspec is not None else None
-            if need is not None and client in CLIENTS and installed(*CLIENTS[client]):
-                self._submit(need[0], client, need[1])
-
-    def _collector(self, **sections):
-        sink = Sink()
-        collector = start_collector(
-            self.tmp.mktemp("collector"),
-            exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
-            **sections,
-        )
-        return sink, collector
-
-    def _submit(self, scenario: str, client: str, option) -> Future:
-        key = (scenario, client, option)
-        if key not in self.futures:
-            self.futures[key] = self.pool.submit(self._run, scenario, client, option)
-        return self.futures[key]
+        super().__init__(tmp_path_factory, ENFORCING, AUDITING, CHECKS)
 
     def _run(self, scenario: str, client: str, option) -> Run:
         docker = [Reply.tool_call("check_docker"), Reply.text(ANSWER)]
@@ -200,20 +171,13 @@ class Runs:
         service = AGENT if client == "langgraph-openinference" else "ops-app"
         return run(self.ops_collector, self.ops_sink, client, docker, config, service)
 
-    def get(self, scenario: str, client: str, option=None) -> Run:
-        return self._submit(scenario, client, option).result()
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        for collector, sink in ((self.ops_collector, self.ops_sink), (self.desk_collector, self.desk_sink)):
-            collector.stop()
-            sink.close()
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, request):
     runs_ = Runs(tmp_path_factory)
-    runs_.start(i for i in request.session.items if i.module is request.module)
+    runs_.start((i for i in request.session.items if i.module is request.module), RUN_OF_TEST, CLIENTS)
     try:
         yield runs_
     finally:

@@ -26,13 +26,13 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
 from tests.conftest import ROOT
 from tests.helpers.client_rows import (
     RUN_TAG,
+    ClientRuns,
     assert_no_doubles_and_no_failures,
     installed,
     leaks,
@@ -42,7 +42,7 @@ from tests.helpers.client_rows import (
 from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import RESERVATION_CODE, TOOL_RESULT
 from tests.helpers.smol_autogen_clients import AGENT, PLANNER, SUB_AGENT
-from tests.otlp_helpers import FACTS, Sink, start_collector, wait_for
+from tests.otlp_helpers import FACTS, Sink, wait_for
 from tests.test_real_clients import ANSWER, everything, expected
 from tests.test_real_clients_checks import (
     CHECKS,
@@ -122,44 +122,14 @@ def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: di
 SUB_REPORT = "Docker is not running on the build host."
 PLANNING = "Docker is not running on the build host. I will hand this to ops_helper to look into it."
 REPORTS = {"smolagents-managed": SUB_REPORT, "autogen-team": PLANNING}
-PARALLEL_RUNS = 2
 
 
-class Runs:
-    """Two collectors (enforcing with debug annotations; auditing with grounding, actions and a tool deny
-    rule), each forwarding to its sink; every planned run started ahead, its outcome read on first use."""
+class Runs(ClientRuns):
+    """This file's scenarios on the shared two collectors (the auditing one with grounding, actions and a
+    tool deny rule)."""
 
     def __init__(self, tmp_path_factory) -> None:
-        self.tmp = tmp_path_factory
-        self.ops_sink, self.ops_collector = self._collector(agents=ENFORCING, annotations={"verbosity": "debug"})
-        self.desk_sink, self.desk_collector = self._collector(agents=AUDITING, checks=CHECKS)
-        self.pool = ThreadPoolExecutor(PARALLEL_RUNS, thread_name_prefix="client-run")
-        self.futures: dict[tuple, Future] = {}
-
-    def start(self, items) -> None:
-        """Start, two at a time, the runs the selected tests will read, in the order they read them."""
-        for item in items:
-            need = RUN_OF_TEST.get(getattr(item, "originalname", ""))
-            callspec = getattr(item, "callspec", None)
-            client = callspec.params.get("client") if callspec is not None else None
-            table = {**CLIENTS, **TEAMS}
-            if need is not None and client in table and installed(*table[client]):
-                self._submit(need[0], client, need[1])
-
-    def _collector(self, **sections):
-        sink = Sink()
-        collector = start_collector(
-            self.tmp.mktemp("collector"),
-            exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
-            **sections,
-        )
-        return sink, collector
-
-    def _submit(self, scenario: str, client: str, option) -> Future:
-        key = (scenario, client, option)
-        if key not in self.futures:
-            self.futures[key] = self.pool.submit(self._run, scenario, client, option)
-        return self.futures[key]
+        super().__init__(tmp_path_factory, ENFORCING, AUDITING, CHECKS)
 
     def _run(self, scenario: str, client: str, option) -> Run:
         docker = [Reply.tool_call("check_docker"), answering(client, ANSWER)]
@@ -179,20 +149,13 @@ class Runs:
                   "annotations": {"verbosity": "debug"}}  # fmt: skip
         return run(self.ops_collector, self.ops_sink, client, docker, config)
 
-    def get(self, scenario: str, client: str, option=None) -> Run:
-        return self._submit(scenario, client, option).result()
 
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        for collector, sink in ((self.ops_collector, self.ops_sink), (self.desk_collector, self.desk_sink)):
-            collector.stop()
-            sink.close()
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, request):
     runs_ = Runs(tmp_path_factory)
-    runs_.start(i for i in request.session.items if i.module is request.module)
+    runs_.start((i for i in request.session.items if i.module is request.module), RUN_OF_TEST, {**CLIENTS, **TEAMS})
     try:
         yield runs_
     finally:

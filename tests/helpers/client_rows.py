@@ -6,7 +6,9 @@ span, a check that failed)."""
 from __future__ import annotations
 
 import importlib.util
+from concurrent.futures import Future, ThreadPoolExecutor
 
+from tests.otlp_helpers import Sink, start_collector
 from tests.test_real_clients import TELL_TALES, everything
 
 
@@ -56,3 +58,56 @@ def spans_of(sink, run_id: str) -> list:
         for ss in rs.scope_spans
         for s in ss.spans
     ]
+
+
+class ClientRuns:
+    """Two collectors (enforcing with debug annotations; auditing with the other checks), each forwarding to
+    its sink; every run the selected tests will read started ahead, two at a time, its outcome read on first
+    use. A test file says how a scenario runs (`_run`) and which clients and runs its tests need (`start`)."""
+
+    PARALLEL_RUNS = 2
+
+    def __init__(self, tmp_path_factory, ops_agents: dict, desk_agents: dict, desk_checks: dict) -> None:
+        self.tmp = tmp_path_factory
+        self.ops_sink, self.ops_collector = self._collector(agents=ops_agents, annotations={"verbosity": "debug"})
+        self.desk_sink, self.desk_collector = self._collector(agents=desk_agents, checks=desk_checks)
+        self.pool = ThreadPoolExecutor(self.PARALLEL_RUNS, thread_name_prefix="client-run")
+        self.futures: dict[tuple, Future] = {}
+
+    def start(self, items, run_of_test: dict, clients: dict) -> None:
+        """Start the runs the selected tests will read (`run_of_test`: test name -> (scenario, option)), in
+        the order they read them, for the clients (`clients`: name -> modules it needs) installed here."""
+        for item in items:
+            need = run_of_test.get(getattr(item, "originalname", ""))
+            callspec = getattr(item, "callspec", None)
+            client = callspec.params.get("client") if callspec is not None else None
+            if need is not None and client in clients and installed(*clients[client]):
+                self._submit(need[0], client, need[1])
+
+    def _collector(self, **sections):
+        sink = Sink()
+        collector = start_collector(
+            self.tmp.mktemp("collector"),
+            exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}},
+            **sections,
+        )
+        return sink, collector
+
+    def _submit(self, scenario: str, client: str, option) -> Future:
+        key = (scenario, client, option)
+        if key not in self.futures:
+            self.futures[key] = self.pool.submit(self._run, scenario, client, option)
+        return self.futures[key]
+
+    def _run(self, scenario: str, client: str, option):
+        raise NotImplementedError
+
+    def get(self, scenario: str, client: str, option=None):
+        """The outcome of one run, waited for."""
+        return self._submit(scenario, client, option).result()
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        for collector, sink in ((self.ops_collector, self.ops_sink), (self.desk_collector, self.desk_sink)):
+            collector.stop()
+            sink.close()
