@@ -145,3 +145,12 @@ def test_a_statement_no_document_word_supports_is_unsupported_but_tool_output_ke
     tool = Passage(doc, source="tool_result")
     (_, same) = Grounder().ground(reply, [tool]).claims
     assert same.grade.grade == "INFERRED"
+
+
+def test_a_line_number_from_grep_or_a_compiler_is_found_but_a_clock_time_is_not_a_number():
+    grep = "<returncode>0</returncode>\n<output>\n241:def load_rows(path):\nimporter/rows.py:318: warning\n</output>"
+    report = ground("`load_rows` starts at line 241 and the warning is on line 318.", [grep])
+    assert [c.grade.grade for c in report.claims] == ["GROUNDED", "GROUNDED"]
+    clock = ground("The job ran 30 times.", ["It last ran at 10:30 and again at 11:30."])
+    (claim,) = clock.claims
+    assert claim.grade.grade == FABRICATED and "30" in claim.grade.reason

@@ -23,7 +23,11 @@ _BREAK_AFTER = re.compile(r"[.!?\n,;{}\[\]]")
 _BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
 
 
-EV_NUMBER = re.compile(r"(?<![\w.:/-])(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:/]|-\d|\.\d)")
+# A colon next to a number is a time ("10:30") only with a digit on its other side: grep's and compilers'
+# "158:def parse", "http.py:158:" give line numbers that agents quote ("starts at line 158").
+EV_NUMBER = re.compile(
+    r"(?<![\w./-])(?<!\d:)(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w/]|:\d|-\d|\.\d)"
+)
 
 
 EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
