@@ -154,3 +154,11 @@ def test_a_line_number_from_grep_or_a_compiler_is_found_but_a_clock_time_is_not_
     clock = ground("The job ran 30 times.", ["It last ran at 10:30 and again at 11:30."])
     (claim,) = clock.claims
     assert claim.grade.grade == FABRICATED and "30" in claim.grade.reason
+
+
+def test_a_numeric_id_is_found_inside_a_tools_snake_case_name_but_not_as_the_tail_of_a_longer_number():
+    wallet = json.dumps({"payment_methods": {"certificate_7504069": {"amount": 250}, "gift_card_90551784": {}}})
+    report = ground("Certificate 7504069 holds $250.\nGift card 1784 is empty.", [wallet])
+    grades = {c.claim.text: c.grade for c in report.claims}
+    assert grades["Certificate 7504069 holds $250."].grade == "GROUNDED"
+    assert grades["Gift card 1784 is empty."].grade == FABRICATED

@@ -43,6 +43,8 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
     elif kind in ("id", "email", "url", "code"):
         needle = str(spec.value)
         hits = pool.find(needle, word=kind != "url", limit=2)
+        if not hits and kind == "id" and len(needle) >= 4 and needle.isdigit():
+            hits = _digit_run(needle, pool)
         if not hits and kind == "url":
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
@@ -53,6 +55,19 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
         _check_name(spec, pool, support, problems, region, claim.text)
     elif kind == "status":
         _check_status(spec, claim, pool, region, support, problems)
+
+
+def _digit_run(needle: str, pool: EvidencePool) -> list[Hit]:
+    """A numeric id as a whole run of digits inside a name: tools write "certificate_7504069" and agents
+    say "certificate 7504069"; the underscore is a separator, not part of the id."""
+    found = []
+    for hit in pool.find(needle, word=False, limit=8):
+        text = pool.passages[hit.passage].text
+        before = text[hit.start - 1] if hit.start else " "
+        after = text[hit.end] if hit.end < len(text) else " "
+        if (before == "_" or not before.isalnum()) and not after.isalnum():
+            found.append(hit)
+    return found[:1]
 
 
 def _parsed(pool: EvidencePool, index: int, pattern: re.Pattern, parse) -> list[tuple[object, int, int]]:
