@@ -162,3 +162,21 @@ def test_a_numeric_id_is_found_inside_a_tools_snake_case_name_but_not_as_the_tai
     grades = {c.claim.text: c.grade for c in report.claims}
     assert grades["Certificate 7504069 holds $250."].grade == "GROUNDED"
     assert grades["Gift card 1784 is empty."].grade == FABRICATED
+
+
+def test_a_qualified_name_or_path_put_together_from_parts_the_agent_read_is_inferred_not_fabricated():
+    listing = "<output>\nsrc/\n_inventory/\nledger.py\n</output>"
+    source = "class StockLedger:\n    def reconcile(self, day):\n        return self.rows"
+    grades = {
+        c.claim.text: c.grade
+        for c in ground(
+            "`StockLedger.reconcile` returns the rows.\nThe code is in `src/_inventory/ledger.py`.\n"
+            "`StockLedger.rebuild` clears them.\nSettings live in `conf.py`.",
+            [listing, source],
+        ).claims
+    }
+    assert grades["`StockLedger.reconcile` returns the rows."].grade == "INFERRED"
+    assert "each in the evidence" in grades["`StockLedger.reconcile` returns the rows."].reason
+    assert grades["The code is in `src/_inventory/ledger.py`."].grade == "INFERRED"
+    assert grades["`StockLedger.rebuild` clears them."].grade == FABRICATED  # one part was never seen
+    assert grades["Settings live in `conf.py`."].grade == FABRICATED  # a file name is listed whole or not

@@ -49,12 +49,42 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
             support.append(hits[0])
+        elif kind == "code" and (parts := _composed(needle, pool)):
+            derived.append(f"{spec.text} joins {', '.join(repr(p) for p, _ in parts)}, each in the evidence")
+            support.extend(hit for _, hit in parts)
         else:  # inline code is often the agent's own proposal, not a report of what it saw
             problems.append(missing_specific(kind, spec.text, pool, region, confidence=0.65 if kind == "code" else 0.9))
     elif kind == "name":
         _check_name(spec, pool, support, problems, region, claim.text)
     elif kind == "status":
         _check_status(spec, claim, pool, region, support, problems)
+
+
+_QUALIFIED = re.compile(r"[.:]+")
+_FILE_NAME = re.compile(r"\.[a-z]{1,5}$", re.IGNORECASE)
+_SELF = frozenset({"self", "cls", "this"})
+
+
+def _composed(needle: str, pool: EvidencePool) -> list[tuple[str, Hit]]:
+    """The parts of a qualified name or path the agent put together ("HasValues.values" for a method it
+    read in `class HasValues` and `def values`, "src/_pytest/capture.py" from a listing): each part as a
+    whole word somewhere in the evidence, or nothing when any part is missing or there is one part."""
+    name = needle.strip("`").rstrip("()")
+    if "/" in name:  # a path: each directory and the file name whole
+        parts = [p for p in name.split("/") if p]
+    elif _FILE_NAME.search(name) and name.count(".") == 1:  # a file name is listed whole or not at all
+        return []
+    else:
+        parts = [p for p in _QUALIFIED.split(name) if p and p.lower() not in _SELF]
+    if len(parts) < 2 or any(len(p) < 2 for p in parts):
+        return []
+    found = []
+    for part in parts:
+        hits = pool.find(part, word=True, limit=1)
+        if not hits:
+            return []
+        found.append((part, hits[0]))
+    return found
 
 
 def _digit_run(needle: str, pool: EvidencePool) -> list[Hit]:
