@@ -180,3 +180,10 @@ def test_a_qualified_name_or_path_put_together_from_parts_the_agent_read_is_infe
     assert grades["The code is in `src/_inventory/ledger.py`."].grade == "INFERRED"
     assert grades["`StockLedger.rebuild` clears them."].grade == FABRICATED  # one part was never seen
     assert grades["Settings live in `conf.py`."].grade == FABRICATED  # a file name is listed whole or not
+
+
+def test_a_prediction_with_i_expect_is_not_graded_but_as_expected_reports_an_outcome():
+    report = ground("I expect the retry to fail with `QuotaError`.\nAs expected, the retry failed.", ["retry: failed"])
+    kinds = {c.claim.text: c.claim.kind for c in report.claims}
+    assert kinds["I expect the retry to fail with `QuotaError`."] == "OPINION"
+    assert kinds["As expected, the retry failed."] == "FACTUAL"

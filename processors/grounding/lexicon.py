@@ -247,7 +247,10 @@ HYPOTHETICAL = re.compile(
 # A modal that makes the whole sentence a guess or a plan ("this should fix it", "it might be affected").
 # A worked example or a hand trace, not a report: "`a` = `b`", "`00` -> 2000", "2080 - 2025 = 55 > 50".
 WORKED = re.compile(r"\s(?:==?|->|=>|→)\s")
-GUESS = re.compile(r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely)\b", re.IGNORECASE)
+# "I expect to find it in `src/x.py`" is a prediction too; "as expected, it fails" reports what happened.
+GUESS = re.compile(
+    r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely|(?:i|we)(?:'d)? expect)\b", re.IGNORECASE
+)
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
 COURTESY = re.compile(
     r"^\s*(?:(?:hi|hello|hey|dear|thanks|thank you|sure|of course|certainly|absolutely|okay|ok|great)\b[\s,!.]*"
