@@ -187,3 +187,10 @@ def test_a_prediction_with_i_expect_is_not_graded_but_as_expected_reports_an_out
     kinds = {c.claim.text: c.claim.kind for c in report.claims}
     assert kinds["I expect the retry to fail with `QuotaError`."] == "OPINION"
     assert kinds["As expected, the retry failed."] == "FACTUAL"
+
+
+def test_an_abbreviations_plural_is_not_a_name():
+    report = ground("Here are the reservation IDs you have:", ['{"reservations": ["QX77PL", "LM20ZT"]}'])
+    (claim,) = report.claims
+    assert not [s for s in claim.claim.specifics if s.kind == "name"]
+    assert claim.grade.grade != FABRICATED

@@ -510,6 +510,8 @@ def _name_like(word: str, whole: str, runs: frozenset[str] | None = None) -> boo
     low = word.lower()
     if len(word) <= 2 or low in _NOT_NAMES or word.isupper():  # ID, EST, TEXT: abbreviations and shouting
         return False
+    if word[-1] == "s" and word[:-1].isupper():  # IDs, ORs, URLs: an abbreviation's plural
+        return False
     if runs is not None and word.isascii():
         return low not in runs
     return not _lowercase_elsewhere(word, whole)
