@@ -194,3 +194,13 @@ def test_an_abbreviations_plural_is_not_a_name():
     (claim,) = report.claims
     assert not [s for s in claim.claim.specifics if s.kind == "name"]
     assert claim.grade.grade != FABRICATED
+
+
+def test_a_list_items_number_and_a_bulleted_verb_are_not_specifics():
+    from claimwatch.grounding.text import specifics
+
+    assert [s.kind for s in specifics("1. **Flight 2:** ATL to ORD on HAT227")] == ["id"]
+    assert [s.kind for s in specifics("Reservation 3**: use the other certificate.")] == []
+    assert "name" not in [s.kind for s in specifics("- Passed `edit_only` to the factory.")]
+    assert [s.kind for s in specifics("You have 2 bags.")] == ["number"]  # a quantity stays one
+    assert [s.value for s in specifics("- Sarah Lee approved it.") if s.kind == "name"] == [("sarah", "lee")]

@@ -360,6 +360,8 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             if value is None:
                 continue
             if kind == "number":
+                if _enumerator(text, m.start(), m.end(), raw):
+                    continue  # "1. ...", "**Flight 2:**": which item of a list, not a quantity
                 after = _UNIT_AFTER.match(text, m.end())
                 unit = after.group(1).lower() if after else None
                 if 1900 <= value <= 2100 and raw.isdigit():
@@ -476,6 +478,20 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
 
 
+# An item's number in a list: a line's "1." / "2)" marker, or a capitalised label's "Flight 2:" / "Step 3**:".
+_MARKER_AFTER = re.compile(r"[.)][ \t]")
+_LABEL_NUMBER = re.compile(r"(?<![\w$])[A-Z][a-z]+ $")
+_LABEL_END = re.compile(r"\**:")
+
+
+def _enumerator(text: str, start: int, end: int, raw: str) -> bool:
+    if not raw.isdigit() or len(raw) > 2:
+        return False
+    if _MARKER_AFTER.match(text, end) and not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t*#-"):
+        return True
+    return _LABEL_END.match(text, end) is not None and _LABEL_NUMBER.search(text, max(0, start - 20), start) is not None
+
+
 def _opens(text: str, start: int) -> bool:
     """Whether a word at `start` (> 0) opens a sentence: `_START` in the six characters before it. Each
     of its forms ends in a line break and white space, or in one of `_OPENING_MARKS` and white space, so
@@ -489,8 +505,8 @@ def _opens(text: str, start: int) -> bool:
     return _START.search(text, max(0, start - 6), start) is not None
 
 
-_OPENING_MARKS = tuple('.!?:;*("“')
-_START = re.compile(r"(?:^|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
+_OPENING_MARKS = tuple('.!?:;*("“-•)#')
+_START = re.compile(r"(?:^|^\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
 _AFTER_NAME = re.compile(
     r"(?:'s\b|\s+(?:and|or)\s+[A-Z]|,\s+[A-Z][a-z]+\s+and\s|\s+(?!is\b|was\b|has\b|does\b)[a-z]{2,}s\b(?:\s+\S+){2})"
 )
