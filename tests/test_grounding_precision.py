@@ -204,3 +204,20 @@ def test_a_list_items_number_and_a_bulleted_verb_are_not_specifics():
     assert "name" not in [s.kind for s in specifics("- Passed `edit_only` to the factory.")]
     assert [s.kind for s in specifics("You have 2 bags.")] == ["number"]  # a quantity stays one
     assert [s.value for s in specifics("- Sarah Lee approved it.") if s.kind == "name"] == [("sarah", "lee")]
+
+
+def test_a_cards_last_digits_and_a_said_absence_are_inferred_but_an_unseen_card_or_name_is_not():
+    wallet = json.dumps({"payment_methods": {"gift_card_1591784": {"balance": 40}}})
+    report = ground(
+        "The refund goes to the gift card ending in 1784.\nThe card ending in 4444 is charged.\n"
+        "I don't see `RetryPolicy` in the module. `Backoff.jitter` picks the delay.",
+        [wallet, "class Backoff:\n    def sleep(self): ..."],
+    )
+    grades = {c.claim.text: c.grade for c in report.claims}
+    assert grades["The refund goes to the gift card ending in 1784."].grade == "INFERRED"
+    assert grades["The card ending in 4444 is charged."].grade == FABRICATED
+    both = next(g for t, g in grades.items() if "RetryPolicy" in t)  # two sentences the split keeps together
+    assert both.grade == FABRICATED and "`Backoff.jitter`" in both.reason  # the second sentence's code
+    assert "RetryPolicy" not in both.reason  # the first says it is absent: no problem
+    (alone,) = ground("I don't see `RetryPolicy` in the module.", ["class Backoff: pass"]).claims
+    assert alone.grade.grade == "INFERRED" and "absent from the evidence, as the claim says" in alone.grade.reason

@@ -118,6 +118,10 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
             derived.append(f"{spec.text} rounds {_fmt(v)} from {pool.passages[index].cite}")
             support.append(Hit(index, s, e))
             return
+    if spec.kind == "number" and (tail := _id_tail(spec, claim, pool)) is not None:
+        derived.append(f"{spec.text} ends {pool.passages[tail.passage].cite}'s id")
+        support.append(tail)
+        return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
     how = None if small else _derive(value, everywhere, region)
     if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
@@ -135,6 +139,21 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         problems.append(missing_specific(spec.kind, spec.text, pool, region, shown, hit, confidence))
     else:
         problems.append(missing_specific(spec.kind, spec.text, pool, region, confidence=confidence))
+
+
+_ENDING = re.compile(r"\b(?:ending|ends) (?:in|with)\W*$|\blast (?:\w+ )?digits\W*$", re.IGNORECASE)
+
+
+def _id_tail(spec: Specific, claim: Claim, pool: EvidencePool) -> Hit | None:
+    """'The card ending in 1784': the last digits of an id the evidence has ("gift_card_1591784")."""
+    digits = spec.text
+    if not digits.isdigit() or len(digits) < 3 or not _ENDING.search(claim.text[max(0, spec.start - 24) : spec.start]):
+        return None
+    for hit in pool.find(digits, word=False, limit=8):
+        text = pool.passages[hit.passage].text
+        if hit.start and text[hit.start - 1].isdigit() and (hit.end == len(text) or not text[hit.end].isalnum()):
+            return hit
+    return None
 
 
 def _fmt(v: float) -> str:

@@ -49,6 +49,9 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
             support.append(hits[0])
+        elif kind in ("code", "id") and _said_absent(claim.text, spec.start):
+            # "I don't see `KeyTransformIn`": the evidence not having it is what the claim says
+            derived.append(f"{spec.text} is absent from the evidence, as the claim says")
         elif kind == "code" and (parts := _composed(needle, pool)):
             derived.append(f"{spec.text} joins {', '.join(repr(p) for p, _ in parts)}, each in the evidence")
             support.extend(hit for _, hit in parts)
@@ -58,6 +61,23 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
         _check_name(spec, pool, support, problems, region, claim.text)
     elif kind == "status":
         _check_status(spec, claim, pool, region, support, problems)
+
+
+# A claim that something is absent from what the agent looked at.
+_ABSENT = re.compile(
+    r"\b(?:(?:don't|do not|didn't|did not|can't|cannot|couldn't|could not) (?:see|find|spot|locate)"
+    r"|(?:doesn't|does not|don't|do not|didn't|did not) (?:have|contain|include|define|mention|exist)"
+    r"|(?:isn't|is not|aren't|are not|wasn't|was not) (?:defined|found|there|present|listed|mentioned|used)"
+    r"|not found|there (?:is|are) no|no such|no mention)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?]\s")
+
+
+def _said_absent(text: str, at: int) -> bool:
+    """Whether the sentence says, before position `at`, that what follows is absent."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, at)]
+    return _ABSENT.search(text, ends[-1] if ends else 0, at) is not None
 
 
 _QUALIFIED = re.compile(r"[.:]+")
