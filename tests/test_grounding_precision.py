@@ -221,3 +221,17 @@ def test_a_cards_last_digits_and_a_said_absence_are_inferred_but_an_unseen_card_
     assert "RetryPolicy" not in both.reason  # the first says it is absent: no problem
     (alone,) = ground("I don't see `RetryPolicy` in the module.", ["class Backoff: pass"]).claims
     assert alone.grade.grade == "INFERRED" and "absent from the evidence, as the claim says" in alone.grade.reason
+
+
+def test_plans_with_an_adverb_alternatives_and_suspicions_are_not_graded():
+    for text in (
+        "I also need to add the current directory to `sys.path`.",
+        "Or just catch the exception and print `qs.query`.",
+        "Otherwise, use `XDG_DATA_HOME/pylint`.",
+        "I suspect it is in `sphinx/domains/python.py`.",
+        "The locale is not UTF-8, or something similar.",
+    ):
+        (claim,) = ground(text, ["nothing relevant"]).claims
+        assert claim.claim.kind == "OPINION", text
+    (claim,) = ground("The job printed `qs.query` twice.", ["nothing relevant"]).claims
+    assert claim.claim.kind == "FACTUAL"

@@ -54,7 +54,7 @@ _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
 _REASONING_LEAD = Folded(REASONING_LEAD)
 _COURTESY = Folded(COURTESY)
-_GUESS_WORDS = frozenset(("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely", "expect"))
+_GUESS_WORDS = frozenset(("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely", "expect", "suspect", "guess", "something"))
 
 
 def _may_guess(lower: str, bag: set[str]) -> bool:

@@ -229,13 +229,15 @@ OPINION = re.compile(
 )
 # Plans and intentions: what the agent will do is not a claim about what is.
 INTENT = re.compile(
-    r"^\s*(?:thought:\s*)?(?:now\s+|next,?\s+|first,?\s+|then,?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|let's|i need to|i want to|"
+    r"^\s*(?:thought:\s*)?(?:now\s+|next,?\s+|first,?\s+|then,?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|let's|"
+    r"(?:i|we) (?:also |still |first |just )?(?:need|have|want) to|"
     r"i should|we should|we need to|i would|i'd like to|i can|i could|i might|i plan to|to (?:do|fix|verify|check|confirm|proceed)\b)"
     r"|^\s*(?:(?:wait|so|ok|okay|hmm|actually|now|but|and|or),?\s+)?(?:if|whether|unless|assuming)\b"
     r"|^\s*(?:please|kindly|could you|can you|would you|do you|feel free)\b"
     r"|^[^.;:]{0,60},\s*(?:i'll|i will|let me|let's|i need to|i should|we should|i can)\b"
     # An instruction or a step of a plan, not a report: "Modify `__hash__` to use ...", "Keep the cache".
-    r"|^\s*(?:thought:\s*)?(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try"
+    r"|^\s*(?:thought:\s*)?(?:(?:or|and|otherwise|alternatively|instead),?\s+)?(?:just\s+)?"
+    r"(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try|catch|print|wrap"
     r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider)\b(?![-:])",
     re.IGNORECASE,
 )
@@ -249,7 +251,9 @@ HYPOTHETICAL = re.compile(
 WORKED = re.compile(r"\s(?:==?|->|=>|→)\s")
 # "I expect to find it in `src/x.py`" is a prediction too; "as expected, it fails" reports what happened.
 GUESS = re.compile(
-    r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely|(?:i|we)(?:'d)? expect)\b", re.IGNORECASE
+    r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely|(?:i|we)(?:'d)? expect|i suspect|i guess"
+    r"|or something)\b",
+    re.IGNORECASE,
 )
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
 COURTESY = re.compile(
