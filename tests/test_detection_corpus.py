@@ -339,10 +339,10 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     messages, labels = bench.load("all")
     labelled = set(re.findall(r"^@(\S+)", (web / "labels.txt").read_text(encoding="utf-8"), re.M))
     assert labelled == set(messages) and len(messages) == 2820
-    assert {m["part"] for m in messages.values()} == {"tune", "check"}
+    assert {m["part"] for m in messages.values()} <= {"tune", "check"}
     checked, _ = bench.load("check")
-    # no detector was tuned on them
-    assert {m["source"] for m in checked.values()} == {"written/web-ui-19"}
+    # no detector was tuned on them: none now, until the next blind set lands (set 19 was opened in round 18)
+    assert not checked
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
