@@ -414,6 +414,13 @@ CATEGORY_OF_SHAPE = [
     ("Wi-Fi is turned off (Airplane mode is on).", ["system_state", "system_state"]),
     # what the toast says is one claim; a state inside its quoted words is not another
     ('A toast says "Transition blocked: required field \'Fix Version\' is empty".', ["system_state"]),
+    # a state in emphasis after its copula; what a change of state left the thing in
+    ("The production deployment is **Ready**.", ["system_state"]),
+    ("The refund is *pending*.", ["system_state"]),
+    ("The release job is **failing** again.", ["operational_status"]),
+    ('The status changed to "Under Review".', ["system_state"]),
+    ("The field reverted to **Lead**.", ["system_state"]),
+    ("- **Return Flights Changed to:**", []),
 ]
 
 

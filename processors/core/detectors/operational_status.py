@@ -7,7 +7,7 @@ with the upload", "your flight has been delayed".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA
+from ._fragments import AFTER, COPULA, EMPH
 
 # Not "stuck": a job or a dialog stuck on a step is a process state (system_state.ui), as GUIDE.md files it.
 FAILING = (
@@ -68,7 +68,7 @@ DETECTORS = (
         id="operational_status.failing",
         category="operational_status",
         family="operationalStatus",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{FAILING})\b",),
+        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{FAILING})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -79,7 +79,7 @@ DETECTORS = (
         id="operational_status.healthy",
         category="operational_status",
         family="operationalStatus",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{HEALTHY})\b",),
+        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{HEALTHY})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",

@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA, QUOTED, WORD
+from ._fragments import AFTER, COPULA, EMPH, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -101,7 +101,7 @@ DETECTORS = (
         id="system_state.copula",
         category="system_state",
         family="systemState",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{STATES})\b",),
+        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{STATES})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -114,7 +114,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?P<state>{UI_STATES})\b",
+            rf"\b{COPULA}\s+{EMPH}(?P<state>{UI_STATES})\b",
             # "is listed", "are checked" only at the end of a clause or before a few words: "the item is listed.",
             # "two are checked, one is not"; not "are listed in the table below", "is checked before each commit",
             # which a coding agent writes often (each a match to build and reject).
@@ -201,8 +201,11 @@ DETECTORS = (
         # ... or a date: "the return window closed on March 3" is a policy's deadline, a value.
         # Not "with": "the popup opened with the title field focused", "the modal appeared with a countdown" say
         # what it opened or appeared with.
-        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|for"
+        # Not "to" after a change of state: "the status changed to \"Under Review\"", "the field reverted to Lead",
+        # "the card snapped back to \"In Progress\"" say what the thing is left in.
+        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
+        r"|(?<!changed)(?<!reverted)(?<!redirected)(?<!back)\s+to\b|\s+to:"
         r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)",
         # "before the page loaded": a time clause; "after logging in, the board loaded" reports it. "Zendesk Support:
         # opened view ...", "Summary: Opened ...": a log line's key, then the agent's own action.
@@ -486,7 +489,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?:back\s+)?(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+            rf"\b{COPULA}\s+(?:back\s+)?{EMPH}(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
