@@ -421,6 +421,9 @@ CATEGORY_OF_SHAPE = [
     ('The status changed to "Under Review".', ["system_state"]),
     ("The field reverted to **Lead**.", ["system_state"]),
     ("- **Return Flights Changed to:**", []),
+    # who may see the thing is its state; "open to" is still no state
+    ("The shared calendar isn't visible to other users.", ["system_state"]),
+    ("The maintainer is open to a smaller patch.", []),
 ]
 
 

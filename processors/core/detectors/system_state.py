@@ -135,7 +135,10 @@ DETECTORS = (
         # "is open to", "is empty when", "is complete enough": not the object's state. "was opened by
         # Roshan Patel" names who did it (entity_name.mention); "was signed in 1648" dates an event;
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
-        reject_after=r"\s+(?:to|when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
+        # Not "to" after who may see or hold the thing: "is visible to other users", "is hidden
+        # to guests" say the thing's state (not "linked to": as often where a record sits, existence).
+        reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)\s+to\b"
+        r"|\s+(?:when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
         r"|sat|sun)[a-z]*))\b",
         examples=(
