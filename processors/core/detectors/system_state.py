@@ -355,7 +355,7 @@ DETECTORS = (
             r"|field|message\s+(?:below|above|under|next\s+to)\s+the\s+\w+)s?"
             r"(?:[ \t]+[\"“][^\"”\n]{1,40}[\"”])?"
             r"(?:\*\*)?[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+|also[ \t]+|only[ \t]+|currently[ \t]+)?(?:shows|says|reads"
-            r"|displays|lists|reports|showed|said|displayed)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
+            r"|displays|showed|said|displayed)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
         ),
         assertion="shows",
         subject_before=True,
