@@ -424,6 +424,13 @@ CATEGORY_OF_SHAPE = [
     # who may see the thing is its state; "open to" is still no state
     ("The shared calendar isn't visible to other users.", ["system_state"]),
     ("The maintainer is open to a smaller patch.", []),
+    # a mode or view a thing is in, a process held at a prompt, a state as the page quotes it, counts found
+    ("The site is in maintenance mode.", ["system_state"]),
+    ("The file handle is in binary mode.", []),
+    ('The terminal is waiting at the "[sudo] password" prompt.', ["system_state"]),
+    ('The other three are "Approved".', ["system_state"]),
+    ('9 orders have status "Refunded".', ["system_state"]),
+    ("843 properties found.", ["system_state"]),
 ]
 
 

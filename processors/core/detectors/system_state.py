@@ -40,6 +40,9 @@ UI_STATES = (
     r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
+    # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
+    # responses". Not "is asking for": as often what a form asks the user for, no state (measured: 4 of 11).
+    r"|waiting\s+(?:for|at|on)|accepting\s+(?:new\s+)?(?:responses|submissions|patients|applications|orders|bookings)"
 )
 # A status as a page gives it: quoted or in bold, a few words.
 _STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
@@ -115,6 +118,11 @@ DETECTORS = (
         family="systemState",
         patterns=(
             rf"\b{COPULA}\s+{EMPH}(?P<state>{UI_STATES})\b",
+            # A state as the page words it, quoted: 'the claim is "In review"', 'the other three are "Approved"'.
+            rf"\b{COPULA}\s+[\"“'`](?P<state>{UI_STATES})[\"”'`]",
+            # A mode or view a thing is in: "the site is in maintenance mode", "Control Panel is in Category view",
+            # "it's in a draft state".
+            rf"\b{COPULA}\s+(?:now\s+|still\s+)?in\s+(?:a\s+|the\s+)?(?P<state>[\p{{L}}-]+(?:\s+[\p{{L}}-]+)?\s+(?:mode|view|state))\b",
             # "is listed", "are checked" only at the end of a clause or before a few words: "the item is listed.",
             # "two are checked, one is not"; not "are listed in the table below", "is checked before each commit",
             # which a coding agent writes often (each a match to build and reject).
@@ -132,6 +140,9 @@ DETECTORS = (
         # "The task is complete": the agent on its own work, which is checked against its actions.
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
         reject_before=_CONDITION_BEFORE,
+        # "the buffer is in binary mode", "the axis is in usetex mode": a mode of code or of a file handle.
+        reject_state=r"(?:text|binary|append|read|write|raw|strict|debug|verbose|interactive|math|usetex|legacy|compat\w*)"
+        r"\s+mode",
         # "is open to", "is empty when", "is complete enough": not the object's state. "was opened by
         # Roshan Patel" names who did it (entity_name.mention); "was signed in 1648" dates an event;
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
@@ -372,7 +383,7 @@ DETECTORS = (
         patterns=(
             r"\b(?P<head>status|state|stage)[ \t]+(?:is|was|shows|reads|says)[ \t]+(?:now[ \t]+|still[ \t]+)?"
             rf"(?P<state>{_STATUS_VALUE})",
-            rf"\b(?:has|with)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>{_STATUS_VALUE})",
+            rf"\b(?:has|have|had|with|show|shows)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>{_STATUS_VALUE})",
             # Where a record stands on a board or in a pipeline: "the deal is in stage \"Contract sent\"", "the
             # ticket is still in **In Review**", "PAY-311 is in the \"Blocked\" column". A plain quoted place
             # ("is in \"Downloads\"", "is in **My Drive › Backups**") is a location (existence.located).
@@ -577,7 +588,7 @@ DETECTORS = (
             r"|a\s+single)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>[\p{L}-]+)",
             # Not "no open tickets match": existence (GUIDE.md), existence.matches.
             r"\b(?P<cop>\d[\d,]*)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>" + _FOUND_NOUN + r")[ \t]+(?:now[ \t]+"
-            r"|still[ \t]+)?(?:match|appear|remain|are\s+left|are\s+listed|are\s+shown)\b",
+            r"|still[ \t]+)?(?:match|appear|remain|are\s+left|are\s+listed|are\s+shown|found)\b",
         ),
         assertion="{not_}found",
         negation_group="cop",
