@@ -291,7 +291,11 @@ DETECTORS = (
             r"\b(?:there\s+is\s+no|there's\s+no|there’s\s+no|there\s+are\s+no|there\s+was\s+no|there\s+were\s+no"
             r"|there\s+isn't\s+(?:a|an|any)|there\s+isn’t\s+(?:a|an|any)|there\s+aren't\s+any|there\s+aren’t\s+any"
             r"|there\s+is\s+not\s+(?:a|an|any)|there\s+are\s+not\s+any|there\s+aren't|there\s+aren’t"
-            rf"|there\s+are\s+not|there\s+is\s+not|no\s+such)\s+(?:(?:enough|longer)\s+)?{AFTER}",
+            r"|there\s+are\s+not|there\s+is\s+not|no\s+such"
+            # "there is currently no walking route", "there's still no reply", "there seems to be no fee".
+            r"|there\s+(?:is|are|was|were)\s+(?:currently|still|now|also|definitely|apparently|probably)\s+no"
+            r"|there's\s+(?:currently|still|now|also|definitely|apparently|probably)\s+no"
+            rf"|there\s+(?:seems|appears)\s+to\s+be\s+no)\s+(?:(?:enough|longer)\s+)?{AFTER}",
         ),
         assertion="not_exists",
         negative=True,
@@ -309,7 +313,10 @@ DETECTORS = (
         patterns=(
             rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+)(?:there\s+is|there's|there’s"
             rf"|there\s+are|there\s+was"
-            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed)\s+)?(?:{_SOME}|another)\s+"
+            # Hedged, the same claim: "there may be a \"Load more\" link", "there seems to be a footnote".
+            rf"|there\s+(?:may|might|could|must)\s+(?:also\s+)?be|there\s+(?:seems|appears)\s+to\s+be"
+            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed|probably|likely|currently|definitely"
+            rf"|apparently|possibly|only)\s+)?(?:{_SOME}|another)\s+"
             # "an available flight": the adjective belongs to the thing, though after a trigger
             # "available" begins a modifier ("X is installed and available").
             rf"(?:available\s+)?{AFTER}",
