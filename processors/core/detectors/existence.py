@@ -157,7 +157,7 @@ DETECTORS = (
             # "has a section", "has an attachment" says what is there; so does a count of things ("the cart has 3
             # items", "the board has three columns"), as every labeller of the web sets reads it. Not a count of
             # time, size or money ("has 2 hours left", "has 6 GiB"): a value.
-            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?:an?|\d[\d,]*|two|three|four|five|six"
+            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?:an?|\d[\d,]*|one|two|three|four|five|six"
             r"|seven|eight|nine|ten|eleven|twelve|a\s+dozen|multiple|several|enough)\s+" + AFTER,
             # What a booking or an account holds without an article: "the reservation has travel insurance".
             r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>(?:travel\s+)?insurance"
