@@ -431,6 +431,12 @@ CATEGORY_OF_SHAPE = [
     ('The other three are "Approved".', ["system_state"]),
     ('9 orders have status "Refunded".', ["system_state"]),
     ("843 properties found.", ["system_state"]),
+    # hedged existence after "there"; a count of one; what a click brought about
+    ("There might be a modal dialog hidden behind the banner.", ["existence"]),
+    ("There is currently no walking route displayed.", ["existence"]),
+    ("The listing has only one blurry photo.", ["existence"]),
+    ('Clicking "File a claim" opened a modal.', ["system_state"]),
+    ('If clicking "Save" opened a dialog, close it.', []),
 ]
 
 

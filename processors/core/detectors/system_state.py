@@ -158,6 +158,9 @@ DETECTORS = (
             "No retry button is visible.",
             "The cache is unavailable.",
             "Two boxes are checked, one is not.",
+            'The other three are "Approved".',
+            "The site is in maintenance mode.",
+            "The refund is **pending**.",
         ),
     ),
     DetectorSpec(
@@ -234,6 +237,26 @@ DETECTORS = (
             "The URL and the result list stayed the same.",
             'The status changed from "New" to "Open".',
         ),
+    ),
+    DetectorSpec(
+        # What a click or a keystroke brought about, said of the action: "clicking \"File a claim\" opened a modal",
+        # "the previous click on \"Departure date\" opened the calendar widget", "typing \"Tom\" filtered the
+        # dropdown". The screen's state after the action (GUIDE.md: "a dialog appeared"), not the action itself,
+        # which the agent's tool calls record.
+        id="system_state.action_result",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<subject>(?:clicking|tapping|pressing|typing|selecting|hovering\s+over|(?:the\s+)?(?:(?:previous|last"
+            r"|first|second)\s+)?(?:click|tap)(?:\s+on)?)(?:\s+(?:" + QUOTED + r"|\*\*[^*\n]{1,40}\*\*))?)\s+"
+            r"(?P<state>opened|filtered|expanded|collapsed|brought\s+up|revealed|redirected\s+(?:me\s+)?to"
+            r"|returned\s+(?:me\s+)?to|took\s+me\s+to)\b",
+        ),
+        assertion="{state}",
+        fixed_subject="the screen",
+        confidence=0.6,
+        examples=('Clicking "File a claim" opened a modal.', "The click opened the context menu.",
+                  'Typing "Tom" filtered the dropdown to a single entry.'),
     ),
     DetectorSpec(
         # A page or a list that "is up" is on screen, loaded: "the printer settings page is up", "Results are up", "the
