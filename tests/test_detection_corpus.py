@@ -437,6 +437,11 @@ CATEGORY_OF_SHAPE = [
     ("The listing has only one blurry photo.", ["existence"]),
     ('Clicking "File a claim" opened a modal.', ["system_state"]),
     ('If clicking "Save" opened a dialog, close it.', []),
+    # what a thing needs is what it takes; where the agent is, by an app's or a section's name
+    ("The hotel's lookup form needs a last name.", ["capability"]),
+    ("The parser needs to be fixed.", []),
+    ("I'm in Marketing > All Reviews.", ["system_state"]),
+    ("I'm in charge of the rollout.", []),
 ]
 
 

@@ -299,7 +299,12 @@ DETECTORS = (
         category="capability",
         family="capability",
         # "doesn't allow" is capability.does_not_allow's, "accepts only" capability.only's.
-        patterns=(r"\b(?P<cop>allows|permits|requires)\s+" + AFTER,),
+        patterns=(
+            r"\b(?P<cop>allows|permits|requires)\s+" + AFTER,
+            # "the lookup form needs a last name", "the widget needs a role I don't have": what it takes, said of a
+            # thing with an article after (not "needs to", "needs fixing": what is to be done).
+            r"\b(?P<cop>needs)\s+(?:a|an|your|the)\s+" + AFTER,
+        ),
         assertion="{cop}",
         role_before=True,
         confidence=0.7,
@@ -309,7 +314,8 @@ DETECTORS = (
         r"|objective|request|instructions?)|[`'\"])\s*$",
         reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
         r"|a\s+(?:restart|change|rebuild))\b",
-        examples=("Listing A allows pets.", "Branch protection requires all checks to pass."),
+        examples=("Listing A allows pets.", "Branch protection requires all checks to pass.",
+                  "The hotel's lookup form needs a last name."),
     ),
     DetectorSpec(
         # "The search box accepts only exact SKUs", "exporting is restricted to admin accounts".

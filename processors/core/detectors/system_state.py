@@ -498,11 +498,15 @@ DETECTORS = (
             # A web address: "I'm on ssa.gov/myaccount".
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?(?:on|at)"
             r"\s+(?P<subject>[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|gov|edu|io|dev|app|co|uk|de|fr)(?:/[^\s,;]*)?)",
+            # An app or a section by its name, or a folder: "I'm in Marketing > All Reviews", "I'm in Edge Settings",
+            # "I'm in ~/Pictures/2024". Case-sensitive capital: "I'm in charge", "I'm in a script" say no place.
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?in\s+"
+            r"(?P<subject>(?-i:\p{Lu})[\p{L}\p{N}_.-]*(?:[ \t]+(?-i:\p{Lu})[\p{L}\p{N}_.-]*){0,2}|~/[^\s,;]+)",
         ),
         assertion="on_page",
         confidence=0.7,
         examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel.",
-                  "I'm on ssa.gov/myaccount."),
+                  "I'm on ssa.gov/myaccount.", "I'm in Marketing > All Reviews."),
     ),
     DetectorSpec(
         # The agent's session: "I'm logged in as viewer@acme.test", "we are signed in", "I'm not signed in".
