@@ -442,6 +442,9 @@ CATEGORY_OF_SHAPE = [
     ("The parser needs to be fixed.", []),
     ("I'm in Marketing > All Reviews.", ["system_state"]),
     ("I'm in charge of the rollout.", []),
+    # a check mark after a name inside a line is that thing's outcome; after what a step did or left, it is not
+    ("Stages: Checkout ✓, Instrumented tests ✗.", ["operational_status", "operational_status"]),
+    ("- **#1047 Harbor Dental:** reminder sent ✅", []),
 ]
 
 

@@ -398,6 +398,26 @@ DETECTORS = (
         examples=("The system is still encountering an issue.",),
     ),
     DetectorSpec(
+        # A check mark after a name inside a line: "Stages: Checkout ✓, Gradle build ✓, Instrumented tests ✗",
+        # "`extract` ✅, `load-warehouse` ❌", "- Date picker min date: ❌". The mark only at the end of its item
+        # (a comma, a stop, a bracket or the line's end after it): "✅ ready" leads a state, another detector's.
+        id="operational_status.check_mark",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(r"(?::[ \t]*)?(?P<state>[✓✔✅✗✘❌])",),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.7,
+        reject_after=r"[ \t]*[^\W_]|[ \t]*[*`\"|]",
+        # What the agent did or found, ticked off ("Booked ✅", "reminder sent ✅", "no console errors ✅"): its
+        # own step or another claim's words; a name is short.
+        # A step that says what it found or left ("returns 48 results ✅", "iframe renders ✅", "reminder sent ✅"), a
+        # value ticked ("yes ✘", "(2014) ✔"), a key in bold before its value: what is ticked is another claim's.
+        reject_subject=r"^(?:no|not|eval|status|result|step|action)\b|\b(?:\w+ed|sent|renders|returns|errors?|yes|no)\W*$"
+        r"|\(\d[^)]*\)\W*$|\*\*|^.{61,}$",
+        examples=("Stages: Checkout ✓, Gradle build ✓, Instrumented tests ✗.",),
+    ),
+    DetectorSpec(
         # Status lists and checklists of CI and QA runs: "- **Integration tests:** failing", "- Signup happy path:
         # **PASS**", "- Unit tests ✓", "- `extract` ✅". A key/value line whose value is an outcome is a claim
         # (GUIDE.md); not the agent's own log keys ("Eval: Failed", "Status: Completed"): its step, not a thing.
