@@ -298,6 +298,19 @@ def test_pronoun_is_resolved_to_the_noun_phrase_before_it_and_never_blocks(valid
     assert claims[0].confidence < 0.8  # below the block threshold: the referent is a guess
 
 
+@pytest.mark.parametrize(
+    ("text", "negative"),
+    [("Both are signed in on this browser.", False), ("Everything else is ready in the cart.", False),
+     ("Nothing else is pending.", True), ("None of them is marked Urgent.", True)],
+)
+def test_quantifier_subject_is_a_claim_left_unchecked(validator, text, negative):
+    from claimwatch.core.subjects import names_nothing
+
+    claims = validator.detect(text)
+    assert [c.category for c in claims] == ["system_state"], claims
+    assert claims[0].negative is negative and names_nothing(claims[0])
+
+
 def test_pronoun_without_referent_is_a_claim_no_fact_checks_and_no_policy_blocks(validator):
     claims = validator.detect("It is not installed.")
     assert [(c.category, c.subject) for c in claims] == [("system_state", "It")]
