@@ -458,6 +458,9 @@ CATEGORY_OF_SHAPE = [
     # a check mark after a name inside a line is that thing's outcome; after what a step did or left, it is not
     ("Stages: Checkout ✓, Instrumented tests ✗.", ["operational_status", "operational_status"]),
     ("- **#1047 Harbor Dental:** reminder sent ✅", []),
+    # a thing on screen named by its quoted label shows its state; a backticked command's output does not
+    ('The light "Bedside Left" shows "Unreachable".', ["system_state"]),
+    ("`ls` shows analyze.py and fetch.py.", []),
 ]
 
 

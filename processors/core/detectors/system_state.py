@@ -479,10 +479,11 @@ DETECTORS = (
         reject_subject=(
             r"^(?:that|how|what|why|where|which|whether|when|if|me|us|you|them|him|her|up|it)\b|^[$€£]?\d|^`"
         ),
-        # "this shows", "which lists": a pronoun or a relative names no thing on screen; "`ls` shows": tool output;
+        # "this shows", "which lists": a pronoun or a relative names no thing on screen; "`ls` shows": tool output
+        # (a quoted name is a thing on screen: '"Bedside Left" shows "Unreachable"', 'the panel "p95" shows ...');
         # "the traceback shows", "the docs list": what a coding agent reads as evidence, not a screen's state.
         reject_before=r"(?:\b(?:this|that|it|which|what|who|to|also|traceback|output|logs?|stack\s*trace|diff|docs?"
-        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|[`'\"”’])",
+        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|`)",
         examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.'),
     ),
     DetectorSpec(
