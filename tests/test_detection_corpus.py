@@ -461,6 +461,10 @@ CATEGORY_OF_SHAPE = [
     # a thing on screen named by its quoted label shows its state; a backticked command's output does not
     ('The light "Bedside Left" shows "Unreachable".', ["system_state"]),
     ("`ls` shows analyze.py and fetch.py.", []),
+    # what a field, menu or folder holds, quoted, is there; what a value in code holds is not
+    ('The departure field already contains "Boston".', ["existence"]),
+    ("The Downloads folder contains `Zoom.pkg`.", ["existence"]),
+    ("The file is read where mode includes 'b'.", []),
 ]
 
 

@@ -139,12 +139,15 @@ DETECTORS = (
         # ... nor what a variable or a value holds ("`f` variable still holds the field object"): a value in code.
         reject_before=r"(?:\b(?:to|should|must|will|would|could|can|may|might|shall|please|let's|let’s|does|do|did"
         r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these|variable|var"
-        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer)(?:\s+(?:\w+ly|still|also|now|already|only"
+        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer|mode|string|str|tuple|flags)(?:\s+(?:\w+ly|still"
+        r"|also|now|already|only"
         r"|just|always|never))?"
         r"|[`'\"”’](?:\s+(?:always|also|still|now|already|only|just|never|\w+ly))?)",
         # "includes the following:", "contains information about": what follows is a list or a topic. A quoted or
-        # backticked object is a value ("the field contains \"Beth\"", "`mode` includes 'b'").
-        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b|^[`'\"“‘]",
+        # backticked object is what a field, menu, folder or file holds ("the departure field already contains
+        # \"Boston\"", "the Downloads folder contains `setup.dmg`"): existence to the labellers of the web sets; in code
+        # ("`mode` includes 'b'") the subject before is a value and reject_before takes it.
+        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b",
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
