@@ -465,6 +465,9 @@ CATEGORY_OF_SHAPE = [
     ('The departure field already contains "Boston".', ["existence"]),
     ("The Downloads folder contains `Zoom.pkg`.", ["existence"]),
     ("The file is read where mode includes 'b'.", []),
+    # an outcome a page gives a thing is the thing's outcome, not the page's state
+    ("The CI badge shows the build as passing.", ["operational_status"]),
+    ("The flight shows as **on time** right now.", ["operational_status"]),
 ]
 
 

@@ -398,6 +398,24 @@ DETECTORS = (
         examples=("The system is still encountering an issue.",),
     ),
     DetectorSpec(
+        # An outcome a page gives a thing: "the CI badge shows the build as passing", "the Integration Health object
+        # shows the export job as **Failed**", "the flight shows as **on time**". What the thing does, read off a
+        # screen: its outcome (GUIDE.md), not the screen's state; over system_state.shows, which matches first.
+        id="operational_status.shown_as",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:shows|showed|lists|listed|displays|reports|marks|shows\s+up)\s+(?:(?:the|a|an|its|their|your|it|them)\s+)?"
+            r"(?:[\p{L}\p{N}_`.#/-]+\s+){0,3}?as\s+(?:\*\*|\*|[\"“'`])?(?P<state>" + _LISTED_OUTCOMES
+            + r"|on\s+time|delayed|cancell?ed\s+by\s+the\s+airline|unhealthy|not\s+working)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.7,
+        priority=2,
+        examples=("The CI badge shows the build as passing.", "The flight shows as **on time** right now."),
+    ),
+    DetectorSpec(
         # A check mark after a name inside a line: "Stages: Checkout ✓, Gradle build ✓, Instrumented tests ✗",
         # "`extract` ✅, `load-warehouse` ❌", "- Date picker min date: ❌". The mark only at the end of its item
         # (a comma, a stop, a bracket or the line's end after it): "✅ ready" leads a state, another detector's.
