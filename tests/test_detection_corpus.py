@@ -468,6 +468,9 @@ CATEGORY_OF_SHAPE = [
     # an outcome a page gives a thing is the thing's outcome, not the page's state
     ("The CI badge shows the build as passing.", ["operational_status"]),
     ("The flight shows as **on time** right now.", ["operational_status"]),
+    # what a search found, said of the search; where it went back to is none
+    ("The search returned one account.", ["system_state"]),
+    ("The search returned to the home page.", []),
 ]
 
 

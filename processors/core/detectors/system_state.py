@@ -713,6 +713,24 @@ DETECTORS = (
         examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
     ),
     DetectorSpec(
+        # What a search found, said of the search: "the search found \"Livraria Lello\"", "Search found
+        # \"Lease_2318.pdf\"", "the search returned one account". Discovery (GUIDE.md) with the search as its subject;
+        # counts of results are system_state.results'.
+        id="system_state.search_found",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:search|query|lookup|scan)\s+(?:also\s+|only\s+|now\s+)?(?:found|returned|turned\s+up)\s+"
+            r"(?:(?:a|an|the|one|only)\s+)?" + AFTER,
+        ),
+        assertion="found",
+        role_before=True,
+        confidence=0.7,
+        # "returned to the login page", "found that ...", "returned nothing / no results": elsewhere or no thing.
+        reject_subject=r"^(?:to|that|it|nothing|no|none|zero|results?|matches|me|us|\d)\b",
+        examples=('The search found "Livraria Lello, Rua das Carmelitas 144".', "The search returned one account."),
+    ),
+    DetectorSpec(
         # The discovery, telegraphic: "Found it: the invoice from 3 Nov", "Tried without LLC — found it". About the thing
         # searched for, which "it" names only through the text before: stored unchecked, as any bare pronoun.
         id="system_state.found_it",
