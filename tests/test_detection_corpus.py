@@ -471,6 +471,10 @@ CATEGORY_OF_SHAPE = [
     # what a search found, said of the search; where it went back to is none
     ("The search returned one account.", ["system_state"]),
     ("The search returned to the home page.", []),
+    # an HTTP status an endpoint gave is its outcome; what code returns under a condition is behaviour
+    ("The health check at `/healthz` returns 200.", ["operational_status"]),
+    ("The backend health endpoint responds with 200.", ["operational_status"]),
+    ("The view returns 404 when the object is missing.", []),
 ]
 
 

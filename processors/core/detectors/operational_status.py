@@ -137,6 +137,30 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # An HTTP status a page or an endpoint gave: "the health check at `/healthz` returns 200", "the URL returns a
+        # 404 page", "the backend health endpoint responds with 200", "the probe gets a 404". Whether it works
+        # (GUIDE.md: "returns 404 or 502" is an outcome), in the past or the present; "returns 404 when ..."
+        # describes behaviour and the frame drops it.
+        id="operational_status.http_status",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:returns|returned|is\s+returning|keeps\s+returning|responds\s+with|responded\s+with|gives|gave|gets|got"
+            r"|answers\s+with|comes\s+back\s+with|came\s+back\s+with)\s+(?:a\s+|an\s+|the\s+same\s+|HTTP\s+|status\s+)?"
+            r"(?:\*\*|`)?(?P<state>[1-5]\d\d)\b",
+        ),
+        assertion="http_{state}",
+        subject_before=True,
+        confidence=0.7,
+        reject_before=_HYPOTHETICAL,
+        # "`get_status()` returns 200": what a function gives, code narration (GUIDE.md). A path in backticks is an
+        # endpoint, as is a URL.
+        reject_subject=r"^`[^`/]*\(\)`$|^(?:the\s+)?(?:function|method|handler|view|code|server\s+code|it|this|which|that)$",
+        # "returns 404 when the object is missing": behaviour under a condition, not what happened.
+        reject_after=r"[^.\n]{0,30}?\b(?:when|whenever|if|unless|for\s+(?:any|every|all|missing|unknown|invalid))\b",
+        examples=("The health check at `/healthz` returns 200.", "The URL returns a 404 page."),
+    ),
+    DetectorSpec(
         # Where a problem stands: "the crash is reproduced", "the issue is resolved for `reproduce_issue.py`",
         # "the bug is not fixed yet". An outcome of the work on it, as the SWE labels read it.
         id="operational_status.issue_state",
