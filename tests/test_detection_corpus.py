@@ -475,6 +475,10 @@ CATEGORY_OF_SHAPE = [
     ("The health check at `/healthz` returns 200.", ["operational_status"]),
     ("The backend health endpoint responds with 200.", ["operational_status"]),
     ("The view returns 404 when the object is missing.", []),
+    # a telegraphic note ends at a comma, a colon or a dash before the next one; a key is no note
+    ("Printer added, status Idle.", ["system_state"]),
+    ('Invite sent: "Q1 roadmap sync", Tue Dec 2.', ["system_state"]),
+    ("Last checked: today at 9:10.", []),
 ]
 
 

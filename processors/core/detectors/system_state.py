@@ -58,6 +58,7 @@ _NOTE_STATES = (
     r"|merged|pushed|cleared|filled|checked|unchecked|expanded|collapsed|hidden|granted|revoked|accepted|rejected"
     r"|paused|resumed|muted|locked|unlocked|dismissed|restored|connected|disconnected|paired|signed\s+in|logged\s+in"
     r"|ready|complete|completed|visible|empty|blank|invited|shared|moved|renamed|copied|exported|imported|verified"
+    r"|drafted|registered|shown|accepted|pending|attached|emailed"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -777,15 +778,20 @@ DETECTORS = (
         patterns=(
             r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2})"
             r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+)?(?P<state>" + _NOTE_STATES + r")"
-            r"(?:[ \t]*(?:[.;!](?:\s|$)|\n|$)|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+(?:[ \t]+[^\s.;!?,]+){0,3}"
-            r"[ \t]*(?:[.;!](?:\s|$)|\n|$))",
+            # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer
+            # added, status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match",
+            # "Reply drafted and the file attached").
+            r"(?:[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–])|[ \t]+and[ \t]|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+"
+            r"(?:[ \t]+[^\s.;!?,]+){0,3}[ \t]*(?:[.;!](?:\s|$)|\n|$))",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
         confidence=0.65,
         priority=2,
         reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it"
-        r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything)\b"
+        r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything"
+        # "Last checked: today", "First seen: ...": a key, its value after.
+        r"|last|first|next)\b"
         # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
         r"|^(?:task|request|job|goal|work)$",
         examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
