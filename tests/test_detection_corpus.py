@@ -479,6 +479,9 @@ CATEGORY_OF_SHAPE = [
     ("Printer added, status Idle.", ["system_state"]),
     ('Invite sent: "Q1 roadmap sync", Tue Dec 2.', ["system_state"]),
     ("Last checked: today at 9:10.", []),
+    # what is there or not, as a note; a note negated with "not yet"
+    ("Breakfast not included, free cancellation.", ["existence"]),
+    ("Railcard not yet applied.", ["system_state"]),
 ]
 
 
