@@ -614,7 +614,7 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?-i:Found)[ \t]+(?P<cop>no|\d[\d,]*|one|two|three|a|an"
-            r"|a\s+single)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>[\p{L}-]+)",
+            r"|a\s+single)[ \t]+(?P<subject>(?:[\p{L}-]+[ \t]+)?[\p{L}-]+)",
             # Not "no open tickets match": existence (GUIDE.md), existence.matches.
             r"\b(?P<cop>\d[\d,]*)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>" + _FOUND_NOUN + r")[ \t]+(?:now[ \t]+"
             r"|still[ \t]+)?(?:match|appear|remain|are\s+left|are\s+listed|are\s+shown|found)\b",
