@@ -482,6 +482,10 @@ CATEGORY_OF_SHAPE = [
     # what is there or not, as a note; a note negated with "not yet"
     ("Breakfast not included, free cancellation.", ["existence"]),
     ("Railcard not yet applied.", ["system_state"]),
+    # an outcome said with when it happened, or what failed to happen; not what a check fails to see
+    ("The upload failed the first time.", ["operational_status"]),
+    ("nginx fails to start.", ["operational_status"]),
+    ("The test fails to see the override.", []),
 ]
 
 

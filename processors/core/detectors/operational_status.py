@@ -47,8 +47,12 @@ _HYPOTHETICAL_OR_CONDITION = (
 # Not an outcome after the verb: "fails to see", "passes the value", "remains to be seen" (behaviour or an idiom);
 # "passes `extra` in `kwargs`" (a quoted or code object); "my memory failed me"; "`argv` passed here is the full
 # list" (a participle, the verb comes after).
+# But "fails to start", "failed to load" are outcomes of their own, and "passed this time", "failed the first time" say
+# when, not what was passed.
 _OUTCOME_NOT_AFTER = (
-    r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
+    r"\s+(?:to(?!\s+(?:start|load|launch|open|connect|boot|install|build|compile|render|save|upload|sync|respond)\b)"
+    r"|the(?!\s+(?:first|second|third|last|next)\s+time\b)|this(?!\s+time\b)|that(?!\s+time\b)"
+    r"|a|an|it|its|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
     r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
     r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
     r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b"
