@@ -165,6 +165,23 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # A repository, branch, job or resource named in backticks, in a state only a platform gives it: "`main` is
+        # protected", "`resume-site` is archived", "`e2e-safari` is still pending". system_state.ui leaves a lone
+        # code name out ("`xa` could be empty" is a value in code); these states are no value a variable holds.
+        id="system_state.named_resource",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"(?P<subject>`[^`\n]{{1,60}}`)[ \t]+{COPULA}\s+{EMPH}(?P<state>archived|protected|queued|pending|suspended"
+            r"|paused|deprecated|terminated|stopped|running|deployed|published|unpublished|private|public|locked|merged"
+            r"|draft|stale|in\s+progress)\b",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.7,
+        examples=("`main` is protected.", "`resume-site` is archived."),
+    ),
+    DetectorSpec(
         # A check box named by its quoted label: '"Maintain aspect ratio" is checked' ("checked" alone is no UI
         # state: "formatting is checked before each commit").
         id="system_state.checked",
