@@ -489,6 +489,9 @@ CATEGORY_OF_SHAPE = [
     # a resource named in backticks, in a state only a platform gives it; a code name with a value's state is no claim
     ("`main` is protected.", ["system_state"]),
     ("`xa` could be empty.", []),
+    # what the user may not do is a capability; an instruction under a condition is none
+    ("The thread is archived, so you can't reply to it.", ["system_state", "capability"]),
+    ("If you can't log in, reset the password.", []),
 ]
 
 
