@@ -139,7 +139,9 @@ DETECTORS = (
         # ... nor what a variable or a value holds ("`f` variable still holds the field object"): a value in code.
         reject_before=r"(?:\b(?:to|should|must|will|would|could|can|may|might|shall|please|let's|let’s|does|do|did"
         r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these|variable|var"
-        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer|mode|string|str|tuple|flags)(?:\s+(?:\w+ly|still"
+        # "the address bar / search box / query contains \"...\"": typed text (GUIDE.md), not what is there.
+        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer|mode|string|str|tuple|flags|bar|box|url|query"
+        r"|subject)(?:\s+(?:\w+ly|still"
         r"|also|now|already|only"
         r"|just|always|never))?"
         r"|[`'\"”’](?:\s+(?:always|also|still|now|already|only|just|never|\w+ly))?)",
@@ -147,7 +149,8 @@ DETECTORS = (
         # backticked object is what a field, menu, folder or file holds ("the departure field already contains
         # \"Boston\"", "the Downloads folder contains `setup.dmg`"): existence to the labellers of the web sets; in code
         # ("`mode` includes 'b'") the subject before is a value and reject_before takes it.
-        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b",
+        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b"
+        r"|^[\"“'`]?(?:https?://|www\.)",
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
