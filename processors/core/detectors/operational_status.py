@@ -433,8 +433,8 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?:shows|showed|lists|listed|displays|reports|marks|shows\s+up)\s+(?:(?:the|a|an|its|their|your|it|them)\s+)?"
-            r"(?:[\p{L}\p{N}_`.#/-]+\s+){0,3}?as\s+(?:\*\*|\*|[\"“'`])?(?P<state>" + _LISTED_OUTCOMES
+            r"\b(?:shows|showed|lists|listed|displays|reports|marks|shows\s+up)\s+(?:[^.\n]*?\s)?as\s+(?:\*\*|\*|[\"“'`])?"
+            r"(?P<state>" + _LISTED_OUTCOMES
             + r"|on\s+time|delayed|cancell?ed\s+by\s+the\s+airline|unhealthy|not\s+working)\b",
         ),
         assertion="{state}",

@@ -172,13 +172,15 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"(?P<subject>`[^`\n]{{1,60}}`)[ \t]+{COPULA}\s+{EMPH}(?P<state>archived|protected|queued|pending|suspended"
+            rf"(?P<subject>`[^`\n]+`)[ \t]+{COPULA}\s+{EMPH}(?P<state>archived|protected|queued|pending|suspended"
             r"|paused|deprecated|terminated|stopped|running|deployed|published|unpublished|private|public|locked|merged"
             r"|draft|stale|in\s+progress)\b",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
         confidence=0.7,
+        # A name is short (bounded here, not in the pattern: a bounded repeat makes the scan's automaton large).
+        reject_subject=r"^.{63,}$",
         examples=("`main` is protected.", "`resume-site` is archived."),
     ),
     DetectorSpec(
