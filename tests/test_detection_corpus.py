@@ -479,9 +479,9 @@ CATEGORY_OF_SHAPE = [
     ("Printer added, status Idle.", ["system_state"]),
     ('Invite sent: "Q1 roadmap sync", Tue Dec 2.', ["system_state"]),
     ("Last checked: today at 9:10.", []),
-    # what is there or not, as a note; a note negated with "not yet"
-    ("Breakfast not included, free cancellation.", ["existence"]),
-    ("Railcard not yet applied.", ["system_state"]),
+    # a copula sentence is no note: the copula's detector, with its confidence, takes it
+    ("Redis is not installed.", ["system_state"]),
+    ("Redis is missing.", ["existence"]),
     # an outcome said with when it happened, or what failed to happen; not what a check fails to see
     ("The upload failed the first time.", ["operational_status"]),
     ("nginx fails to start.", ["operational_status"]),

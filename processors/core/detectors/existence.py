@@ -386,26 +386,4 @@ DETECTORS = (
         confidence=0.75,
         examples=("No open tickets match the filter.", "Zero tickets match the filter."),
     ),
-    DetectorSpec(
-        # What is there or not, as a note: "tax line missing", "Featured images missing in the Posts list", "breakfast
-        # not included", "Carry-on included", "toggle not present in admin". The same opening and clause end as
-        # system_state.note; existence, as "X is missing" (GUIDE.md).
-        id="existence.note",
-        category="existence",
-        family="existence",
-        patterns=(
-            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)(?P<subject>[\p{L}\p{N}`][\p{L}\p{N}_#`-]*(?:[ \t]+"
-            r"[\p{L}\p{N}_#`-]+){0,2}?)[ \t]+(?:(?:still|now|also)[ \t]+)?(?P<cop>not[ \t]+)?(?P<state>missing|absent"
-            r"|present|included|gone|sold\s+out)(?:[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–(])|[ \t]+(?:and|but)[ \t]"
-            r"|[ \t]+(?:on|in|at|for|from)[ \t]+)",
-        ),
-        assertion="{not_}exists",
-        negation_group="cop",
-        confidence=0.65,
-        priority=2,
-        reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it"
-        r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything|is|are"
-        r"|was|were|be|been|not|no)\b",
-        examples=("Tax line missing.", "Breakfast not included, free cancellation."),
-    ),
 )

@@ -58,7 +58,9 @@ _NOTE_STATES = (
     r"|merged|pushed|cleared|filled|checked|unchecked|expanded|collapsed|hidden|granted|revoked|accepted|rejected"
     r"|paused|resumed|muted|locked|unlocked|dismissed|restored|connected|disconnected|paired|signed\s+in|logged\s+in"
     r"|ready|complete|completed|visible|empty|blank|invited|shared|moved|renamed|copied|exported|imported|verified"
-    r"|drafted|registered|shown|pending|attached|emailed"
+    # Not "pending", "shown", "registered": "Redis is pending" would be read as a note about "Redis" (a one-word subject
+    # and its copula), over system_state.ui's copula claim.
+    r"|drafted|attached|emailed"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -795,7 +797,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2}?)"
+            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2})"
             r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+(?:yet[ \t]+)?)?(?P<state>" + _NOTE_STATES + r")"
             # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer
             # added, status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match",
