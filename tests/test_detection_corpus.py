@@ -298,6 +298,19 @@ def test_pronoun_is_resolved_to_the_noun_phrase_before_it_and_never_blocks(valid
     assert claims[0].confidence < 0.8  # below the block threshold: the referent is a guess
 
 
+@pytest.mark.parametrize(
+    ("text", "negative"),
+    [("Both are signed in on this browser.", False), ("Everything else is ready in the cart.", False),
+     ("Nothing else is pending.", True), ("None of them is marked Urgent.", True)],
+)
+def test_quantifier_subject_is_a_claim_left_unchecked(validator, text, negative):
+    from claimwatch.core.subjects import names_nothing
+
+    claims = validator.detect(text)
+    assert [c.category for c in claims] == ["system_state"], claims
+    assert claims[0].negative is negative and names_nothing(claims[0])
+
+
 def test_pronoun_without_referent_is_a_claim_no_fact_checks_and_no_policy_blocks(validator):
     claims = validator.detect("It is not installed.")
     assert [(c.category, c.subject) for c in claims] == [("system_state", "It")]
@@ -339,10 +352,10 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     messages, labels = bench.load("all")
     labelled = set(re.findall(r"^@(\S+)", (web / "labels.txt").read_text(encoding="utf-8"), re.M))
     assert labelled == set(messages) and len(messages) == 2820
-    assert {m["part"] for m in messages.values()} == {"tune", "check"}
+    assert {m["part"] for m in messages.values()} <= {"tune", "check"}
     checked, _ = bench.load("check")
-    # no detector was tuned on them
-    assert {m["source"] for m in checked.values()} == {"written/web-ui-19"}
+    # no detector was tuned on them: none now, until the next blind set lands (set 19 was opened in round 18)
+    assert not checked
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
@@ -414,6 +427,71 @@ CATEGORY_OF_SHAPE = [
     ("Wi-Fi is turned off (Airplane mode is on).", ["system_state", "system_state"]),
     # what the toast says is one claim; a state inside its quoted words is not another
     ('A toast says "Transition blocked: required field \'Fix Version\' is empty".', ["system_state"]),
+    # a state in emphasis after its copula; what a change of state left the thing in
+    ("The production deployment is **Ready**.", ["system_state"]),
+    ("The refund is *pending*.", ["system_state"]),
+    ("The release job is **failing** again.", ["operational_status"]),
+    ('The status changed to "Under Review".', ["system_state"]),
+    ("The field reverted to **Lead**.", ["system_state"]),
+    ("- **Return Flights Changed to:**", []),
+    # who may see the thing is its state; "open to" is still no state
+    ("The shared calendar isn't visible to other users.", ["system_state"]),
+    ("The maintainer is open to a smaller patch.", []),
+    # a mode or view a thing is in, a process held at a prompt, a state as the page quotes it, counts found
+    ("The site is in maintenance mode.", ["system_state"]),
+    ("The file handle is in binary mode.", []),
+    ('The terminal is waiting at the "[sudo] password" prompt.', ["system_state"]),
+    ('The other three are "Approved".', ["system_state"]),
+    ('9 orders have status "Refunded".', ["system_state"]),
+    ("843 properties found.", ["system_state"]),
+    # hedged existence after "there"; a count of one; what a click brought about
+    ("There might be a modal dialog hidden behind the banner.", ["existence"]),
+    ("There is currently no walking route displayed.", ["existence"]),
+    ("The listing has only one blurry photo.", ["existence"]),
+    ('Clicking "File a claim" opened a modal.', ["system_state"]),
+    ('If clicking "Save" opened a dialog, close it.', []),
+    # what a thing needs is what it takes; where the agent is, by an app's or a section's name
+    ("The hotel's lookup form needs a last name.", ["capability"]),
+    ("The parser needs to be fixed.", []),
+    ("I'm in Marketing > All Reviews.", ["system_state"]),
+    ("I'm in charge of the rollout.", []),
+    # a check mark after a name inside a line is that thing's outcome; after what a step did or left, it is not
+    ("Stages: Checkout ✓, Instrumented tests ✗.", ["operational_status", "operational_status"]),
+    ("- **#1047 Harbor Dental:** reminder sent ✅", []),
+    # a thing on screen named by its quoted label shows its state; a backticked command's output does not
+    ('The light "Bedside Left" shows "Unreachable".', ["system_state"]),
+    ("`ls` shows analyze.py and fetch.py.", []),
+    # what a field, menu or folder holds, quoted, is there; what a value in code holds is not
+    ('The departure field already contains "Boston".', ["existence"]),
+    ("The Downloads folder contains `Zoom.pkg`.", ["existence"]),
+    ("The file is read where mode includes 'b'.", []),
+    # an outcome a page gives a thing is the thing's outcome, not the page's state
+    ("The CI badge shows the build as passing.", ["operational_status"]),
+    ("The flight shows as **on time** right now.", ["operational_status"]),
+    # what a search found, said of the search; where it went back to is none
+    ("The search returned one account.", ["system_state"]),
+    ("The search returned to the home page.", []),
+    # an HTTP status an endpoint gave is its outcome; what code returns under a condition is behaviour
+    ("The health check at `/healthz` returns 200.", ["operational_status"]),
+    ("The backend health endpoint responds with 200.", ["operational_status"]),
+    ("The view returns 404 when the object is missing.", []),
+    # a telegraphic note ends at a comma, a colon or a dash before the next one; a key is no note
+    ("Printer added, status Idle.", ["system_state"]),
+    ('Invite sent: "Q1 roadmap sync", Tue Dec 2.', ["system_state"]),
+    ("Last checked: today at 9:10.", []),
+    # a copula sentence is no note: the copula's detector, with its confidence, takes it
+    ("Redis is not installed.", ["system_state"]),
+    ("Redis is missing.", ["existence"]),
+    # an outcome said with when it happened, or what failed to happen; not what a check fails to see
+    ("The upload failed the first time.", ["operational_status"]),
+    ("nginx fails to start.", ["operational_status"]),
+    ("The test fails to see the override.", []),
+    # a resource named in backticks, in a state only a platform gives it; a code name with a value's state is no claim
+    ("`main` is protected.", ["system_state"]),
+    ("`xa` could be empty.", []),
+    # what the user may not do is a capability; an instruction under a condition is none
+    ("The thread is archived, so you can't reply to it.", ["system_state", "capability"]),
+    ("If you can't log in, reset the password.", []),
 ]
 
 

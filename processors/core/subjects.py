@@ -89,6 +89,10 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
         return _name_subject(text, raw)
     if spec.subject_before:
         anchor = raw.groups[spec.subject_includes_match_group].start if spec.subject_includes_match_group else raw.start
+        if spec.builtin and not spec.subject_includes_match_group:
+            quantified = _QUANTIFIED.search(text, max(0, anchor - 30), anchor)
+            if quantified is not None:
+                return quantified.group("q"), UNRESOLVED, quantified.start("q")
         found = phrase_before(text, anchor)
         if spec.subject_includes_match_group:
             start = found[1] if found else anchor
@@ -205,14 +209,28 @@ _UNKNOWN_REFERENTS = frozenset("it they this that these those".split())
 
 # "Nothing is booked yet", "none are disputed": a claim about every thing of a scope the text leaves open, negated;
 # unchecked like an unresolved pronoun.
-NEGATIVE_REFERENTS = frozenset("nothing none nobody".split())
+NEGATIVE_REFERENTS = frozenset(
+    ["nothing", "none", "nobody", "nothing else", "neither", "none of them", "none of these", "none of those",
+     "neither of them"]
+)
+
+# "Both are signed in", "Everything else is ready in the cart", "None of them is marked Urgent": a quantifier as the
+# whole subject, just before the predicate. About things of a scope the text leaves open: unchecked like an
+# unresolved pronoun, and negated when it is "none", "neither" or "nothing else".
+_QUANTIFIED = re.compile(
+    r"(?:^|(?<=[\s(\"“*]))(?P<q>(?:both|all|each|none|neither)(?:\s+of\s+(?:them|these|those))?|(?:everything|nothing)\s+else"
+    r"|the\s+rest)[ \t]*$",
+    re.IGNORECASE,
+)
+# How those subjects read once normalised (leading determiners such as "both" and "all" dropped).
+_QUANTIFIER_KEYS = frozenset(["", "of them", "of these", "of those", "everything else", "rest", "each"])
 
 
 def names_nothing(claim: Claim) -> bool:
     """Whether a claim's subject is a pronoun nothing in the text resolved ("It works."): no fact can
     check it, so the validator leaves it unchecked (stored with no fact status)."""
     subject = normalize_subject(claim.subject)  # as the subject was judged a pronoun
-    return subject in _UNKNOWN_REFERENTS or subject in NEGATIVE_REFERENTS
+    return subject in _UNKNOWN_REFERENTS or subject in NEGATIVE_REFERENTS or subject in _QUANTIFIER_KEYS
 
 
 # "no mention of a timeout", "no sign of the banner": the claim is about what follows "of".

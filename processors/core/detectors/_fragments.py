@@ -30,6 +30,9 @@ COPULA = (
     rf"(?:\s+{ADVERB})?)"
 )
 
+# Emphasis a state may be written in after its copula: "is **Ready**", "is *Authorized*", "is now **on**".
+EMPH = r"(?:\*\*?|_)?"
+
 # A word of a name or path: letters, digits and the punctuation names use.
 WORD = r"[\p{L}\p{N}_][\p{L}\p{N}_.@/+#:\-]*"
 QUOTED = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}')"

@@ -149,6 +149,26 @@ DETECTORS = (
                   "The store locator can't search by ZIP code outside the US."),
     ),
     DetectorSpec(
+        # What the user may not do: "the thread is archived, so you can't reply to it" (GUIDE.md: "you don't have edit
+        # rights" is a capability). Not "won't": an intent; not the agent's own "I can't", which
+        # capability.unable reads.
+        id="capability.person_cannot",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<subject>you)\s+(?P<cop>can't|can’t|cannot|can\s+not)\s+(?:(?:currently|actually|really|yet"
+            r"|even|still|also)\s+)?(?P<state>[a-z]{3,})\b",
+        ),
+        assertion="{not_}able",
+        negation_group="cop",
+        person_subjects=True,
+        confidence=0.6,
+        reject_state=r"be|find|locate|wait|help|imagine|say|tell|stress|believe|guarantee|thank|recall|remember"
+        r"|have|get|seem|go|miss|use|just|really",
+        reject_before=r"\b(?:if|when|whether|unless|so\s+that|which|who|until|once|because|in\s+case)(?:\s+\S+){0,3}\s*$",
+        examples=("You can't delete it.", "The thread is archived, so you can't reply to it."),
+    ),
+    DetectorSpec(
         # "Basic economy flights cannot be modified", "travel insurance can't be added afterwards".
         id="capability.cannot_be",
         category="capability",
@@ -299,7 +319,12 @@ DETECTORS = (
         category="capability",
         family="capability",
         # "doesn't allow" is capability.does_not_allow's, "accepts only" capability.only's.
-        patterns=(r"\b(?P<cop>allows|permits|requires)\s+" + AFTER,),
+        patterns=(
+            r"\b(?P<cop>allows|permits|requires)\s+" + AFTER,
+            # "the lookup form needs a last name", "the widget needs a role I don't have": what it takes, said of a
+            # thing with an article after (not "needs to", "needs fixing": what is to be done).
+            r"\b(?P<cop>needs)\s+(?:a|an|your|the)\s+" + AFTER,
+        ),
         assertion="{cop}",
         role_before=True,
         confidence=0.7,
@@ -309,7 +334,8 @@ DETECTORS = (
         r"|objective|request|instructions?)|[`'\"])\s*$",
         reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
         r"|a\s+(?:restart|change|rebuild))\b",
-        examples=("Listing A allows pets.", "Branch protection requires all checks to pass."),
+        examples=("Listing A allows pets.", "Branch protection requires all checks to pass.",
+                  "The hotel's lookup form needs a last name."),
     ),
     DetectorSpec(
         # "The search box accepts only exact SKUs", "exporting is restricted to admin accounts".

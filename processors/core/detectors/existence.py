@@ -139,12 +139,18 @@ DETECTORS = (
         # ... nor what a variable or a value holds ("`f` variable still holds the field object"): a value in code.
         reject_before=r"(?:\b(?:to|should|must|will|would|could|can|may|might|shall|please|let's|let’s|does|do|did"
         r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these|variable|var"
-        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer)(?:\s+(?:\w+ly|still|also|now|already|only"
+        # "the address bar / search box / query contains \"...\"": typed text (GUIDE.md), not what is there.
+        r"|value|attribute|attr|dict|array|object|parameter|argument|buffer|mode|string|str|tuple|flags|bar|box|url|query"
+        r"|subject)(?:\s+(?:\w+ly|still"
+        r"|also|now|already|only"
         r"|just|always|never))?"
         r"|[`'\"”’](?:\s+(?:always|also|still|now|already|only|just|never|\w+ly))?)",
         # "includes the following:", "contains information about": what follows is a list or a topic. A quoted or
-        # backticked object is a value ("the field contains \"Beth\"", "`mode` includes 'b'").
-        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b|^[`'\"“‘]",
+        # backticked object is what a field, menu, folder or file holds ("the departure field already contains
+        # \"Boston\"", "the Downloads folder contains `setup.dmg`"): existence to the labellers of the web sets; in code
+        # ("`mode` includes 'b'") the subject before is a value and reject_before takes it.
+        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b"
+        r"|^[\"“'`]?(?:https?://|www\.)",
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
@@ -157,7 +163,7 @@ DETECTORS = (
             # "has a section", "has an attachment" says what is there; so does a count of things ("the cart has 3
             # items", "the board has three columns"), as every labeller of the web sets reads it. Not a count of
             # time, size or money ("has 2 hours left", "has 6 GiB"): a value.
-            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?:an?|\d[\d,]*|two|three|four|five|six"
+            r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?:an?|\d[\d,]*|one|two|three|four|five|six"
             r"|seven|eight|nine|ten|eleven|twelve|a\s+dozen|multiple|several|enough)\s+" + AFTER,
             # What a booking or an account holds without an article: "the reservation has travel insurance".
             r"\b(?:has|have|had)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>(?:travel\s+)?insurance"
@@ -291,7 +297,11 @@ DETECTORS = (
             r"\b(?:there\s+is\s+no|there's\s+no|there’s\s+no|there\s+are\s+no|there\s+was\s+no|there\s+were\s+no"
             r"|there\s+isn't\s+(?:a|an|any)|there\s+isn’t\s+(?:a|an|any)|there\s+aren't\s+any|there\s+aren’t\s+any"
             r"|there\s+is\s+not\s+(?:a|an|any)|there\s+are\s+not\s+any|there\s+aren't|there\s+aren’t"
-            rf"|there\s+are\s+not|there\s+is\s+not|no\s+such)\s+(?:(?:enough|longer)\s+)?{AFTER}",
+            r"|there\s+are\s+not|there\s+is\s+not|no\s+such"
+            # "there is currently no walking route", "there's still no reply", "there seems to be no fee".
+            r"|there\s+(?:is|are|was|were)\s+(?:currently|still|now|also|definitely|apparently|probably)\s+no"
+            r"|there's\s+(?:currently|still|now|also|definitely|apparently|probably)\s+no"
+            rf"|there\s+(?:seems|appears)\s+to\s+be\s+no)\s+(?:(?:enough|longer)\s+)?{AFTER}",
         ),
         assertion="not_exists",
         negative=True,
@@ -309,7 +319,10 @@ DETECTORS = (
         patterns=(
             rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+)(?:there\s+is|there's|there’s"
             rf"|there\s+are|there\s+was"
-            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed)\s+)?(?:{_SOME}|another)\s+"
+            # Hedged, the same claim: "there may be a \"Load more\" link", "there seems to be a footnote".
+            rf"|there\s+(?:may|might|could|must)\s+(?:also\s+)?be|there\s+(?:seems|appears)\s+to\s+be"
+            rf"|there\s+were)\s+(?:(?:also|still|now|already|indeed|probably|likely|currently|definitely"
+            rf"|apparently|possibly|only)\s+)?(?:{_SOME}|another)\s+"
             # "an available flight": the adjective belongs to the thing, though after a trigger
             # "available" begins a modifier ("X is installed and available").
             rf"(?:available\s+)?{AFTER}",

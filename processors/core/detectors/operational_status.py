@@ -7,7 +7,7 @@ with the upload", "your flight has been delayed".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA
+from ._fragments import AFTER, COPULA, EMPH
 
 # Not "stuck": a job or a dialog stuck on a step is a process state (system_state.ui), as GUIDE.md files it.
 FAILING = (
@@ -47,8 +47,12 @@ _HYPOTHETICAL_OR_CONDITION = (
 # Not an outcome after the verb: "fails to see", "passes the value", "remains to be seen" (behaviour or an idiom);
 # "passes `extra` in `kwargs`" (a quoted or code object); "my memory failed me"; "`argv` passed here is the full
 # list" (a participle, the verb comes after).
+# But "fails to start", "failed to load" are outcomes of their own, and "passed this time", "failed the first time" say
+# when, not what was passed.
 _OUTCOME_NOT_AFTER = (
-    r"\s+(?:to|the|a|an|it|its|this|that|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
+    r"\s+(?:to(?!\s+(?:start|load|launch|open|connect|boot|install|build|compile|render|save|upload|sync|respond)\b)"
+    r"|the(?!\s+(?:first|second|third|last|next)\s+time\b)|this(?!\s+time\b)|that(?!\s+time\b)"
+    r"|a|an|it|its|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
     r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
     r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
     r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b"
@@ -68,7 +72,7 @@ DETECTORS = (
         id="operational_status.failing",
         category="operational_status",
         family="operationalStatus",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{FAILING})\b",),
+        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{FAILING})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -79,7 +83,7 @@ DETECTORS = (
         id="operational_status.healthy",
         category="operational_status",
         family="operationalStatus",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{HEALTHY})\b",),
+        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{HEALTHY})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -135,6 +139,30 @@ DETECTORS = (
             "Both checks pass.",
             "The warning persists.",
         ),
+    ),
+    DetectorSpec(
+        # An HTTP status a page or an endpoint gave: "the health check at `/healthz` returns 200", "the URL returns a
+        # 404 page", "the backend health endpoint responds with 200", "the probe gets a 404". Whether it works
+        # (GUIDE.md: "returns 404 or 502" is an outcome), in the past or the present; "returns 404 when ..."
+        # describes behaviour and the frame drops it.
+        id="operational_status.http_status",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:returns|returned|is\s+returning|keeps\s+returning|responds\s+with|responded\s+with|gives|gave|gets|got"
+            r"|answers\s+with|comes\s+back\s+with|came\s+back\s+with)\s+(?:a\s+|an\s+|the\s+same\s+|HTTP\s+|status\s+)?"
+            r"(?:\*\*|`)?(?P<state>[1-5]\d\d)\b",
+        ),
+        assertion="http_{state}",
+        subject_before=True,
+        confidence=0.7,
+        reject_before=_HYPOTHETICAL,
+        # "`get_status()` returns 200": what a function gives, code narration (GUIDE.md). A path in backticks is an
+        # endpoint, as is a URL.
+        reject_subject=r"^`[^`/]*\(\)`$|^(?:the\s+)?(?:function|method|handler|view|code|server\s+code|it|this|which|that)$",
+        # "returns 404 when the object is missing": behaviour under a condition, not what happened.
+        reject_after=r"[^.\n]{0,30}?\b(?:when|whenever|if|unless|for\s+(?:any|every|all|missing|unknown|invalid))\b",
+        examples=("The health check at `/healthz` returns 200.", "The URL returns a 404 page."),
     ),
     DetectorSpec(
         # Where a problem stands: "the crash is reproduced", "the issue is resolved for `reproduce_issue.py`",
@@ -396,6 +424,44 @@ DETECTORS = (
         confidence=0.75,
         priority=2,
         examples=("The system is still encountering an issue.",),
+    ),
+    DetectorSpec(
+        # An outcome a page gives a thing: "the CI badge shows the build as passing", "the Integration Health object
+        # shows the export job as **Failed**", "the flight shows as **on time**". What the thing does, read off a
+        # screen: its outcome (GUIDE.md), not the screen's state; over system_state.shows, which matches first.
+        id="operational_status.shown_as",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:shows|showed|lists|listed|displays|reports|marks|shows\s+up)\s+(?:[^.\n]*?\s)?as\s+(?:\*\*|\*|[\"“'`])?"
+            r"(?P<state>" + _LISTED_OUTCOMES
+            + r"|on\s+time|delayed|cancell?ed\s+by\s+the\s+airline|unhealthy|not\s+working)\b",
+        ),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.7,
+        priority=2,
+        examples=("The CI badge shows the build as passing.", "The flight shows as **on time** right now."),
+    ),
+    DetectorSpec(
+        # A check mark after a name inside a line: "Stages: Checkout ✓, Gradle build ✓, Instrumented tests ✗",
+        # "`extract` ✅, `load-warehouse` ❌", "- Date picker min date: ❌". The mark only at the end of its item
+        # (a comma, a stop, a bracket or the line's end after it): "✅ ready" leads a state, another detector's.
+        id="operational_status.check_mark",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(r"(?::[ \t]*)?(?P<state>[✓✔✅✗✘❌])",),
+        assertion="{state}",
+        subject_before=True,
+        confidence=0.7,
+        reject_after=r"[ \t]*[^\W_]|[ \t]*[*`\"|]",
+        # What the agent did or found, ticked off ("Booked ✅", "reminder sent ✅", "no console errors ✅"): its
+        # own step or another claim's words; a name is short.
+        # A step that says what it found or left ("returns 48 results ✅", "iframe renders ✅", "reminder sent ✅"), a
+        # value ticked ("yes ✘", "(2014) ✔"), a key in bold before its value: what is ticked is another claim's.
+        reject_subject=r"^(?:no|not|eval|status|result|step|action)\b|\b(?:\w+ed|sent|renders|returns|errors?|yes|no)\W*$"
+        r"|\(\d[^)]*\)\W*$|\*\*|^.{61,}$",
+        examples=("Stages: Checkout ✓, Gradle build ✓, Instrumented tests ✗.",),
     ),
     DetectorSpec(
         # Status lists and checklists of CI and QA runs: "- **Integration tests:** failing", "- Signup happy path:

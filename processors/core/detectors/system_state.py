@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA, QUOTED, WORD
+from ._fragments import AFTER, COPULA, EMPH, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -40,6 +40,9 @@ UI_STATES = (
     r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
+    # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
+    # responses". Not "is asking for": as often what a form asks the user for, no state (measured: 4 of 11).
+    r"|waiting\s+(?:for|at|on)|accepting\s+(?:new\s+)?(?:responses|submissions|patients|applications|orders|bookings)"
 )
 # A status as a page gives it: quoted or in bold, a few words.
 _STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
@@ -55,6 +58,9 @@ _NOTE_STATES = (
     r"|merged|pushed|cleared|filled|checked|unchecked|expanded|collapsed|hidden|granted|revoked|accepted|rejected"
     r"|paused|resumed|muted|locked|unlocked|dismissed|restored|connected|disconnected|paired|signed\s+in|logged\s+in"
     r"|ready|complete|completed|visible|empty|blank|invited|shared|moved|renamed|copied|exported|imported|verified"
+    # Not "pending", "shown", "registered": "Redis is pending" would be read as a note about "Redis" (a one-word subject
+    # and its copula), over system_state.ui's copula claim.
+    r"|drafted|attached|emailed"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -101,7 +107,7 @@ DETECTORS = (
         id="system_state.copula",
         category="system_state",
         family="systemState",
-        patterns=(rf"\b{COPULA}\s+(?P<state>{STATES})\b",),
+        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{STATES})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -114,7 +120,12 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?P<state>{UI_STATES})\b",
+            rf"\b{COPULA}\s+{EMPH}(?P<state>{UI_STATES})\b",
+            # A state as the page words it, quoted: 'the claim is "In review"', 'the other three are "Approved"'.
+            rf"\b{COPULA}\s+[\"“'`](?P<state>{UI_STATES})[\"”'`]",
+            # A mode or view a thing is in: "the site is in maintenance mode", "Control Panel is in Category view",
+            # "it's in a draft state".
+            rf"\b{COPULA}\s+(?:now\s+|still\s+)?in\s+(?:a\s+|the\s+)?(?P<state>[\p{{L}}-]+(?:\s+[\p{{L}}-]+)?\s+(?:mode|view|state))\b",
             # "is listed", "are checked" only at the end of a clause or before a few words: "the item is listed.",
             # "two are checked, one is not"; not "are listed in the table below", "is checked before each commit",
             # which a coding agent writes often (each a match to build and reject).
@@ -132,10 +143,16 @@ DETECTORS = (
         # "The task is complete": the agent on its own work, which is checked against its actions.
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
         reject_before=_CONDITION_BEFORE,
+        # "the buffer is in binary mode", "the axis is in usetex mode": a mode of code or of a file handle.
+        reject_state=r"(?:text|binary|append|read|write|raw|strict|debug|verbose|interactive|math|usetex|legacy|compat\w*)"
+        r"\s+mode",
         # "is open to", "is empty when", "is complete enough": not the object's state. "was opened by
         # Roshan Patel" names who did it (entity_name.mention); "was signed in 1648" dates an event;
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
-        reject_after=r"\s+(?:to|when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
+        # Not "to" after who may see or hold the thing: "is visible to other users", "is hidden
+        # to guests" say the thing's state (not "linked to": as often where a record sits, existence).
+        reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)\s+to\b"
+        r"|\s+(?:when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
         r"|sat|sun)[a-z]*))\b",
         examples=(
@@ -144,7 +161,29 @@ DETECTORS = (
             "No retry button is visible.",
             "The cache is unavailable.",
             "Two boxes are checked, one is not.",
+            'The other three are "Approved".',
+            "The site is in maintenance mode.",
+            "The refund is **pending**.",
         ),
+    ),
+    DetectorSpec(
+        # A repository, branch, job or resource named in backticks, in a state only a platform gives it: "`main` is
+        # protected", "`resume-site` is archived", "`e2e-safari` is still pending". system_state.ui leaves a lone
+        # code name out ("`xa` could be empty" is a value in code); these states are no value a variable holds.
+        id="system_state.named_resource",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"(?P<subject>`[^`\n]+`)[ \t]+{COPULA}\s+{EMPH}(?P<state>archived|protected|queued|pending|suspended"
+            r"|paused|deprecated|terminated|stopped|running|deployed|published|unpublished|private|public|locked|merged"
+            r"|draft|stale|in\s+progress)\b",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.7,
+        # A name is short (bounded here, not in the pattern: a bounded repeat makes the scan's automaton large).
+        reject_subject=r"^.{63,}$",
+        examples=("`main` is protected.", "`resume-site` is archived."),
     ),
     DetectorSpec(
         # A check box named by its quoted label: '"Maintain aspect ratio" is checked' ("checked" alone is no UI
@@ -201,8 +240,11 @@ DETECTORS = (
         # ... or a date: "the return window closed on March 3" is a policy's deadline, a value.
         # Not "with": "the popup opened with the title field focused", "the modal appeared with a countdown" say
         # what it opened or appeared with.
-        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|to|for"
+        # Not "to" after a change of state: "the status changed to \"Under Review\"", "the field reverted to Lead",
+        # "the card snapped back to \"In Progress\"" say what the thing is left in.
+        reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
+        r"|(?<!changed)(?<!reverted)(?<!redirected)(?<!back)\s+to\b|\s+to:"
         r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)",
         # "before the page loaded": a time clause; "after logging in, the board loaded" reports it. "Zendesk Support:
         # opened view ...", "Summary: Opened ...": a log line's key, then the agent's own action.
@@ -217,6 +259,26 @@ DETECTORS = (
             "The URL and the result list stayed the same.",
             'The status changed from "New" to "Open".',
         ),
+    ),
+    DetectorSpec(
+        # What a click or a keystroke brought about, said of the action: "clicking \"File a claim\" opened a modal",
+        # "the previous click on \"Departure date\" opened the calendar widget", "typing \"Tom\" filtered the
+        # dropdown". The screen's state after the action (GUIDE.md: "a dialog appeared"), not the action itself,
+        # which the agent's tool calls record.
+        id="system_state.action_result",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<subject>(?:clicking|tapping|pressing|typing|selecting|hovering\s+over|(?:the\s+)?(?:(?:previous|last"
+            r"|first|second)\s+)?(?:click|tap)(?:\s+on)?)(?:\s+(?:" + QUOTED + r"|\*\*[^*\n]{1,40}\*\*))?)\s+"
+            r"(?P<state>opened|filtered|expanded|collapsed|brought\s+up|revealed|redirected\s+(?:me\s+)?to"
+            r"|returned\s+(?:me\s+)?to|took\s+me\s+to)\b",
+        ),
+        assertion="{state}",
+        fixed_subject="the screen",
+        confidence=0.6,
+        examples=('Clicking "File a claim" opened a modal.', "The click opened the context menu.",
+                  'Typing "Tom" filtered the dropdown to a single entry.'),
     ),
     DetectorSpec(
         # A page or a list that "is up" is on screen, loaded: "the printer settings page is up", "Results are up", "the
@@ -349,7 +411,7 @@ DETECTORS = (
             r"|field|message\s+(?:below|above|under|next\s+to)\s+the\s+\w+)s?"
             r"(?:[ \t]+[\"“][^\"”\n]{1,40}[\"”])?"
             r"(?:\*\*)?[ \t]+(?:now[ \t]+|still[ \t]+|just[ \t]+|also[ \t]+|only[ \t]+|currently[ \t]+)?(?:shows|says|reads"
-            r"|displays|lists|reports|showed|said|displayed)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
+            r"|displays|showed|said|displayed)[ \t]+(?:that[ \t]+|only[ \t]+)?[\"“]",
         ),
         assertion="shows",
         subject_before=True,
@@ -366,7 +428,7 @@ DETECTORS = (
         patterns=(
             r"\b(?P<head>status|state|stage)[ \t]+(?:is|was|shows|reads|says)[ \t]+(?:now[ \t]+|still[ \t]+)?"
             rf"(?P<state>{_STATUS_VALUE})",
-            rf"\b(?:has|with)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>{_STATUS_VALUE})",
+            rf"\b(?:has|have|had|with|show|shows)[ \t]+(?:a[ \t]+|the[ \t]+)?status[ \t]+(?:of[ \t]+)?(?P<state>{_STATUS_VALUE})",
             # Where a record stands on a board or in a pipeline: "the deal is in stage \"Contract sent\"", "the
             # ticket is still in **In Review**", "PAY-311 is in the \"Blocked\" column". A plain quoted place
             # ("is in \"Downloads\"", "is in **My Drive › Backups**") is a location (existence.located).
@@ -439,10 +501,11 @@ DETECTORS = (
         reject_subject=(
             r"^(?:that|how|what|why|where|which|whether|when|if|me|us|you|them|him|her|up|it)\b|^[$€£]?\d|^`"
         ),
-        # "this shows", "which lists": a pronoun or a relative names no thing on screen; "`ls` shows": tool output;
+        # "this shows", "which lists": a pronoun or a relative names no thing on screen; "`ls` shows": tool output
+        # (a quoted name is a thing on screen: '"Bedside Left" shows "Unreachable"', 'the panel "p95" shows ...');
         # "the traceback shows", "the docs list": what a coding agent reads as evidence, not a screen's state.
         reject_before=r"(?:\b(?:this|that|it|which|what|who|to|also|traceback|output|logs?|stack\s*trace|diff|docs?"
-        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|[`'\"”’])",
+        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|`)",
         examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.'),
     ),
     DetectorSpec(
@@ -458,11 +521,15 @@ DETECTORS = (
             # A web address: "I'm on ssa.gov/myaccount".
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?(?:on|at)"
             r"\s+(?P<subject>[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|gov|edu|io|dev|app|co|uk|de|fr)(?:/[^\s,;]*)?)",
+            # An app or a section by its name, or a folder: "I'm in Marketing > All Reviews", "I'm in Edge Settings",
+            # "I'm in ~/Pictures/2024". Case-sensitive capital: "I'm in charge", "I'm in a script" say no place.
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?in\s+"
+            r"(?P<subject>(?-i:\p{Lu})[\p{L}\p{N}_.-]*(?:[ \t]+(?-i:\p{Lu})[\p{L}\p{N}_.-]*){0,2}|~/[^\s,;]+)",
         ),
         assertion="on_page",
         confidence=0.7,
         examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel.",
-                  "I'm on ssa.gov/myaccount."),
+                  "I'm on ssa.gov/myaccount.", "I'm in Marketing > All Reviews."),
     ),
     DetectorSpec(
         # The agent's session: "I'm logged in as viewer@acme.test", "we are signed in", "I'm not signed in".
@@ -486,7 +553,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?:back\s+)?(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+            rf"\b{COPULA}\s+(?:back\s+)?{EMPH}(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -568,10 +635,10 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?-i:Found)[ \t]+(?P<cop>no|\d[\d,]*|one|two|three|a|an"
-            r"|a\s+single)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>[\p{L}-]+)",
+            r"|a\s+single)[ \t]+(?P<subject>(?:[\p{L}-]+[ \t]+)?[\p{L}-]+)",
             # Not "no open tickets match": existence (GUIDE.md), existence.matches.
             r"\b(?P<cop>\d[\d,]*)[ \t]+(?:[\p{L}-]+[ \t]+)?(?P<subject>" + _FOUND_NOUN + r")[ \t]+(?:now[ \t]+"
-            r"|still[ \t]+)?(?:match|appear|remain|are\s+left|are\s+listed|are\s+shown)\b",
+            r"|still[ \t]+)?(?:match|appear|remain|are\s+left|are\s+listed|are\s+shown|found)\b",
         ),
         assertion="{not_}found",
         negation_group="cop",
@@ -668,6 +735,24 @@ DETECTORS = (
         examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
     ),
     DetectorSpec(
+        # What a search found, said of the search: "the search found \"Livraria Lello\"", "Search found
+        # \"Lease_2318.pdf\"", "the search returned one account". Discovery (GUIDE.md) with the search as its subject;
+        # counts of results are system_state.results'.
+        id="system_state.search_found",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:search|query|lookup|scan)\s+(?:also\s+|only\s+|now\s+)?(?:found|returned|turned\s+up)\s+"
+            r"(?:(?:a|an|the|one|only)\s+)?" + AFTER,
+        ),
+        assertion="found",
+        role_before=True,
+        confidence=0.7,
+        # "returned to the login page", "found that ...", "returned nothing / no results": elsewhere or no thing.
+        reject_subject=r"^(?:to|that|it|nothing|no|none|zero|results?|matches|me|us|\d)\b",
+        examples=('The search found "Livraria Lello, Rua das Carmelitas 144".', "The search returned one account."),
+    ),
+    DetectorSpec(
         # The discovery, telegraphic: "Found it: the invoice from 3 Nov", "Tried without LLC — found it". About the thing
         # searched for, which "it" names only through the text before: stored unchecked, as any bare pronoun.
         id="system_state.found_it",
@@ -713,16 +798,21 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2})"
-            r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+)?(?P<state>" + _NOTE_STATES + r")"
-            r"(?:[ \t]*(?:[.;!](?:\s|$)|\n|$)|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+(?:[ \t]+[^\s.;!?,]+){0,3}"
-            r"[ \t]*(?:[.;!](?:\s|$)|\n|$))",
+            r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+(?:yet[ \t]+)?)?(?P<state>" + _NOTE_STATES + r")"
+            # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer
+            # added, status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match",
+            # "Reply drafted and the file attached").
+            r"(?:[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–])|[ \t]+and[ \t]|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+"
+            r"(?:[ \t]+[^\s.;!?,]+){0,3}[ \t]*(?:[.;!](?:\s|$)|\n|$))",
         ),
         assertion="{not_}{state}",
         negation_group="cop",
         confidence=0.65,
         priority=2,
         reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it"
-        r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything)\b"
+        r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything"
+        # "Last checked: today", "First seen: ...": a key, its value after.
+        r"|last|first|next)\b"
         # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
         r"|^(?:task|request|job|goal|work)$",
         examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
