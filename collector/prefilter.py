@@ -43,14 +43,18 @@ def covers(checks) -> bool:
 
 
 def _marker_search():
-    """One search for any marker: RE2 runs the alternation as one DFA pass over the bytes, where a
-    `marker in wire` per marker scanned a span's ~250 bytes 13 times (measured 2.2 against 4.8 us a
-    span); `re` when RE2 is missing."""
+    """A test for any marker in one pass: an RE2 set of the alternation runs it as one DFA over the
+    bytes, where a `marker in wire` per marker scanned a span's ~250 bytes 13 times (1.2 against
+    4.2 us a span on the benchmark's plain spans; `re2.compile(...).search` takes 1.8, its match
+    objects built in Python). `re` when RE2 is missing. The function returns a true value on a hit."""
     pattern = b"|".join(re.escape(m) for m in MARKERS)
     try:
         import re2
 
-        return re2.compile(pattern).search
+        found = re2.Set.SearchSet()
+        found.Add(pattern)
+        found.Compile()
+        return found.Match
     except ImportError:  # pragma: no cover - google-re2 is a dependency
         return re.compile(pattern).search
 
@@ -60,10 +64,10 @@ _search = _marker_search()
 
 def is_plain(wire: bytes) -> bool:
     """True when a span's serialized bytes hold no marker: no check wants it."""
-    return _search(wire) is None
+    return not _search(wire)
 
 
 def plain_wire(proto) -> bytes | None:
     """The span serialized when it holds no marker (no check wants it); None otherwise."""
     wire = proto.SerializeToString()
-    return wire if _search(wire) is None else None
+    return None if _search(wire) else wire
