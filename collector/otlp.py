@@ -267,8 +267,9 @@ def iter_spans(request: ExportTraceServiceRequest, plain: Callable[[bytes], bool
                     continue
                 wire = span.SerializeToString()
                 is_plain = plain(wire)
-                yield ReceivedSpan(record, span, rs_resource, scope, rs_schema, ss_schema, len(wire),
-                                   wire=wire if is_plain else None, plain=is_plain)
+                # Positional again (size, seq, wire, plain): keywords cost ~0.25 us a span more.
+                yield ReceivedSpan(record, span, rs_resource, scope, rs_schema, ss_schema, len(wire), 0,
+                                   wire if is_plain else None, is_plain)
 
 
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}  # Status.StatusCode in the OTLP proto
