@@ -41,7 +41,7 @@ from .otlp import (
     iter_spans,
     upsert_attributes,
 )
-from .prefilter import covers, plain_wire
+from .prefilter import covers, is_plain, plain_wire
 
 logger = logging.getLogger("claimwatch.collector")
 
@@ -140,7 +140,7 @@ class CollectorEngine:
 
     def accept_request(self, request, seq: int | None = None) -> Accepted:
         """Buffer the spans of a decoded ExportTraceServiceRequest (what the receivers call)."""
-        return self.accept_traces(list(iter_spans(request)), seq)
+        return self.accept_traces(list(iter_spans(request, is_plain if self._prefilter else None)), seq)
 
     def durable_seq(self) -> int:
         """Every accepted call up to this number is checked, stored and handed to the exporters."""
@@ -274,9 +274,13 @@ class CollectorEngine:
 
     @staticmethod
     def _plain(span: ReceivedSpan) -> bool:
-        """No check wants the span (decided on its bytes, which are kept to forward it unchanged)."""
-        span.wire = plain_wire(span.proto)
-        return span.wire is not None
+        """No check wants the span (decided on its bytes, which are kept to forward it unchanged).
+
+        Spans decoded by `accept_request` were decided as they were read (`iter_spans`)."""
+        if span.plain is None:
+            span.wire = plain_wire(span.proto)
+            span.plain = span.wire is not None
+        return span.plain
 
     def _check(self, item, view: HeldTrace, seen: dict) -> None:
         """One span's checks; a failure stays with this span."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,7 @@ class ReceivedSpan:
     size: int = 0  # wire bytes, for the collector's memory bound
     seq: int = 0  # the accepted call it came with (collector.ledger)
     wire: bytes | None = None  # the span serialized, while `proto` is unchanged since (see encode_request)
+    plain: bool | None = None  # no check wants it (collector/prefilter.py); None: not decided yet
 
 
 def parse_traces(body: bytes, content_type: str) -> ExportTraceServiceRequest:
@@ -234,11 +235,19 @@ class ProtoAttributes(Mapping):
         return self._converted().values()
 
 
-def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
-    """Every span of a request as a `ReceivedSpan` (records share their resource's attributes)."""
+def iter_spans(request: ExportTraceServiceRequest, plain: Callable[[bytes], bool] | None = None
+               ) -> Iterator[ReceivedSpan]:
+    """Every span of a request as a `ReceivedSpan` (records share their resource's attributes).
+
+    With `plain` (the engine's prefilter test on a span's bytes), each span is serialized here
+    instead of sized (`ByteSize` walks it as a serialization does, so this costs no more) and
+    a span the test passes keeps its bytes (`wire`) to be forwarded unchanged: the engine does
+    not serialize it a second time to decide."""
     for rs in request.resource_spans:
         resource = attributes(rs.resource.attributes)
+        rs_resource, rs_schema = rs.resource, rs.schema_url
         for ss in rs.scope_spans:
+            scope, ss_schema = ss.scope, ss.schema_url
             for span in ss.spans:
                 # Positional: a NamedTuple built with keywords costs twice as much (~0.5 us a span).
                 record = SpanRecord(
@@ -253,9 +262,14 @@ def iter_spans(request: ExportTraceServiceRequest) -> Iterator[ReceivedSpan]:
                     span.end_time_unix_nano,
                     _STATUS.get(span.status.code, "UNSET"),
                 )
-                yield ReceivedSpan(
-                    record, span, rs.resource, ss.scope, rs.schema_url, ss.schema_url, span.ByteSize()
-                )
+                if plain is None:
+                    yield ReceivedSpan(record, span, rs_resource, scope, rs_schema, ss_schema, span.ByteSize())
+                    continue
+                wire = span.SerializeToString()
+                is_plain = plain(wire)
+                # Positional again (size, seq, wire, plain): keywords cost ~0.25 us a span more.
+                yield ReceivedSpan(record, span, rs_resource, scope, rs_schema, ss_schema, len(wire), 0,
+                                   wire if is_plain else None, is_plain)
 
 
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}  # Status.StatusCode in the OTLP proto
@@ -410,12 +424,15 @@ def _varint(n: int) -> bytes:
 
 _BYTE = [bytes((n,)) for n in range(256)]
 _TAG = [_BYTE[(number << 3) | 2] for number in range(16)]  # length-delimited fields 0-15
+# Lengths of 128 bytes to 16 KiB (most spans) as their two-byte varints: one framing of a span
+# 0.70 -> 0.33 us (the parent frames every span it routes, a worker every span it forwards).
+_LEN2 = [bytes(((n & 0x7F) | 0x80, n >> 7)) for n in range(1 << 14)]
 
 
 def wire_field(number: int, payload: bytes) -> bytes:
     """A length-delimited protobuf field (number < 16): tag, length as a varint, payload."""
     n = len(payload)
-    return _TAG[number] + (_BYTE[n] if n < 0x80 else _varint(n)) + payload
+    return _TAG[number] + (_BYTE[n] if n < 0x80 else _LEN2[n] if n < 0x4000 else _varint(n)) + payload
 
 
 def KeyValueOf(key: str, value: Any) -> KeyValue:

@@ -13,6 +13,8 @@ only sends the span the ordinary way (never a wrong answer, only a slower one).
 
 from __future__ import annotations
 
+import re
+
 # Substrings of every attribute and event name a builtin check's `wants`, identity
 # (pipeline.IDENTITY_KEYS) or an upstream evaluation (claimwatch.verdict/mode) reads;
 # tests/test_prefilter.py checks each of those names contains one.
@@ -40,10 +42,32 @@ def covers(checks) -> bool:
     return all(c.name in COVERED_CHECKS and type(c).__module__.startswith("claimwatch.checks.") for c in checks)
 
 
+def _marker_search():
+    """A test for any marker in one pass: an RE2 set of the alternation runs it as one DFA over the
+    bytes, where a `marker in wire` per marker scanned a span's ~250 bytes 13 times (1.2 against
+    4.2 us a span on the benchmark's plain spans; `re2.compile(...).search` takes 1.8, its match
+    objects built in Python). `re` when RE2 is missing. The function returns a true value on a hit."""
+    pattern = b"|".join(re.escape(m) for m in MARKERS)
+    try:
+        import re2
+
+        found = re2.Set.SearchSet()
+        found.Add(pattern)
+        found.Compile()
+        return found.Match
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        return re.compile(pattern).search
+
+
+_search = _marker_search()
+
+
+def is_plain(wire: bytes) -> bool:
+    """True when a span's serialized bytes hold no marker: no check wants it."""
+    return not _search(wire)
+
+
 def plain_wire(proto) -> bytes | None:
     """The span serialized when it holds no marker (no check wants it); None otherwise."""
     wire = proto.SerializeToString()
-    for marker in MARKERS:
-        if marker in wire:
-            return None
-    return wire
+    return None if _search(wire) else wire

@@ -483,12 +483,12 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
 
 def _accept(engine, pipe: _RowPipe, message: tuple) -> None:
     """Hand a part of a call to the engine; if it cannot take it, settle it so the ledger moves on."""
-    from .otlp import iter_spans, parse_traces
+    from .otlp import parse_traces
 
     kind, seq, payload, items = message
     try:
         if kind == "traces":
-            engine.accept_traces(list(iter_spans(parse_traces(payload, "application/x-protobuf"))), seq=seq)
+            engine.accept_request(parse_traces(payload, "application/x-protobuf"), seq=seq)
         else:
             engine.accept_log_items(payload, seq)
     except Exception:

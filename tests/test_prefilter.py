@@ -8,7 +8,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from claimwatch.checks import actions, tool_policy
 from claimwatch.checks.pipeline import IDENTITY_KEYS, Pipeline
 from claimwatch.collector.otlp import KeyValueOf, ReceivedSpan, iter_spans
-from claimwatch.collector.prefilter import MARKERS, covers, plain_wire
+from claimwatch.collector.prefilter import MARKERS, covers, is_plain, plain_wire
 from claimwatch.otel import attributes as A
 from claimwatch.otel import extract
 
@@ -64,3 +64,27 @@ def test_the_prefilter_is_off_when_a_check_it_does_not_know_is_enabled():
         name = "custom"
 
     assert not covers([*Pipeline({}).checks, Custom()])
+
+
+def test_spans_decoded_with_the_prefilter_keep_their_bytes_only_when_plain():
+    """iter_spans with the test: a plain span keeps the bytes it was serialized to (forwarded as they
+    are), a span with a marker keeps none (it will be annotated); sizes are the spans' wire sizes."""
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    plain = spans.add(trace_id=b"t" * 16, span_id=b"a" * 8, name="step")
+    plain.attributes.append(KeyValueOf("http.method", "GET"))
+    marked = spans.add(trace_id=b"t" * 16, span_id=b"b" * 8, name="chat")
+    marked.attributes.append(KeyValueOf(A.GEN_AI_OUTPUT_MESSAGES, "[]"))
+    first, second = iter_spans(request, is_plain)
+    assert (first.plain, first.wire) == (True, plain.SerializeToString())
+    assert (second.plain, second.wire) == (False, None)
+    assert [first.size, second.size] == [plain.ByteSize(), marked.ByteSize()]
+    assert [s.size for s in iter_spans(request)] == [first.size, second.size]
+    assert all(s.plain is None and s.wire is None for s in iter_spans(request))
+
+
+@pytest.mark.parametrize("marker", MARKERS)
+def test_the_one_pass_marker_test_finds_every_marker_anywhere(marker):
+    assert not is_plain(b"\x0a\x03abc" + marker + b"\x00")
+    assert not is_plain(marker)
+    assert is_plain(marker[:-1] + b"\x00" + marker[-1:])

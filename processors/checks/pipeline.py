@@ -170,7 +170,9 @@ class Pipeline:
             ctx = CheckContext(span, trace, self._resolver(trace, guarded), self.config.annotations.verbosity,
                                self._extractor(guarded))
             self._carry_blocked(ctx)
-            repeat = self._repeat(ctx, seen, guarded)
+            # Hashed once: the repeat test and the memory of this outcome both key on the output.
+            key = _repeat_key(ctx) if seen is not None and ctx.output is not None else None
+            repeat = self._repeat(ctx, seen, guarded, key)
             if repeat is not None:
                 return repeat
             results = tuple(r for r in (self._run(c, ctx, guarded) for c in wanted) if r is not None)
@@ -184,7 +186,7 @@ class Pipeline:
             )
             outcome = Outcome(span, ctx.identity, ctx.mode, results, enforced, _time(span),
                               evaluation_ids(span, results), self._tiers.trust(ctx.trust))
-            self._remember(outcome, ctx, seen)
+            self._remember(outcome, seen, key)
             return outcome
         except Exception as exc:
             logger.exception("checks failed for span %s; failing open", span.span_id)
@@ -230,10 +232,10 @@ class Pipeline:
         return read
 
     # --- repeats of one output --------------------------------------------------------------------
-    def _repeat(self, ctx: CheckContext, seen, guarded) -> Outcome | None:
-        if seen is None or guarded or ctx.output is None:
+    def _repeat(self, ctx: CheckContext, seen, guarded, key: tuple | None) -> Outcome | None:
+        if key is None or guarded:
             return None
-        first = seen.get(_repeat_key(ctx))
+        first = seen.get(key)
         if first is None:
             return None
         # Only an echo on the same line of descent (an agent span over its own LLM span) is
@@ -252,9 +254,9 @@ class Pipeline:
             return None
         return replace(first, span=ctx.span, duplicate_of=first.span.span_id, time=_time(ctx.span))
 
-    def _remember(self, outcome: Outcome, ctx: CheckContext, seen) -> None:
-        if seen is not None and ctx.output is not None:
-            seen[_repeat_key(ctx)] = outcome
+    def _remember(self, outcome: Outcome, seen, key: tuple | None) -> None:
+        if key is not None:
+            seen[key] = outcome
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
             self._hold_blocked(outcome.span.trace_id, texts + outcome.blocked_texts, outcome.notice())
