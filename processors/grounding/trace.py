@@ -11,7 +11,8 @@ Evidence is what the agent could see before it spoke:
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*`,
   OpenLLMetry `gen_ai.prompt.{i}.*` and the Vercel AI SDK's `ai.prompt.messages`;
   when they hold tool results but no assistant turn (a server-held conversation: the anthropic SDK's tool
-  runner sends only the new turn), the earlier LLM spans' inputs too.
+  runner sends only the new turn), the earlier LLM spans' inputs too; when they hold neither (a
+  conversation that starts there: a crew's next agent), the tool results of the earlier LLM spans' inputs.
 The agent's own earlier words are not evidence. Its own earlier actions are, of
 what it did: the arguments of the tool calls it made and the code blocks of its
 earlier turns (the commands it ran, the files it wrote) become `agent_action`
@@ -103,6 +104,11 @@ def evidence_for(
         held = [p for other in earlier for p in input_passages(other)[0]]
         query = query or next((p.text for p in reversed(held) if p.source == "user_message"), None)
         own = held + own
+    elif earlier and not _sends_history(span):
+        # A conversation that starts here, in a trace where other conversations ran tools: a crew's next agent
+        # answers from what the agent before it found (CrewAI). Without tool spans (OpenLLMetry's) those
+        # results are only in the other agent's LLM inputs; its prompts are not this agent's, so only results.
+        own = [p for other in earlier for p in input_passages(other)[0] if p.source == "tool_message"] + own
     # A tool result the client echoes into this call's input is the same evidence as the tool span it came
     # from: keep the span's copy (the pool indexes a repeat once, the newest), so a grade cites the span.
     results = {p.text for p in passages if p.source == "tool_result"}
