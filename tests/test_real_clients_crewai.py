@@ -10,13 +10,16 @@ instrumentation). The spans go over real OTLP/HTTP (or first through
 `ClaimwatchSpanProcessor`) to a running collector that stores rows in DuckDB and
 forwards to a sink. The agents are known by their roles, as CrewAI users name them.
 
-- ops: the researcher calls `check_docker` and reports that docker is not running; the writer answers
-  that docker is not running and PostgreSQL is down. Both contradict a fact. The writer enforces: its
-  answer is judged once and nothing of it may be forwarded, though CrewAI repeats it in the task's and
-  the crew's outputs (task output objects with the whole conversation, Python reprs, the crew's result).
-  No rule names the researcher: it is audited, flagged, and its report travels as it was;
-- desk: the researcher looks a reservation up and runs `pip install`, the writer answers: grounding,
-  actions and tool_policy must read what each instrumentation emits.
+- ops: the writer, who may delegate, hands the question to the researcher with CrewAI's `Delegate work
+  to coworker` tool; the researcher calls `check_docker` and reports that docker is not running; the
+  writer answers that docker is not running and PostgreSQL is down. Both contradict a fact. The writer
+  enforces: its answer is judged once and nothing of it may be forwarded, though CrewAI repeats it in the
+  task's and the crew's outputs (task output objects with the whole conversation, Python reprs, the
+  crew's result). The researcher's report is its own, not the writer's: no rule names the researcher, so
+  it is audited, flagged, and travels as it was;
+- desk: a sequential crew of two tasks: the researcher looks a reservation up and runs `pip install`, the
+  writer answers from the research in a conversation of its own: grounding, actions and tool_policy must
+  read what each instrumentation emits.
 """
 
 from __future__ import annotations
@@ -45,13 +48,11 @@ from tests.otlp_helpers import FACTS, Sink, wait_for
 from tests.test_real_clients import ANSWER, everything, expected
 from tests.test_real_clients_checks import (
     CHECKS,
-    CONSISTENT,
     CONTRADICTING,
     INSTALL,
     LOOKUP,
     FileStore,
     assert_actions_graded,
-    assert_consistent_answer_grounded,
     assert_contradictions_fabricated,
     assert_deny_rule_blocks_the_lookup,
 )
@@ -68,13 +69,19 @@ CLIENTS = {
     "crewai-openinference": (*_CREWAI, "openinference.instrumentation.crewai", "openinference.instrumentation.openai"),
     "crewai-openllmetry": (*_CREWAI, "opentelemetry.instrumentation.crewai", "opentelemetry.instrumentation.openai"),
 }
+# The writer's call of CrewAI's delegation tool (its name as CrewAI gives it to the model).
+DELEGATE = Reply.tool_call("delegate_work_to_coworker", task="Is docker running on the build host?",
+                           context="The user asks about the build host.", coworker=RESEARCHER)  # fmt: skip
 # The researcher's report: it contradicts the fact too, and is audited (no rule names the researcher).
 REPORT = "Docker is not running on the build host."
 # Pieces of the writer's answer only (the researcher's report shares "Docker is not running").
 ANSWER_TELL_TALES = ("I checked the host", "PostgreSQL is down")
 # The researcher's notes in the desk scenario: no claim of their own.
 NOTES = "Here are my notes for the writer."
-CONSISTENT_CLIENTS = ("crewai-openinference",)
+# Each run is a process that spends most of its time importing CrewAI (~15 s on two busy cores), so there
+# are four: the ops and desk scenarios under each instrumentation, OpenLLMetry's ops run judged in process
+# by ClaimwatchSpanProcessor (its rows read from the adapter's file, its spans from the collector's sink).
+IN_PROCESS_CLIENTS = ("crewai-openllmetry",)
 
 
 def each_client(names=tuple(CLIENTS)):
@@ -133,8 +140,8 @@ class Runs(ClientRuns):
         if scenario == "desk":
             replies = [LOOKUP, INSTALL, Reply.text(NOTES), Reply.text(option)]
             return run(self.desk_collector, self.desk_sink, client + "-desk", replies)
-        ops = [Reply.tool_call("check_docker"), Reply.text(REPORT), Reply.text(ANSWER)]
-        if option != "in-process":
+        ops = [DELEGATE, Reply.tool_call("check_docker"), Reply.text(REPORT), Reply.text(ANSWER)]
+        if client not in IN_PROCESS_CLIENTS:
             return run(self.ops_collector, self.ops_sink, client, ops)
         path = self.tmp.mktemp("in-process") / "audit.duckdb"
         config = {"validation": FACTS, "agents": ENFORCING, "storage": {"path": str(path)},
@@ -163,7 +170,7 @@ def test_answer_is_judged_once_for_the_writer_and_blocked_when_it_enforces(runs,
     want = expected()
     rows = output_rows(r)
     # One row per LLM call: the task, agent and crew spans that repeat an answer are not judged again.
-    assert len(rows) == r.llm_calls == 3, rows
+    assert len(rows) == r.llm_calls == 4, rows
     assert_no_doubles_and_no_failures(r)
     answered = [x for x in rows if x[3] == "block"]
     assert len(answered) == 1, rows
@@ -174,10 +181,12 @@ def test_answer_is_judged_once_for_the_writer_and_blocked_when_it_enforces(runs,
 
 @e2e
 @each_client()
-def test_researcher_report_is_judged_for_the_researcher_and_audited(runs, client):
+def test_delegated_report_is_judged_for_the_researcher_and_audited(runs, client):
     r = runs.get("ops", client)
     rows = output_rows(r)
-    assert {x[1] for x in rows} == {AGENT, RESEARCHER}, rows
+    # The writer's delegation call and answer are the writer's; the researcher's tool call and report are
+    # the researcher's, though OpenInference traces them inside the writer's span.
+    assert [x[1] for x in rows] == [AGENT, RESEARCHER, RESEARCHER, AGENT], rows
     reported = [x[1:5] for x in rows if x[1] == RESEARCHER and x[6]]
     assert reported == [(RESEARCHER, "audit", "flag", False)], rows
     assert any(REPORT in everything(s) for s in r.spans)
@@ -206,17 +215,11 @@ def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(runs, clie
     r = runs.get("desk", client, CONTRADICTING)
     assert r.answer == CONTRADICTING
     assert_no_doubles_and_no_failures(r)
+    # The tool calls' arguments (in the LLM outputs, on the TOOL spans) are not judged as claims.
+    assert len(output_rows(r)) == r.llm_calls == 4, output_rows(r)
     assert_contradictions_fabricated(r)
     cited = {c for (c,) in r.rows("SELECT evidence_tool FROM grounding_claims WHERE grade = 'FABRICATED'")}
     assert cited == {"get_reservation"}
-
-
-@e2e
-@each_client(CONSISTENT_CLIENTS)
-def test_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
-    r = runs.get("desk", client, CONSISTENT)
-    assert_no_doubles_and_no_failures(r)
-    assert_consistent_answer_grounded(r)
 
 
 @e2e
@@ -237,9 +240,9 @@ def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
 
 
 @e2e
-@each_client()
+@each_client(IN_PROCESS_CLIENTS)
 def test_in_process_processor_blocks_the_answer_for_the_writer_and_leaks_nothing(runs, client):
-    r = runs.get("ops", client, "in-process")
+    r = runs.get("ops", client)
     assert r.answer == ANSWER
     assert r.rows(
         "SELECT agent_id, mode, verdict, enforced FROM evaluations WHERE check_name = 'output' AND verdict = 'block'"
@@ -252,13 +255,12 @@ def test_in_process_processor_blocks_the_answer_for_the_writer_and_leaks_nothing
 # test -> the run it reads: (scenario, option)
 RUN_OF_TEST = {
     test_answer_is_judged_once_for_the_writer_and_blocked_when_it_enforces.__name__: ("ops", None),
-    test_researcher_report_is_judged_for_the_researcher_and_audited.__name__: ("ops", None),
+    test_delegated_report_is_judged_for_the_researcher_and_audited.__name__: ("ops", None),
     test_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
     test_answer_contradicting_the_tool_result_is_fabricated_citing_it.__name__: ("desk", CONTRADICTING),
-    test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
     test_action_claims_are_graded_against_the_tool_calls.__name__: ("desk", CONTRADICTING),
     test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
-    test_in_process_processor_blocks_the_answer_for_the_writer_and_leaks_nothing.__name__: ("ops", "in-process"),
+    test_in_process_processor_blocks_the_answer_for_the_writer_and_leaks_nothing.__name__: ("ops", None),
 }
 
 
@@ -335,6 +337,32 @@ def test_openllmetry_crewai_task_span_names_its_agent_and_its_repeat_of_the_answ
     assert (first.identity.agent_id, first.verdict, first.enforced) == (AGENT, "block", True)
     repeat = pipeline.process(task, trace, seen=seen)
     assert repeat.duplicate_of == chat.span_id and repeat.identity.agent_id == AGENT
+
+
+def test_openinference_crewai_coworker_run_inside_the_delegation_tool_span_is_the_coworkers():
+    writer = _span("1", f"{AGENT}._execute_core", {"openinference.span.kind": "AGENT", "graph.node.id": AGENT})
+    arguments = {"task": "Is docker running on the build host?", "context": "The user asks.", "coworker": RESEARCHER}
+    delegation = _span("2", "Delegate work to coworker.run", {
+        "openinference.span.kind": "TOOL", "tool.name": "Delegate work to coworker",
+        "input.value": json.dumps(arguments), "input.mime_type": "application/json",
+        "output.value": REPORT, "output.mime_type": "text/plain"}, writer)  # fmt: skip
+    chat = _span("3", "ChatCompletion", {"openinference.span.kind": "LLM"}, delegation)
+    tool = _span("4", "check_docker.run", {"openinference.span.kind": "TOOL", "tool.name": "check_docker"}, delegation)
+    pipeline = _pipeline()
+    spans = {s.span_id: s for s in (writer, delegation, chat, tool)}.get
+    assert pipeline.identify(chat, spans).agent_id == RESEARCHER
+    assert pipeline.identify(tool, spans).agent_id == RESEARCHER
+    # The delegation call itself, and the writer's own calls beside it, are the writer's.
+    assert pipeline.identify(delegation, spans).agent_id == AGENT
+    assert (
+        pipeline.identify(_span("5", "ChatCompletion", {"openinference.span.kind": "LLM"}, writer), spans).agent_id
+        == AGENT
+    )
+    # An odd argument shape names nobody.
+    for odd in ("not json", json.dumps(["x"]), json.dumps({"coworker": " "}), json.dumps({"coworker": 3})):
+        bad = delegation._replace(attributes={**delegation.attributes, "input.value": odd})
+        under = chat._replace(parent_span_id=bad.span_id)
+        assert pipeline.identify(under, {s.span_id: s for s in (writer, bad, under)}.get).agent_id == AGENT
 
 
 def _genai(*messages: dict) -> str:

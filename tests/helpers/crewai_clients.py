@@ -6,9 +6,15 @@ The same runner as `tests/helpers/real_clients.py` (same flags, same JSON line
 out), with these clients added, against the fake OpenAI-compatible server through
 CrewAI's native OpenAI provider (`LLM(model=..., provider="openai", base_url=...)`):
 a crew of two agents in a sequential process, the researcher (RESEARCHER, with the
-tools) and the writer (AGENT), each with a task; the writer's task gets the
-researcher's output as context and its answer is the crew's. CrewAI names its agents
-by their role: those are the names users give rules.
+tools) and the writer (AGENT). CrewAI names its agents by their role: those are the
+names users give rules.
+
+- `crewai-<instrumentation>`: one task, the writer's; the writer may delegate, and hands the question to
+  the researcher with CrewAI's `Delegate work to coworker` tool; the researcher runs `check_docker` and
+  reports; the writer answers;
+- `crewai-<instrumentation>-desk`: two tasks, the researcher's with the help-desk tools
+  (`get_reservation`, `bash`), then the writer's, which gets the research as context and answers in a
+  conversation of its own.
 
 Two instrumentations, as CrewAI users run them:
 - `crewai-openinference[-desk]`: Arize's openinference-instrumentation-crewai (CHAIN spans for the crew
@@ -17,7 +23,6 @@ Two instrumentations, as CrewAI users run them:
 - `crewai-openllmetry[-desk]`: Traceloop's opentelemetry-instrumentation-crewai (`crewai.workflow`,
   `<role>.agent`, `<task>.task` spans), with OpenLLMetry's OpenAI instrumentation for the model calls.
 
-The `-desk` variants run the help-desk scenario (`get_reservation`, `bash`); the plain ones `check_docker`.
 CrewAI's anonymous telemetry and its own trace upload are switched off by their documented variables.
 """
 
@@ -60,6 +65,7 @@ def _tools(tools: list[Callable[..., str]]) -> list:
 
 
 def _crew(llm_url: str, tools: list[Callable[..., str]], prompt: str) -> str:
+    """Two tasks in sequence: the researcher's, with the tools, then the writer's, with the research as context."""
     from crewai import LLM, Agent, Crew, Process, Task
 
     llm = LLM(model=MODEL, provider="openai", base_url=llm_url, api_key="test-key", max_retries=0)
@@ -74,6 +80,24 @@ def _crew(llm_url: str, tools: list[Callable[..., str]], prompt: str) -> str:
     answer = Task(description=f"Answer the user's question: {prompt}", expected_output="A short answer.",
                   agent=writer, context=[research])  # fmt: skip
     crew = Crew(agents=[researcher, writer], tasks=[research, answer], process=Process.sequential, verbose=False)
+    return str(crew.kickoff().raw)
+
+
+def _delegating_crew(llm_url: str) -> str:
+    """One task, the writer's, who may delegate: it hands the question to the researcher with CrewAI's
+    `Delegate work to coworker` tool; the researcher runs its own tool and answers; the writer answers."""
+    from crewai import LLM, Agent, Crew, Process, Task
+
+    llm = LLM(model=MODEL, provider="openai", base_url=llm_url, api_key="test-key", max_retries=0)
+    researcher = Agent(role=RESEARCHER, goal="Find out the facts the question needs, with your tools.",
+                       backstory="You look things up on the build host.", tools=_tools([rc.check_docker]), llm=llm,
+                       allow_delegation=False, verbose=False, max_iter=5)  # fmt: skip
+    writer = Agent(role=AGENT, goal="Answer the user, asking a coworker to look things up.",
+                   backstory="You write short, accurate answers for the user.", llm=llm, allow_delegation=True,
+                   verbose=False, max_iter=5)  # fmt: skip
+    answer = Task(description=f"Answer the user's question: {rc.PROMPT}", expected_output="A short answer.",
+                  agent=writer)  # fmt: skip
+    crew = Crew(agents=[researcher, writer], tasks=[answer], process=Process.sequential, verbose=False)
     return str(crew.kickoff().raw)
 
 
@@ -94,20 +118,18 @@ def _openllmetry(provider) -> None:
     OpenAIInstrumentor().instrument(tracer_provider=provider)
 
 
-def _client(instrument: Callable[[object], None], desk: bool) -> Callable[[str, object], str]:
+def _client(instrument: Callable[[object], None], desk: bool = False) -> Callable[[str, object], str]:
     def run(llm_url: str, provider) -> str:
         instrument(provider)
-        if desk:
-            return _crew(llm_url, list(rc.DESK_TOOLS), rc.DESK_PROMPT)
-        return _crew(llm_url, [rc.check_docker], rc.PROMPT)
+        return _crew(llm_url, list(rc.DESK_TOOLS), rc.DESK_PROMPT) if desk else _delegating_crew(llm_url)
 
     return run
 
 
 CLIENTS: dict[str, Callable[[str, object], str]] = {
-    "crewai-openinference": _client(_openinference, desk=False),
+    "crewai-openinference": _client(_openinference),
     "crewai-openinference-desk": _client(_openinference, desk=True),
-    "crewai-openllmetry": _client(_openllmetry, desk=False),
+    "crewai-openllmetry": _client(_openllmetry),
     "crewai-openllmetry-desk": _client(_openllmetry, desk=True),
 }
 rc.CLIENTS.update(CLIENTS)
