@@ -24,6 +24,7 @@ from ..core.model import Trust
 from ..core.policy import PolicyResolver, matches
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
+from ..otel import extract_crewai as crewai
 from ..otel import extract_vercel as vercel
 from ..otel.extract import Output, extract
 from ..otel.extract_llamaindex import agent_name as llamaindex_agent_name
@@ -346,6 +347,13 @@ class Pipeline:
             agent_name = agent_name or _str(attrs.get(vercel.FUNCTION_ID))
             if agent_name is None and str(attrs.get(A.TRACELOOP_SPAN_KIND, "")).lower() == "agent":
                 agent_name = _str(attrs.get(A.TRACELOOP_ENTITY_NAME))
+            # OpenLLMetry's CrewAI task span sits above its agent's span and names the agent only here: read
+            # as the process's agent, its repeat of the answer was judged again, and audited.
+            agent_name = agent_name or _str(attrs.get(crewai.TASK_AGENT))
+            if agent_span_name is None and current is not span:
+                # A CrewAI coworker's run, traced by OpenInference inside the delegation tool's span: the
+                # spans below it are the coworker's (the delegation call itself is the delegating agent's).
+                agent_span_name = crewai.coworker(current)
             if agent_span_name is None:
                 # OpenInference names an AGENT span after its agent when it starts, while some
                 # frameworks set `agent.name` only when it ends, after its LLM calls were judged; a

@@ -11,7 +11,8 @@ Evidence is what the agent could see before it spoke:
   `gen_ai.input.messages`, OpenInference `llm.input_messages.{i}.*`,
   OpenLLMetry `gen_ai.prompt.{i}.*` and the Vercel AI SDK's `ai.prompt.messages`;
   when they hold tool results but no assistant turn (a server-held conversation: the anthropic SDK's tool
-  runner sends only the new turn), the earlier LLM spans' inputs too.
+  runner sends only the new turn), the earlier LLM spans' inputs too; when they hold neither (a
+  conversation that starts there: a crew's next agent), the tool results of the earlier LLM spans' inputs.
 The agent's own earlier words are not evidence. Its own earlier actions are, of
 what it did: the arguments of the tool calls it made and the code blocks of its
 earlier turns (the commands it ran, the files it wrote) become `agent_action`
@@ -103,6 +104,11 @@ def evidence_for(
         held = [p for other in earlier for p in input_passages(other)[0]]
         query = query or next((p.text for p in reversed(held) if p.source == "user_message"), None)
         own = held + own
+    elif earlier and not _sends_history(span):
+        # A conversation that starts here, in a trace where other conversations ran tools: a crew's next agent
+        # answers from what the agent before it found (CrewAI). Without tool spans (OpenLLMetry's) those
+        # results are only in the other agent's LLM inputs; its prompts are not this agent's, so only results.
+        own = [p for other in earlier for p in _cached_input_results(other)] + own
     # A tool result the client echoes into this call's input is the same evidence as the tool span it came
     # from: keep the span's copy (the pool indexes a repeat once, the newest), so a grade cites the span.
     results = {p.text for p in passages if p.source == "tool_result"}
@@ -206,6 +212,29 @@ def _cached_span_passages(span: SpanRecord) -> tuple[Passage, ...]:
             _SPAN_CACHE[key] = found
             if len(_SPAN_CACHE) > _SPAN_CACHE_SIZE:
                 _SPAN_CACHE.popitem(last=False)
+    return found
+
+
+_INPUT_CACHE: OrderedDict[tuple[str, str, int], tuple[Passage, ...]] = OrderedDict()  # bounded like _SPAN_CACHE
+
+
+def _cached_input_results(span: SpanRecord) -> tuple[Passage, ...]:
+    """The tool results in an earlier span's input, remembered per span: every fresh conversation after it in
+    the trace (each next agent of a crew) reads them again."""
+    # As in `_cached_span_passages`: ids can repeat across separately built records, the input's hash cannot.
+    inputs = tuple(
+        (k, v if isinstance(v, str) else repr(v))
+        for k, v in span.attributes.items()
+        if k in (GEN_AI_INPUT_MESSAGES, vercel.PROMPT_MESSAGES) or k.startswith((OI_INPUT_MESSAGES_PREFIX, GEN_AI_PROMPT_PREFIX))
+    )
+    key = (span.trace_id, span.span_id, hash(inputs))
+    found = _INPUT_CACHE.get(key)
+    if found is None:
+        found = tuple(p for p in input_passages(span)[0] if p.source == "tool_message")
+        with _SPAN_LOCK:
+            _INPUT_CACHE[key] = found
+            if len(_INPUT_CACHE) > _SPAN_CACHE_SIZE:
+                _INPUT_CACHE.popitem(last=False)
     return found
 
 

@@ -8,7 +8,8 @@ OpenLLMetry's indexed `gen_ai.completion.{i}.*`; OpenInference
 Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
 run's serialized output there and in `output.value` is read as its last
 message, see `extract_langchain.py`; a LlamaIndex step's as the model message
-or query response it carries, see `extract_llamaindex.py`); the Vercel AI SDK's
+or query response it carries, see `extract_llamaindex.py`; a CrewAI task's or
+crew's as its final answer, see `extract_crewai.py`); the Vercel AI SDK's
 `ai.response.*` on its model-call spans (`extract_vercel.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
@@ -31,6 +32,7 @@ from typing import Any
 
 from . import attributes as A
 from . import extract_vercel as vercel
+from .extract_crewai import run_output as crewai_run_output
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
 from .extract_llamaindex import is_step, prepared_request, step_output
@@ -322,6 +324,9 @@ def _text_or_json(value: str, source: str) -> Output:
         return Output(_salvage(value) or value, source, truncated=True)
     chain, said = langchain_output(decoded)  # a LangChain run: its last message, if the model's
     if chain:
+        return Output(said, source)
+    crew, said = crewai_run_output(decoded)  # a CrewAI task or crew run: its final answer, not its conversation
+    if crew:
         return Output(said, source)
     if prepared_request(decoded):  # LlamaIndex preparing a chat request: its messages are no model's words
         return Output("", source)

@@ -339,7 +339,9 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
     spans_before = spans_before if isinstance(spans_before, Sequence) else list(spans_before)
     requested: dict[str, Any] | None = None  # read only when a tool span lacks its arguments
     if span is not None:
-        for tool, args, result, status, call_id in messages_tool_calls(input_conversation(span)):
+        for tool, args, result, status, call_id in messages_tool_calls(input_conversation(span)) or (
+            _other_conversations_calls(spans_before)
+        ):
             if call_id:
                 by_id[call_id] = len(actions)
             by_call.setdefault(_call_key(tool, args), []).append(len(actions))
@@ -358,6 +360,23 @@ def actions_from_trace(spans_before: Iterable[SpanRecord], span: SpanRecord | No
             continue
         actions.append(Action(len(actions), tool, args, result, status, other.span_id, call_id, cut(args)))
     return actions
+
+
+def _other_conversations_calls(spans_before: Sequence[SpanRecord]) -> list[tuple]:
+    """The tool calls, with their results, of the conversations of the earlier LLM spans, each once: asked for a
+    conversation that holds none (it starts there), in a trace where another agent ran the tools (a crew's
+    next agent, CrewAI). Without tool spans (OpenLLMetry's) they are only in that agent's LLM inputs, each
+    later call of its conversation repeating the earlier ones."""
+    calls: dict[Any, tuple] = {}
+    for other in spans_before:
+        conversation = input_conversation(other)
+        if conversation is None:
+            continue
+        for call in messages_tool_calls(conversation):
+            key = call[4] or _call_key(call[0], call[1])
+            if key not in calls or (calls[key][2] is None and call[2] is not None):
+                calls[key] = call
+    return list(calls.values())
 
 
 def requested_arguments(spans: Iterable[SpanRecord]) -> dict[str, Any]:
