@@ -1,0 +1,298 @@
+"""Interop with Google's Agent Development Kit (ADK), end to end and offline.
+
+Each agent (`tests/helpers/adk_clients.py`) runs in a process of its own with
+ADK's own Gemini model class (google-genai underneath) against the fake Gemini
+REST server (`tests/helpers/fake_gemini.py`), traced three ways: ADK's native
+OpenTelemetry spans in their current schema (`invoke_workflow`, `invoke_agent`,
+`generate_content` with `gen_ai.output.messages`, `execute_tool` with
+`gen_ai.tool.call.*`), ADK's legacy schema (`call_llm` with the exchange in
+`gcp.vertex.agent.llm_request` / `llm_response`, tools in
+`gcp.vertex.agent.tool_call_args` / `tool_response`), and Arize's
+openinference-instrumentation-google-adk (AGENT `agent_run [<name>]`, CHAIN
+`invocation [<app>]`, TOOL spans; with ADK 2.13 it writes no LLM span: the
+answer is in the ADK Event JSON of the agent's `output.value`). The spans go
+over real OTLP/HTTP (or first through `ClaimwatchSpanProcessor`) to a running
+collector that stores rows in DuckDB and forwards to a sink.
+
+- ops: the agent calls `check_docker`, then says docker is not running, which contradicts a fact;
+  enforcing, nothing of the answer may be forwarded and its repeats are not judged again;
+- desk: the agent looks a reservation up and runs `pip install`, then answers: grounding, actions and
+  tool_policy must read what each schema emits;
+- team: the agent transfers to a sub-agent (ADK's `transfer_to_agent`), which calls the tool and answers
+  the user itself: that answer is judged for the sub-agent, which no rule names, so it is audited.
+
+google-adk caps the OpenTelemetry SDK at 1.44 while the test extra's instrumentations pin 1.45.1, so
+it is not in the test extra: these tests run in a venv of their own (see the README's clients list)
+and skip elsewhere; the unit tests at the end run everywhere, on attributes copied from real runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.helpers.client_rows import (
+    RUN_TAG,
+    ClientRuns,
+    assert_no_doubles_and_no_failures,
+    installed,
+    leaks,
+    output_rows,
+    spans_of,
+)
+from tests.helpers.fake_gemini import FakeGemini
+from tests.helpers.fake_llm import Reply
+from tests.helpers.real_clients import TOOL_RESULT
+from tests.otlp_helpers import FACTS, Sink, wait_for
+from tests.test_real_clients import ANSWER, everything, expected
+from tests.test_real_clients_checks import (
+    CHECKS,
+    CONSISTENT,
+    CONTRADICTING,
+    INSTALL,
+    LOOKUP,
+    FileStore,
+    assert_actions_graded,
+    assert_consistent_answer_grounded,
+    assert_contradictions_fabricated,
+    assert_deny_rule_blocks_the_lookup,
+)
+from tests.test_real_clients_langchain import Run
+
+AGENT = "ops_helper"  # tests/helpers/adk_clients.py: ADK wants identifiers
+SUB_AGENT = "docker_checker"
+e2e = pytest.mark.e2e
+CLIENT_TIMEOUT_S = 90
+ENFORCING = {"rules": [{"match": AGENT, "trust": 10, "mode": "enforce"}]}
+AUDITING = {"rules": [{"match": AGENT, "trust": 50, "mode": "audit"}]}
+
+NATIVE = ("google.adk", "google.genai")
+OPENINFERENCE = (*NATIVE, "openinference.instrumentation.google_adk")
+# client -> the modules it needs
+CLIENTS = {"adk": NATIVE, "adk-legacy": NATIVE, "adk-openinference": OPENINFERENCE}
+# OpenInference's instrumentation of ADK 2.13 writes no LLM span: the agent's run span holds its answer.
+NO_LLM_SPANS = frozenset({"adk-openinference"})
+
+
+def each_client(names=tuple(CLIENTS)):
+    """Parametrize over clients, skipping those whose packages are missing."""
+    return pytest.mark.parametrize(
+        "client",
+        [
+            pytest.param(
+                c, marks=pytest.mark.skipif(not installed(*CLIENTS[c]), reason=f"needs {', '.join(CLIENTS[c])}")
+            )
+            for c in names
+        ],
+    )
+
+
+def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: dict | None = None) -> Run:
+    """Run `client` in its own process; wait until all it sent is stored and forwarded."""
+    llm = FakeGemini(replies)
+    run_id = f"{client}-{id(llm)}"
+    command = [sys.executable, "-m", "tests.helpers.adk_clients", client, "--llm", llm.base_url,
+               "--otlp", f"http://{collector.addresses.otlp_http}/v1/traces", "--service", "ops-app"]  # fmt: skip
+    if in_process is not None:
+        command += ["--claimwatch", json.dumps(in_process)]
+    env = {
+        **os.environ,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        "GOOGLE_API_KEY": "test-key",
+        "OTEL_BSP_SCHEDULE_DELAY": "60000",  # one export at shutdown: the whole run in one request
+        "OTEL_RESOURCE_ATTRIBUTES": f"{RUN_TAG}={run_id}",
+    }
+    for key in ("OTEL_SEMCONV_STABILITY_OPT_IN", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+                "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN", "GOOGLE_GENAI_USE_VERTEXAI"):  # fmt: skip
+        env.pop(key, None)
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
+        assert done.returncode == 0, done.stderr[-3000:]
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        wait_for(lambda: collector.engine.flush(10) and len(spans_of(sink, run_id)) >= report["spans"], timeout=30)
+        collector.store.flush(10)
+    finally:
+        llm.close()
+    store = FileStore(in_process["storage"]["path"]) if in_process else collector.store
+    return Run(client, report["answer"], store, spans_of(sink, run_id), len(llm.requests), report["claimwatch"])
+
+
+# The sub-agent's answer to the user in the team scenario: it contradicts the fact too.
+SUB_REPORT = "Docker is not running on the build host."
+TRANSFER = Reply.tool_call("transfer_to_agent", agent_name=SUB_AGENT)
+
+
+class Runs(ClientRuns):
+    """This file's scenarios on the shared two collectors (the auditing one with grounding, actions and a
+    tool deny rule)."""
+
+    def __init__(self, tmp_path_factory) -> None:
+        super().__init__(tmp_path_factory, ENFORCING, AUDITING, CHECKS)
+
+    def _run(self, scenario: str, client: str, option) -> Run:
+        docker = [Reply.tool_call("check_docker"), Reply.text(ANSWER)]
+        if scenario == "desk":
+            return run(self.desk_collector, self.desk_sink, client + "-desk", [LOOKUP, INSTALL, Reply.text(option)])
+        if scenario == "team":
+            replies = [TRANSFER, Reply.tool_call("check_docker"), Reply.text(SUB_REPORT)]
+            return run(self.ops_collector, self.ops_sink, client + "-team", replies)
+        if option != "in-process":
+            return run(self.ops_collector, self.ops_sink, client, docker)
+        path = self.tmp.mktemp("in-process") / "audit.duckdb"
+        config = {"validation": FACTS, "agents": ENFORCING, "storage": {"path": str(path)},
+                  "annotations": {"verbosity": "debug"}}  # fmt: skip
+        return run(self.ops_collector, self.ops_sink, client, docker, config)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, request):
+    runs_ = Runs(tmp_path_factory)
+    runs_.start((i for i in request.session.items if i.module is request.module), RUN_OF_TEST, CLIENTS)
+    try:
+        yield runs_
+    finally:
+        runs_.close()
+
+
+def outputs_judged(r: Run) -> int:
+    """One output evaluation per model answer: per LLM call, or per agent run where no LLM span is written."""
+    return 1 if r.client in NO_LLM_SPANS else r.llm_calls
+
+
+# --- ops: the answer is read, judged once, for the agent, and kept from flowing downstream when enforced --
+
+
+@e2e
+@each_client()
+def test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces(runs, client):
+    r = runs.get("ops", client)
+    assert r.answer == ANSWER
+    want = expected()
+    rows = output_rows(r)
+    # One row per model answer: the spans that repeat the answer are not judged again.
+    assert len(rows) == outputs_judged(r), rows
+    assert_no_doubles_and_no_failures(r)
+    answered = [x for x in rows if x[6]]
+    assert len(answered) == 1, rows
+    _, agent, mode, verdict, enforced, claims, violations, length = answered[0]
+    assert (agent, mode, verdict, enforced) == (AGENT, "enforce", "block", True), rows
+    assert (claims, violations) == (len(want.claims), len(want.violations))
+    assert length == len(ANSWER), rows  # the answer's text, not the envelope around it
+    assert r.rows("SELECT count(*) FROM violations WHERE check_name = 'output'") == [(len(want.violations),)]
+
+
+@e2e
+@each_client()
+def test_blocked_answer_leaves_no_copy_under_any_key(runs, client):
+    r = runs.get("ops", client)
+    assert leaks(r) == []
+    # The tool's own result is not the agent's output: it travels untouched.
+    assert any(TOOL_RESULT in everything(s) for s in r.spans)
+
+
+# --- team: the sub-agent the root transfers to answers the user itself -----------------------------------
+
+
+@e2e
+@each_client()
+def test_sub_agent_answer_is_judged_for_the_sub_agent_and_audited(runs, client):
+    r = runs.get("team", client)
+    assert r.answer == SUB_REPORT
+    assert_no_doubles_and_no_failures(r)
+    rows = output_rows(r)
+    assert len(rows) == (1 if client in NO_LLM_SPANS else r.llm_calls), rows
+    said = [x[1:5] for x in rows if x[6]]
+    # No rule names the sub-agent: what it says contradicts the fact, is flagged, and travels as it was.
+    assert said == [(SUB_AGENT, "audit", "flag", False)], rows
+    assert any(SUB_REPORT in everything(s) for s in r.spans)
+    # The root's transfer call is no claim of its own.
+    assert all(x[5] == 0 for x in rows if x[1] == AGENT), rows
+
+
+# --- desk: grounding, actions and tool_policy ----------------------------------------------------------
+
+
+@e2e
+@each_client()
+def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert r.answer == CONTRADICTING
+    assert_no_doubles_and_no_failures(r)
+    assert_contradictions_fabricated(r)
+    cited = {c for (c,) in r.rows("SELECT evidence_tool FROM grounding_claims WHERE grade = 'FABRICATED'")}
+    assert cited == {"get_reservation"}
+
+
+@e2e
+@each_client(("adk",))
+def test_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
+    r = runs.get("desk", client, CONSISTENT)
+    assert_no_doubles_and_no_failures(r)
+    assert_consistent_answer_grounded(r)
+
+
+@e2e
+@each_client()
+def test_action_claims_are_graded_against_the_tool_calls(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert_actions_graded(r, r.tool_span("bash"))
+
+
+@e2e
+@each_client()
+def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert_deny_rule_blocks_the_lookup(r, r.tool_span("get_reservation"))
+
+
+# --- in-process: ClaimwatchSpanProcessor in the agent's own process ------------------------------------
+
+
+@e2e
+@each_client(("adk", "adk-legacy"))
+def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(runs, client):
+    r = runs.get("ops", client, "in-process")
+    assert r.answer == ANSWER
+    assert r.rows(
+        "SELECT agent_id, mode, verdict, enforced FROM evaluations WHERE check_name = 'output' AND verdict <> 'pass'"
+    ) == [(AGENT, "enforce", "block", True)]
+    assert_no_doubles_and_no_failures(r)
+    assert r.processor_stats.get("enforced_blocks") == 1
+    assert leaks(r) == []
+
+
+# test -> the run it reads: (scenario, option)
+RUN_OF_TEST = {
+    test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces.__name__: ("ops", None),
+    test_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
+    test_sub_agent_answer_is_judged_for_the_sub_agent_and_audited.__name__: ("team", None),
+    test_answer_contradicting_the_tool_result_is_fabricated_citing_it.__name__: ("desk", CONTRADICTING),
+    test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
+    test_action_claims_are_graded_against_the_tool_calls.__name__: ("desk", CONTRADICTING),
+    test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
+    test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing.__name__: ("ops", "in-process"),
+}
+
+
+# --- What ADK writes, read span by span (attributes copied from the runs above) -------------------------
+
+from claimwatch.otel.extract import extract  # noqa: E402
+from claimwatch.otel.records import SpanRecord  # noqa: E402
+
+
+def _span(name: str, attributes: dict, parent: SpanRecord | None = None) -> SpanRecord:
+    return SpanRecord("t", name, parent.span_id if parent else None, name, attributes, ())
+
+
+@functools.cache
+def _pipeline():
+    from claimwatch.checks.pipeline import Pipeline
+
+    return Pipeline({"validation": FACTS})
