@@ -9,7 +9,9 @@ Traceloop `traceloop.entity.output` on agent/workflow/task spans (a LangChain
 run's serialized output there and in `output.value` is read as its last
 message, see `extract_langchain.py`; a LlamaIndex step's as the model message
 or query response it carries, see `extract_llamaindex.py`); the Vercel AI SDK's
-`ai.response.*` on its model-call spans (`extract_vercel.py`).
+`ai.response.*` on its model-call spans (`extract_vercel.py`); Google ADK's legacy
+`gcp.vertex.agent.llm_response` on its `call_llm` spans, and an ADK Event in
+OpenInference's `output.value` read as its model content (`extract_adk.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import attributes as A
+from . import extract_adk as adk
 from . import extract_vercel as vercel
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
@@ -72,7 +75,9 @@ class Output:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-_EXACT_KEYS = frozenset({A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, *vercel.OUTPUT_KEYS})
+_EXACT_KEYS = frozenset(
+    {A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, adk.LLM_RESPONSE, *vercel.OUTPUT_KEYS}
+)
 _PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
 
 
@@ -312,6 +317,18 @@ def _from_vercel_ai(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None
     return Output("\n\n".join(texts), vercel.source(attrs), cut, tuple(ToolCall(n, a, i) for n, a, i in calls))
 
 
+def _from_adk_response(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """ADK's legacy `call_llm` span: its LlmResponse JSON (extract_adk.py)."""
+    value = attrs.get(adk.LLM_RESPONSE)
+    found = adk.response_output(value)
+    if found is None:
+        return None
+    texts, calls, cut = found
+    if cut:
+        return Output(_salvage(value), adk.LLM_RESPONSE, truncated=True)
+    return Output("\n\n".join(texts), adk.LLM_RESPONSE, False, tuple(ToolCall(n, _as_text(a), i) for n, a, i in calls))
+
+
 def _text_or_json(value: str, source: str) -> Output:
     """A raw output value: plain text, or JSON whose strings are the text."""
     stripped = value.lstrip()
@@ -322,6 +339,9 @@ def _text_or_json(value: str, source: str) -> Output:
         return Output(_salvage(value) or value, source, truncated=True)
     chain, said = langchain_output(decoded)  # a LangChain run: its last message, if the model's
     if chain:
+        return Output(said, source)
+    event, said = adk.event_output(decoded)  # an ADK Event (OpenInference's agent run): its model content
+    if event:
         return Output(said, source)
     if prepared_request(decoded):  # LlamaIndex preparing a chat request: its messages are no model's words
         return Output("", source)
@@ -395,4 +415,5 @@ _FINDERS = (
     _from_openinference_value,
     _from_traceloop,
     _from_vercel_ai,
+    _from_adk_response,
 )
