@@ -48,13 +48,14 @@ from tests.helpers.client_rows import (
 )
 from tests.helpers.fake_gemini import FakeGemini
 from tests.helpers.fake_llm import Reply
-from tests.helpers.real_clients import TOOL_RESULT
+from tests.helpers.real_clients import RESERVATION, RESERVATION_CODE, TOOL_RESULT
 from tests.otlp_helpers import FACTS, Sink, wait_for
 from tests.test_real_clients import ANSWER, everything, expected
 from tests.test_real_clients_checks import (
     CHECKS,
     CONSISTENT,
     CONTRADICTING,
+    DENY_RULE,
     INSTALL,
     LOOKUP,
     FileStore,
@@ -249,7 +250,17 @@ def test_action_claims_are_graded_against_the_tool_calls(runs, client):
 @each_client()
 def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
     r = runs.get("desk", client, CONTRADICTING)
-    assert_deny_rule_blocks_the_lookup(r, r.tool_span("get_reservation"))
+    if client not in NO_LLM_SPANS:
+        assert_deny_rule_blocks_the_lookup(r, r.tool_span("get_reservation"))
+        return
+    # No LLM span names the calls: the tool spans are the only sightings, and the deny rule reads their input.
+    rows = r.rows("SELECT source, tool_name, decision, rule_id, span_id FROM tool_policy_decisions ORDER BY tool_name")
+    assert [x[:4] for x in rows] == [("execute_tool", "bash", "allow", None),
+                                     ("execute_tool", "get_reservation", "block", DENY_RULE)], rows  # fmt: skip
+    assert rows[1][4] == r.tool_span("get_reservation")
+    violations = r.rows("SELECT subject, detector_id, verdict, count(*) FROM violations WHERE check_name = 'tool_policy' "
+                        "GROUP BY ALL")  # fmt: skip
+    assert violations == [("get_reservation", DENY_RULE, "block", 1)], violations
 
 
 # --- in-process: ClaimwatchSpanProcessor in the agent's own process ------------------------------------
@@ -296,3 +307,123 @@ def _pipeline():
     from claimwatch.checks.pipeline import Pipeline
 
     return Pipeline({"validation": FACTS})
+
+
+_EVENT = "gcp.vertex.agent.event_id"
+# ADK's legacy call_llm span (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1), as google-adk 2.13.0 wrote it.
+_CALL_LLM = {"gen_ai.system": "gcp.vertex.agent", "gen_ai.request.model": "gemini-2.5-flash",
+             "gcp.vertex.agent.invocation_id": "e-47e9e183", "gcp.vertex.agent.session_id": "9ed10374", _EVENT: "784a84b4",
+             "gcp.vertex.agent.llm_request": '{"model": "gemini-2.5-flash", "contents": [{"parts": [{"text": '
+                                             '"Is docker running on the build host?"}], "role": "user"}]}'}  # fmt: skip
+
+
+def _llm_response(*parts: dict) -> str:
+    return json.dumps({"model_version": "gemini-2.5-flash", "content": {"parts": list(parts), "role": "model"},
+                       "finish_reason": "STOP", "usage_metadata": {"total_token_count": 18}}, separators=(",", ":"))  # fmt: skip
+
+
+def test_legacy_call_llm_response_is_the_answer_and_its_calls_are_named_as_adk_names_them():
+    answer = extract(_span("call_llm", {**_CALL_LLM, "gcp.vertex.agent.llm_response": _llm_response({"text": ANSWER})}))
+    assert (answer.text, answer.source, answer.tool_calls) == (ANSWER, "gcp.vertex.agent.llm_response", ())
+    # The model gave the call no id: named `<name>_<part index>`, as ADK's GenAI output names it.
+    asked = extract(_span("call_llm", {**_CALL_LLM, "gcp.vertex.agent.llm_response": _llm_response(
+        {"function_call": {"args": {"code": RESERVATION_CODE}, "name": "get_reservation"}})}))  # fmt: skip
+    assert asked.text == "" and [(c.name, json.loads(c.arguments), c.id) for c in asked.tool_calls] == [
+        ("get_reservation", {"code": RESERVATION_CODE}, "get_reservation_0")]  # fmt: skip
+    # Content capture off ("{}"), a tool span's placeholder, odd shapes: nothing read, nothing raised.
+    for value in ("{}", '{"content": null}', '{"content": {"parts": [null, 3, {"text": 7}]}}', "[]", "not json"):
+        assert extract(_span("call_llm", {**_CALL_LLM, "gcp.vertex.agent.llm_response": value})) is None, value
+    # Cut by the attribute length limit: read as far as it goes, marked truncated.
+    cut = extract(_span("call_llm", {**_CALL_LLM, "gcp.vertex.agent.llm_response": _llm_response({"text": ANSWER})[:80]}))
+    assert cut.truncated and ANSWER.startswith(cut.text) and cut.text
+
+
+def _oi_agent_run(event: dict) -> SpanRecord:
+    return _span("agent_run [ops_helper]", {"agent.name": AGENT, "session.id": "e053b3e0", "user.id": "u-1",
+                                            "output.value": json.dumps(event), "output.mime_type": "application/json",
+                                            "openinference.span.kind": "AGENT"})  # fmt: skip
+
+
+def test_openinference_agent_run_event_is_read_as_its_model_content():
+    event = {"model_version": "gemini-2.5-flash", "content": {"parts": [{"text": ANSWER}], "role": "model"},
+             "finish_reason": "STOP", "invocation_id": "e-16078fe5", "author": AGENT,
+             "actions": {"state_delta": {}, "artifact_delta": {}}, "node_info": {"path": ""},
+             "id": "1acc57b9-a1a1-4f00-bd94-4bc7e01a1d65", "timestamp": 1795873106.88}  # fmt: skip
+    assert extract(_oi_agent_run(event)).text == ANSWER
+    # A run that ends on a tool call, or on the user's words, says nothing of its own.
+    call = {**event, "content": {"parts": [{"function_call": {"name": "check_docker", "args": {}}}], "role": "model"}}
+    user = {**event, "content": {"parts": [{"text": "Is docker running?"}], "role": "user"}}
+    assert extract(_oi_agent_run(call)) is None and extract(_oi_agent_run(user)) is None
+    assert extract(_oi_agent_run({**event, "content": None})) is None
+
+
+# An execute_tool span of the legacy schema, and OpenInference's TOOL attributes on ADK's own span.
+_LEGACY_TOOL = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_reservation",
+                "gen_ai.tool.type": "FunctionTool", "gen_ai.agent.name": AGENT, "gcp.vertex.agent.llm_request": "{}",
+                "gcp.vertex.agent.llm_response": "{}", "gcp.vertex.agent.tool_call_args": '{"code": "K7QX2"}',
+                "gen_ai.tool.call.id": "adk-cc51432b-9ea2-4320-af80-bdf9343176af", _EVENT: "3dafb4a7",
+                "gcp.vertex.agent.tool_response": json.dumps({"result": RESERVATION})}  # fmt: skip
+_OI_TOOL = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_reservation",
+            "gen_ai.tool.type": "FunctionTool", "gen_ai.agent.name": AGENT, _EVENT: "90de7d28",
+            "gen_ai.tool.call.id": "adk-1bb6a037-6130-421b-b836-779a70140887", "tool.name": "get_reservation",
+            "tool.parameters": '{"code": "K7QX2"}', "input.value": '{"code": "K7QX2"}', "tool.id": "adk-1bb6a037",
+            "output.value": json.dumps({"id": "adk-1bb6a037", "name": "get_reservation", "response": {"result": RESERVATION}}),
+            "output.mime_type": "application/json", "openinference.span.kind": "TOOL"}  # fmt: skip
+
+
+@pytest.mark.parametrize("attrs", [_LEGACY_TOOL, _OI_TOOL], ids=["legacy", "openinference"])
+def test_adk_tool_span_gives_the_call_its_arguments_and_result(attrs):
+    from claimwatch.grounding.trace import span_passages
+    from claimwatch.verify.actions import tool_call_of_span
+
+    span = _span("execute_tool get_reservation", attrs)
+    name, arguments, result, _, call_id = tool_call_of_span(span)
+    assert (name, json.loads(arguments), result) == ("get_reservation", {"code": RESERVATION_CODE}, RESERVATION)
+    assert call_id == attrs["gen_ai.tool.call.id"]
+    [passage] = span_passages(span)
+    assert (passage.tool_name, passage.text, passage.source) == ("get_reservation", RESERVATION, "tool_result")
+    # No content captured: ADK's "{}" placeholders are no arguments and no evidence.
+    bare = {k: ("{}" if k.startswith("gcp.vertex.agent.tool") else v) for k, v in _LEGACY_TOOL.items()}
+    assert tool_call_of_span(_span("execute_tool get_reservation", bare))[1:3] == (None, None)
+    assert span_passages(_span("execute_tool get_reservation", bare)) == []
+    # The extract reads no output from a tool span's "{}" llm_response.
+    assert extract(span) is None
+
+
+def _policy_rows(*spans: SpanRecord) -> list[tuple]:
+    from claimwatch.checks.pipeline import Pipeline
+    from claimwatch.checks.trace import HeldTrace
+
+    pipeline = Pipeline({"validation": FACTS, "checks": CHECKS, "storage": {"enabled": False}})
+    held = HeldTrace({s.span_id: s for s in spans}.get, spans)
+    rows = []
+    for span in sorted(spans, key=lambda s: s.end_ns):
+        outcome = pipeline.process(span, held)
+        result = outcome.result("tool_policy") if outcome is not None else None
+        rows += [(r["source"], r["decision"], r["tool_call_id"]) for r in (result.rows if result else {}).get(
+            "tool_policy_decisions", ())]  # fmt: skip
+    return rows
+
+
+def test_adk_own_call_id_and_the_requests_name_are_one_call_in_either_order():
+    trace = "b" * 32
+    agent = SpanRecord(trace, "1" * 16, None, f"invoke_agent {AGENT}", {"gen_ai.operation.name": "invoke_agent",
+                       "gen_ai.agent.name": AGENT}, start_ns=10, end_ns=100)  # fmt: skip
+    parts = [{"role": "assistant", "parts": [{"id": "get_reservation_0", "name": "get_reservation",
+                                              "arguments": {"code": RESERVATION_CODE}, "type": "tool_call"}]}]  # fmt: skip
+    current = SpanRecord(trace, "2" * 16, agent.span_id, "generate_content gemini-2.5-flash",
+                         {"gen_ai.operation.name": "generate_content", "gen_ai.agent.name": AGENT, _EVENT: "f4ffb353",
+                          "gen_ai.output.messages": json.dumps(parts)}, start_ns=20, end_ns=30)  # fmt: skip
+    tool = {k: v for k, v in _LEGACY_TOOL.items() if not k.startswith("gcp.vertex.agent.tool")}
+    tool |= {"gen_ai.tool.call.arguments": '{"code": "K7QX2"}', "gen_ai.tool.call.result": json.dumps({"result": RESERVATION})}
+    executed = SpanRecord(trace, "3" * 16, agent.span_id, "execute_tool get_reservation", tool, start_ns=40, end_ns=50)
+    # The current schema: the request's span ends first; the execution takes the request's id.
+    assert _policy_rows(agent, current, executed) == [("llm_output", "block", "get_reservation_0"),
+                                                      ("execute_tool", "block", "get_reservation_0")]  # fmt: skip
+    # The legacy schema: call_llm ends after the tool it asked for ran; the request takes the execution's id.
+    legacy = SpanRecord(trace, "4" * 16, agent.span_id, "call_llm", {**_CALL_LLM, "gcp.vertex.agent.llm_response":
+                        _llm_response({"function_call": {"args": {"code": RESERVATION_CODE}, "name": "get_reservation"}})},
+                        start_ns=20, end_ns=60)  # fmt: skip
+    ran = SpanRecord(trace, "5" * 16, agent.span_id, "execute_tool get_reservation", _LEGACY_TOOL, start_ns=40, end_ns=50)
+    adk_id = _LEGACY_TOOL["gen_ai.tool.call.id"]
+    assert _policy_rows(agent, legacy, ran) == [("execute_tool", "block", adk_id), ("llm_output", "block", adk_id)]
