@@ -144,6 +144,8 @@ class Runs(ClientRuns):
         if scenario == "team":
             replies = [TRANSFER, Reply.tool_call("check_docker"), Reply.text(SUB_REPORT)]
             return run(self.ops_collector, self.ops_sink, client + "-team", replies)
+        if option == "stream":
+            return run(self.ops_collector, self.ops_sink, client + "-stream", docker)
         if option != "in-process":
             return run(self.ops_collector, self.ops_sink, client, docker)
         path = self.tmp.mktemp("in-process") / "audit.duckdb"
@@ -164,7 +166,7 @@ def runs(tmp_path_factory, request):
 
 def outputs_judged(r: Run) -> int:
     """One output evaluation per model answer: per LLM call, or per agent run where no LLM span is written."""
-    return 1 if r.client in NO_LLM_SPANS else r.llm_calls
+    return 1 if r.client.startswith(tuple(NO_LLM_SPANS)) else r.llm_calls
 
 
 # --- ops: the answer is read, judged once, for the agent, and kept from flowing downstream when enforced --
@@ -196,6 +198,21 @@ def test_blocked_answer_leaves_no_copy_under_any_key(runs, client):
     assert leaks(r) == []
     # The tool's own result is not the agent's output: it travels untouched.
     assert any(TOOL_RESULT in everything(s) for s in r.spans)
+
+
+@e2e
+@each_client()
+def test_streamed_answer_is_judged_whole_once_and_no_piece_of_it_is_forwarded(runs, client):
+    r = runs.get("ops", client, "stream")
+    assert r.answer == ANSWER
+    assert_no_doubles_and_no_failures(r)
+    rows = output_rows(r)
+    assert len(rows) == outputs_judged(r), rows
+    [answered] = [x for x in rows if x[6]]
+    assert (answered[1:5], answered[7]) == ((AGENT, "enforce", "block", True), len(ANSWER)), rows
+    # The fake server sends the text in pieces of 12 characters; ADK writes each piece as a message.
+    pieces = [ANSWER[i : i + 12] for i in range(0, len(ANSWER), 12)]
+    assert [(s.name, p) for s in r.spans for p in pieces if p in everything(s)] == []
 
 
 # --- team: the sub-agent the root transfers to answers the user itself -----------------------------------
@@ -283,6 +300,7 @@ def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(
 RUN_OF_TEST = {
     test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces.__name__: ("ops", None),
     test_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
+    test_streamed_answer_is_judged_whole_once_and_no_piece_of_it_is_forwarded.__name__: ("ops", "stream"),
     test_sub_agent_answer_is_judged_for_the_sub_agent_and_audited.__name__: ("team", None),
     test_answer_contradicting_the_tool_result_is_fabricated_citing_it.__name__: ("desk", CONTRADICTING),
     test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
@@ -427,3 +445,31 @@ def test_adk_own_call_id_and_the_requests_name_are_one_call_in_either_order():
     ran = SpanRecord(trace, "5" * 16, agent.span_id, "execute_tool get_reservation", _LEGACY_TOOL, start_ns=40, end_ns=50)
     adk_id = _LEGACY_TOOL["gen_ai.tool.call.id"]
     assert _policy_rows(agent, legacy, ran) == [("execute_tool", "block", adk_id), ("llm_output", "block", adk_id)]
+
+
+# ADK's generate_content span of a streamed turn (RunConfig(streaming_mode=SSE)): a message per piece sent.
+_STREAMED = ('[{"role":"assistant","parts":[{"content":"I checked th","type":"text"}],"finish_reason":""},'
+             '{"role":"assistant","parts":[{"content":"e host. Dock","type":"text"}],"finish_reason":""},'
+             '{"role":"assistant","parts":[{"content":"er is not ru","type":"text"}],"finish_reason":""},'
+             '{"role":"assistant","parts":[{"content":"nning and Po","type":"text"}],"finish_reason":""},'
+             '{"role":"assistant","parts":[{"content":"stgreSQL is ","type":"text"}],"finish_reason":""},'
+             '{"role":"assistant","parts":[{"content":"down.","type":"text"}],"finish_reason":"stop"}]')
+
+
+def test_streamed_turn_written_in_pieces_is_read_and_redacted_as_one_message():
+    from claimwatch.checks.redact import redacted_value
+
+    span = _span("generate_content gemini-2.5-flash", {"gen_ai.operation.name": "generate_content",
+                                                       "gen_ai.agent.name": AGENT, "gen_ai.output.messages": _STREAMED})  # fmt: skip
+    assert extract(span).text == ANSWER
+    redacted = json.loads(redacted_value(_STREAMED, [ANSWER], "[blocked]"))
+    assert redacted == [{"role": "assistant", "parts": [{"content": "[blocked]", "type": "text"}], "finish_reason": "stop"}]
+    # Choices, or messages that name no finish reason, are not pieces: read apart as before.
+    choices = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Docker is up."}], "finish_reason": "stop"},
+                          {"role": "assistant", "parts": [{"type": "text", "content": "Docker is down."}]}])  # fmt: skip
+    assert extract(_span("chat", {"gen_ai.output.messages": choices})).text == "Docker is up.\n\nDocker is down."
+    # A streamed turn that calls a tool after its text keeps the call.
+    called = [*json.loads(_STREAMED)[:2], {"role": "assistant", "finish_reason": "stop", "parts": [
+        {"type": "tool_call", "id": "c1", "name": "check_docker", "arguments": {}}]}]  # fmt: skip
+    out = extract(_span("chat", {"gen_ai.output.messages": json.dumps(called)}))
+    assert out.text == "I checked the host. Dock" and [c.name for c in out.tool_calls] == ["check_docker"]

@@ -155,6 +155,7 @@ def messages_output(value: Any, source: str, answer_tools: frozenset[str] = froz
         messages = [messages]
     if not isinstance(messages, (list, tuple)):  # the SDK stores structured lists as tuples
         return None
+    messages = adk.joined_pieces(messages)  # a streamed turn in pieces (extract_adk.py)
     texts: list[str] = []
     tools: list[ToolCall] = []
     for message in messages:

@@ -114,6 +114,41 @@ def tool_result(value: Any) -> Any:
     return decoded if isinstance(decoded, str) else json.dumps(decoded, ensure_ascii=False, default=str)
 
 
+def joined_pieces(messages: Any) -> Any:
+    """The output of a streamed turn as ADK writes it in GenAI `gen_ai.output.messages`: one message per
+    piece the model sent, `finish_reason` "" on all but the last. Those pieces are one message, their text
+    parts joined as sent (read apart, "Dock" and "er is not ru" said nothing, and no piece matched the
+    blocked answer when it was redacted). `messages` itself when it holds no pieces."""
+    if not isinstance(messages, (list, tuple)) or not any(_is_piece(m) for m in messages[:-1]):
+        return messages
+    out: list[Any] = []
+    for message in messages:
+        if out and _is_piece(out[-1]) and isinstance(message, Mapping) and message.get("role") == out[-1]["role"]:
+            out[-1] = _joined(out[-1], message)
+        else:
+            out.append(message)
+    return out
+
+
+def _is_piece(message: Any) -> bool:
+    return isinstance(message, Mapping) and message.get("finish_reason") == "" and isinstance(message.get("parts"), list)
+
+
+def _joined(first: Mapping[str, Any], then: Mapping[str, Any]) -> dict[str, Any]:
+    parts = list(first["parts"])
+    for part in then.get("parts") or ():
+        last = parts[-1] if parts else None
+        if _text(last) and _text(part) and last.get("type") == part.get("type"):
+            parts[-1] = {**last, "content": last["content"] + part["content"]}
+        else:
+            parts.append(part)
+    return {**first, "parts": parts, "finish_reason": then.get("finish_reason", "")}
+
+
+def _text(part: Any) -> bool:
+    return isinstance(part, Mapping) and isinstance(part.get("content"), str) and part.get("type") != "tool_call"
+
+
 def client_call_id(call_id: str | None) -> bool:
     """Whether ADK made the id up (the model gave the call none): the request's own id names the call."""
     return bool(call_id) and call_id.startswith(CLIENT_CALL_ID_PREFIX)

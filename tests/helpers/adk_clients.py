@@ -13,6 +13,7 @@ the fake Gemini REST server (`tests/helpers/fake_gemini.py`, `--llm` is its root
   ADK's web UI reads): `call_llm` spans with the exchange in `gcp.vertex.agent.llm_request`/`llm_response`,
   tools in `gcp.vertex.agent.tool_call_args`/`tool_response`;
 - `adk-openinference[-desk]`: the same agent traced by Arize's openinference-instrumentation-google-adk;
+- `*-stream`: the same agent with ADK's server-sent-events streaming (the answer arrives in pieces);
 - `*-team`: a root agent that transfers to a sub-agent (`docker_checker`, ADK's `transfer_to_agent`),
   which calls the tool and answers the user itself.
 
@@ -61,23 +62,25 @@ def _agent(llm_url: str, tools: list[Callable[..., str]], name: str = AGENT, sub
                     description=description, tools=list(tools), sub_agents=list(sub_agents))  # fmt: skip
 
 
-async def _ask(agent, prompt: str) -> str:
+async def _ask(agent, prompt: str, stream: bool = False) -> str:
     """One user turn through ADK's in-memory runner: the last final response's text is the answer."""
+    from google.adk.agents.run_config import RunConfig, StreamingMode
     from google.adk.runners import InMemoryRunner
     from google.genai import types
 
     runner = InMemoryRunner(agent=agent, app_name="ops")
     session = await runner.session_service.create_session(app_name="ops", user_id="u-1")
     message = types.Content(role="user", parts=[types.Part(text=prompt)])
+    config = RunConfig(streaming_mode=StreamingMode.SSE if stream else StreamingMode.NONE)
     answer = ""
-    async for event in runner.run_async(user_id="u-1", session_id=session.id, new_message=message):
-        if event.is_final_response() and event.content and event.content.parts:
+    async for event in runner.run_async(user_id="u-1", session_id=session.id, new_message=message, run_config=config):
+        if event.is_final_response() and not event.partial and event.content and event.content.parts:
             answer = "".join(p.text or "" for p in event.content.parts) or answer
     await runner.close()
     return answer
 
 
-def _run(variant: str, tools: list[Callable[..., str]], prompt: str, team: bool = False):
+def _run(variant: str, tools: list[Callable[..., str]], prompt: str, team: bool = False, stream: bool = False):
     def run(llm_url: str, provider) -> str:
         _configure(variant, provider)
         if team:
@@ -85,7 +88,7 @@ def _run(variant: str, tools: list[Callable[..., str]], prompt: str, team: bool 
             agent = _agent(llm_url, [], sub_agents=[checker])
         else:
             agent = _agent(llm_url, tools)
-        return asyncio.run(_ask(agent, prompt))
+        return asyncio.run(_ask(agent, prompt, stream))
 
     return run
 
@@ -96,6 +99,7 @@ for _variant, _client in (("native", "adk"), ("legacy", "adk-legacy"), ("openinf
     CLIENTS[_client] = _run(_variant, DOCKER, rc.PROMPT)
     CLIENTS[_client + "-desk"] = _run(_variant, list(rc.DESK_TOOLS), rc.DESK_PROMPT)
     CLIENTS[_client + "-team"] = _run(_variant, DOCKER, rc.PROMPT, team=True)
+    CLIENTS[_client + "-stream"] = _run(_variant, DOCKER, rc.PROMPT, stream=True)
 rc.CLIENTS.update(CLIENTS)
 
 

@@ -1,7 +1,7 @@
 """A tiny Gemini REST server on 127.0.0.1 for end-to-end tests with Google's own clients (google-genai, ADK).
 
 It answers `POST /{version}/models/{model}:generateContent` and
-`:streamGenerateContent?alt=sse` from the same script of replies as the fake
+`:streamGenerateContent?alt=sse` (the text in pieces) from the same script of replies as the fake
 OpenAI-compatible server (`tests/helpers/fake_llm.py`): each request takes the
 next reply, the last one repeats once the script is used up. A text reply is a
 `text` part; a tool reply is a `functionCall` part the client is expected to
@@ -40,6 +40,22 @@ def generate_content_response(reply: Reply, n: int, model: str) -> dict[str, Any
     }
 
 
+def stream_chunks(response: dict[str, Any], size: int = 12) -> list[dict[str, Any]]:
+    """A streamed response as Gemini sends it: the text in pieces, one response each; the finish reason and
+    usage on the last. A function call comes whole."""
+    candidate = response["candidates"][0]
+    parts = candidate["content"]["parts"]
+    if any("functionCall" in p for p in parts):
+        return [response]
+    text = "".join(p["text"] for p in parts)
+    pieces = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+    chunks = [{"candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}, "index": 0}],
+               "modelVersion": response["modelVersion"], "responseId": response["responseId"]} for piece in pieces]  # fmt: skip
+    chunks[-1]["candidates"][0]["finishReason"] = candidate["finishReason"]
+    chunks[-1]["usageMetadata"] = response["usageMetadata"]
+    return chunks
+
+
 class FakeGemini:
     """The server; `base_url` is the host root (the client adds the API version). A context manager."""
 
@@ -61,11 +77,13 @@ class FakeGemini:
                 status, payload, stream = gemini.answer(self.path, body)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
-                if stream:  # one server-sent event holding the whole response, then the connection closes
+                if stream and status == 200:  # server-sent events, then the connection closes
                     self.send_header("Content-Type", "text/event-stream")
                     self.send_header("Connection", "close")
                     self.end_headers()
-                    self.wfile.write(b"data: " + data + b"\r\n\r\n")
+                    for chunk in stream_chunks(payload):
+                        self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n")
+                        self.wfile.flush()
                     self.close_connection = True
                     return
                 self.send_header("Content-Type", "application/json")
