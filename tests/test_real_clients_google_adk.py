@@ -144,8 +144,9 @@ class Runs(ClientRuns):
         if scenario == "team":
             replies = [TRANSFER, Reply.tool_call("check_docker"), Reply.text(SUB_REPORT)]
             return run(self.ops_collector, self.ops_sink, client + "-team", replies)
-        if option == "stream":
-            return run(self.ops_collector, self.ops_sink, client + "-stream", docker)
+        if option in ("stream", "events", "stream-events"):
+            name = client + "-" + option if option == "stream" else "adk-" + option
+            return run(self.ops_collector, self.ops_sink, name, docker)
         if option != "in-process":
             return run(self.ops_collector, self.ops_sink, client, docker)
         path = self.tmp.mktemp("in-process") / "audit.duckdb"
@@ -213,6 +214,20 @@ def test_streamed_answer_is_judged_whole_once_and_no_piece_of_it_is_forwarded(ru
     # The fake server sends the text in pieces of 12 characters; ADK writes each piece as a message.
     pieces = [ANSWER[i : i + 12] for i in range(0, len(ANSWER), 12)]
     assert [(s.name, p) for s in r.spans for p in pieces if p in everything(s)] == []
+
+
+@e2e
+@each_client(("adk",))
+@pytest.mark.parametrize("option", ["events", "stream-events"])
+def test_answer_on_log_records_only_is_judged_once_for_the_agent(runs, client, option):
+    r = runs.get("ops", client, option)
+    assert r.answer == ANSWER
+    assert_no_doubles_and_no_failures(r)
+    rows = output_rows(r)
+    # The spans carry no content: one row per LLM call, from its operation.details log record.
+    assert [x[0] for x in rows] == ["gen_ai.client.inference.operation.details"] * r.llm_calls, rows
+    [answered] = [x for x in rows if x[6]]
+    assert (answered[1:5], answered[7]) == ((AGENT, "enforce", "block", True), len(ANSWER)), rows
 
 
 # --- team: the sub-agent the root transfers to answers the user itself -----------------------------------

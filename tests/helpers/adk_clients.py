@@ -12,6 +12,8 @@ the fake Gemini REST server (`tests/helpers/fake_gemini.py`, `--llm` is its root
 - `adk-legacy[-desk]`: the same under ADK's legacy schema (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1, what
   ADK's web UI reads): `call_llm` spans with the exchange in `gcp.vertex.agent.llm_request`/`llm_response`,
   tools in `gcp.vertex.agent.tool_call_args`/`tool_response`;
+- `adk[-stream]-events`: the current schema with `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`
+  (EVENT_ONLY): the messages only on `gen_ai.client.inference.operation.details` log records;
 - `adk-openinference[-desk]`: the same agent traced by Arize's openinference-instrumentation-google-adk;
 - `*-stream`: the same agent with ADK's server-sent-events streaming (the answer arrives in pieces);
 - `*-team`: a root agent that transfers to a sub-agent (`docker_checker`, ADK's `transfer_to_agent`),
@@ -35,7 +37,7 @@ SYSTEM = "Answer questions about the build host and reservations."
 MODEL = "gemini-2.5-flash"
 
 
-def _configure(variant: str, provider) -> None:
+def _configure(variant: str, provider, logs=None) -> None:
     """The environment ADK reads its telemetry choices from (once, when it builds its config), then the
     tracer provider ADK's module-level tracers resolve to, or OpenInference's instrumentor."""
     os.environ.setdefault("GOOGLE_API_KEY", "test-key")
@@ -44,6 +46,11 @@ def _configure(variant: str, provider) -> None:
         os.environ["ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"] = "1"
     elif variant == "native":
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+    elif variant == "events":  # the older boolean form: content on log records only (EVENT_ONLY)
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+        from opentelemetry import _logs
+
+        _logs.set_logger_provider(logs)
     if variant == "openinference":
         from openinference.instrumentation.google_adk import GoogleADKInstrumentor
 
@@ -81,8 +88,8 @@ async def _ask(agent, prompt: str, stream: bool = False) -> str:
 
 
 def _run(variant: str, tools: list[Callable[..., str]], prompt: str, team: bool = False, stream: bool = False):
-    def run(llm_url: str, provider) -> str:
-        _configure(variant, provider)
+    def run(llm_url: str, provider, logs=None) -> str:
+        _configure(variant, provider, logs)
         if team:
             checker = _agent(llm_url, tools, SUB_AGENT, description="Checks services on the build host.")
             agent = _agent(llm_url, [], sub_agents=[checker])
@@ -100,6 +107,8 @@ for _variant, _client in (("native", "adk"), ("legacy", "adk-legacy"), ("openinf
     CLIENTS[_client + "-desk"] = _run(_variant, list(rc.DESK_TOOLS), rc.DESK_PROMPT)
     CLIENTS[_client + "-team"] = _run(_variant, DOCKER, rc.PROMPT, team=True)
     CLIENTS[_client + "-stream"] = _run(_variant, DOCKER, rc.PROMPT, stream=True)
+CLIENTS["adk-events"] = _run("events", DOCKER, rc.PROMPT)  # `-events`: the runner exports log records too
+CLIENTS["adk-stream-events"] = _run("events", DOCKER, rc.PROMPT, stream=True)
 rc.CLIENTS.update(CLIENTS)
 
 
