@@ -148,7 +148,7 @@ class Runs(ClientRuns):
         if scenario == "team":
             replies = [TRANSFER, Reply.tool_call("check_docker"), Reply.text(SUB_REPORT)]
             return run(self.ops_collector, self.ops_sink, client + "-team", replies)
-        if option in ("stream", "events", "stream-events"):
+        if option in ("stream", "events", "stream-events", "both-events"):
             name = client + "-" + option if option == "stream" else "adk-" + option
             return run(self.ops_collector, self.ops_sink, name, docker)
         if option != "in-process":
@@ -222,16 +222,18 @@ def test_streamed_answer_is_judged_whole_once_and_no_piece_of_it_is_forwarded(ru
 
 @e2e
 @each_client(("adk",))
-@pytest.mark.parametrize("option", ["stream-events"])
+@pytest.mark.parametrize("option", ["stream-events", "both-events"])
 def test_answer_on_log_records_only_is_judged_once_for_the_agent(runs, client, option):
     r = runs.get("ops", client, option)
     assert r.answer == ANSWER
     assert_no_doubles_and_no_failures(r)
     rows = output_rows(r)
-    # The spans carry no content: one row per LLM call, from its operation.details log record.
+    # One row per LLM call, from its operation.details log record (which carries the span's id); with
+    # SPAN_AND_EVENT the span's copy is the same output, not judged again, and is not forwarded.
     assert [x[0] for x in rows] == ["gen_ai.client.inference.operation.details"] * r.llm_calls, rows
     [answered] = [x for x in rows if x[6]]
     assert (answered[1:5], answered[7]) == ((AGENT, "enforce", "block", True), len(ANSWER)), rows
+    assert leaks(r) == []
 
 
 # --- team: the sub-agent the root transfers to answers the user itself -----------------------------------

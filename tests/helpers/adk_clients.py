@@ -46,8 +46,8 @@ def _configure(variant: str, provider, logs=None) -> None:
         os.environ["ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"] = "1"
     elif variant == "native":
         os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
-    elif variant == "events":  # the older boolean form: content on log records only (EVENT_ONLY)
-        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+    elif variant in ("events", "both"):  # the older boolean form: on log records only (EVENT_ONLY); or both
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true" if variant == "events" else "SPAN_AND_EVENT"
         from opentelemetry import _logs
 
         _logs.set_logger_provider(logs)
@@ -109,6 +109,7 @@ for _variant, _client in (("native", "adk"), ("legacy", "adk-legacy"), ("openinf
     CLIENTS[_client + "-stream"] = _run(_variant, DOCKER, rc.PROMPT, stream=True)
 CLIENTS["adk-events"] = _run("events", DOCKER, rc.PROMPT)  # `-events`: the runner exports log records too
 CLIENTS["adk-stream-events"] = _run("events", DOCKER, rc.PROMPT, stream=True)
+CLIENTS["adk-both-events"] = _run("both", DOCKER, rc.PROMPT)  # SPAN_AND_EVENT: on the spans and log records
 rc.CLIENTS.update(CLIENTS)
 
 
