@@ -32,6 +32,7 @@ MARKERS: tuple[bytes, ...] = (
     b"ai.response.",  # the Vercel AI SDK: model output (extract_vercel.py), tool runs, the function it serves
     b"ai.toolCall.",
     b"ai.telemetry.functionId",
+    b"gcp.vertex.agent.",  # Google ADK's legacy schema: a model call's response, a tool's arguments and result
 )
 # The checks whose `wants` the markers cover; with any other check enabled, every span is asked.
 COVERED_CHECKS = frozenset({"output", "actions", "tool_policy", "grounding"})

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..otel.extract_adk import joined_pieces
+
 _MISSING = object()
 # A text part shorter than this that happens to occur inside a blocked output (a word, a
 # name) is left alone; a longer one is a piece of the blocked output and is replaced.
@@ -30,6 +32,9 @@ def redacted_value(value: Any, blocked: Sequence[str], notice: str) -> Any:
     if isinstance(value, str):
         return _string(value, blocked, notice)
     if isinstance(value, list | tuple):
+        joined = joined_pieces(value)  # a streamed turn written in pieces: redacted as the one message it is
+        if joined is not value:
+            return redacted_value(joined, blocked, notice)
         changed = False
         out = []
         for item in value:

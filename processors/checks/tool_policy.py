@@ -38,9 +38,11 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 from ..otel.extract import extract, may_carry_output
+from ..otel.extract_adk import client_call_id, is_adk
 from ..otel.records import EventRecord, SpanRecord
 from ..policy.config import ToolPolicyConfig, settings_beside_store
 from ..policy.engine import Decision, PolicyEngine
@@ -145,12 +147,17 @@ class ToolPolicyCheck:
                 # those the LLM asked for under its id.
                 arguments = requested_arguments(ctx.trace.before(ctx.span)).get(call_id)
             call_id = call_id or _str(ctx.span.attributes.get(OPENINFERENCE_TOOL_ID))
+            if client_call_id(call_id):  # ADK named the call after the model's output did: one call, its id
+                call_id = self.requests.id_of(ctx, tool, arguments) or call_id
             return [("execute_tool", tool, arguments, call_id or self.requests.id_of(ctx, tool, arguments))]
         output = ctx.output
         if output is None or not output.tool_calls:
             return []
-        self.requests.add(ctx.span.trace_id, output.tool_calls)
-        return [("llm_output", c.name, c.arguments, c.id) for c in output.tool_calls]
+        calls = output.tool_calls
+        if is_adk(ctx.span.attributes):  # ADK's legacy call_llm span ends after the tools it asked for ran
+            calls = tuple(replace(c, id=_executed_as(ctx, c) or c.id) for c in calls)
+        self.requests.add(ctx.span.trace_id, calls)
+        return [("llm_output", c.name, c.arguments, c.id) for c in calls]
 
     def _decide(self, ctx: CheckContext, call: tuple) -> Decision:
         source, tool, arguments, call_id = call
@@ -287,6 +294,20 @@ def _in_trace(ctx: CheckContext, tool: str, wanted: bytes) -> str | None:
         scanned += 1
         if scanned >= _REQUESTS_SCANNED:
             return None
+    return None
+
+
+def _executed_as(ctx: CheckContext, call) -> str | None:
+    """The id ADK gave the execution of a requested call that ended before the request's span (its own
+    `adk-` id: the model gave none), so both sightings are one call."""
+    wanted = None
+    for span in reversed(ctx.trace.before(ctx.span)):
+        executed = tool_call_of_span(span)
+        if executed is None or executed[0] != call.name or not client_call_id(executed[4]):
+            continue
+        wanted = _fingerprint(call.arguments) if wanted is None else wanted
+        if _fingerprint(executed[1]) == wanted:
+            return executed[4]
     return None
 
 

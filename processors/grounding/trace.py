@@ -33,6 +33,7 @@ from functools import lru_cache
 from threading import Lock
 from typing import Any
 
+from ..otel import extract_adk as adk
 from ..otel import extract_vercel as vercel
 from ..otel.extract import ANSWER_TOOLS
 from ..otel.extract_events import tool_events
@@ -74,7 +75,7 @@ _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 _EVIDENCE_KEYS = frozenset(
     {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE,
-     ANTHROPIC_TOOL_RESULT, vercel.PROMPT_MESSAGES, *vercel.TOOL_RESULT_KEYS}
+     ANTHROPIC_TOOL_RESULT, adk.TOOL_RESPONSE, vercel.PROMPT_MESSAGES, *vercel.TOOL_RESULT_KEYS}
 )
 
 
@@ -257,6 +258,15 @@ def span_passages(span: SpanRecord) -> list[Passage]:
 
 
 def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | None:
+    found = _any_tool_result(span)
+    if found is not None and found[3] == OUTPUT_VALUE and adk.is_adk(span.attributes):
+        # OpenInference on an ADK tool span: its output is the FunctionResponse around the result
+        name, arguments, result, key = found
+        return name, arguments, adk.tool_result(result), key
+    return found
+
+
+def _any_tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | None:
     attrs = span.attributes
     if GEN_AI_TOOL_RESULT in attrs:
         name = attrs.get(GEN_AI_TOOL_NAME)
@@ -268,6 +278,10 @@ def _tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str] | 
         arguments, result = tool_events(span)
         if result is not None:
             return _str(attrs.get(GEN_AI_TOOL_NAME)), _text(arguments), result, STRANDS_TOOL_RESULT
+    if adk.TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:  # ADK's legacy schema
+        arguments, result = adk.tool_io(attrs)
+        if result is not None:
+            return _str(attrs[GEN_AI_TOOL_NAME]), _text(arguments), result, adk.TOOL_RESPONSE
     if PYDANTIC_AI_TOOL_RESPONSE in attrs and GEN_AI_TOOL_NAME in attrs:
         args = _text(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS))
         return _str(attrs[GEN_AI_TOOL_NAME]), args, attrs[PYDANTIC_AI_TOOL_RESPONSE], PYDANTIC_AI_TOOL_RESPONSE

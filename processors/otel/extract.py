@@ -10,7 +10,9 @@ run's serialized output there and in `output.value` is read as its last
 message, see `extract_langchain.py`; a LlamaIndex step's as the model message
 or query response it carries, see `extract_llamaindex.py`; a CrewAI task's or
 crew's as its final answer, see `extract_crewai.py`); the Vercel AI SDK's
-`ai.response.*` on its model-call spans (`extract_vercel.py`).
+`ai.response.*` on its model-call spans (`extract_vercel.py`); Google ADK's legacy
+`gcp.vertex.agent.llm_response` on its `call_llm` spans, and an ADK Event in
+OpenInference's `output.value` read as its model content (`extract_adk.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import attributes as A
+from . import extract_adk as adk
 from . import extract_vercel as vercel
 from .extract_crewai import run_output as crewai_run_output
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
@@ -74,7 +77,9 @@ class Output:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
-_EXACT_KEYS = frozenset({A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, *vercel.OUTPUT_KEYS})
+_EXACT_KEYS = frozenset(
+    {A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, adk.LLM_RESPONSE, *vercel.OUTPUT_KEYS}
+)
 _PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
 
 
@@ -152,6 +157,7 @@ def messages_output(value: Any, source: str, answer_tools: frozenset[str] = froz
         messages = [messages]
     if not isinstance(messages, (list, tuple)):  # the SDK stores structured lists as tuples
         return None
+    messages = adk.joined_pieces(messages)  # a streamed turn in pieces (extract_adk.py)
     texts: list[str] = []
     tools: list[ToolCall] = []
     for message in messages:
@@ -314,6 +320,18 @@ def _from_vercel_ai(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None
     return Output("\n\n".join(texts), vercel.source(attrs), cut, tuple(ToolCall(n, a, i) for n, a, i in calls))
 
 
+def _from_adk_response(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """ADK's legacy `call_llm` span: its LlmResponse JSON (extract_adk.py)."""
+    value = attrs.get(adk.LLM_RESPONSE)
+    found = adk.response_output(value)
+    if found is None:
+        return None
+    texts, calls, cut = found
+    if cut:
+        return Output(_salvage(value), adk.LLM_RESPONSE, truncated=True)
+    return Output("\n\n".join(texts), adk.LLM_RESPONSE, False, tuple(ToolCall(n, _as_text(a), i) for n, a, i in calls))
+
+
 def _text_or_json(value: str, source: str) -> Output:
     """A raw output value: plain text, or JSON whose strings are the text."""
     stripped = value.lstrip()
@@ -327,6 +345,9 @@ def _text_or_json(value: str, source: str) -> Output:
         return Output(said, source)
     crew, said = crewai_run_output(decoded)  # a CrewAI task or crew run: its final answer, not its conversation
     if crew:
+        return Output(said, source)
+    event, said = adk.event_output(decoded)  # an ADK Event (OpenInference's agent run): its model content
+    if event:
         return Output(said, source)
     if prepared_request(decoded):  # LlamaIndex preparing a chat request: its messages are no model's words
         return Output("", source)
@@ -400,4 +421,5 @@ _FINDERS = (
     _from_openinference_value,
     _from_traceloop,
     _from_vercel_ai,
+    _from_adk_response,
 )

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from ..otel import extract_adk as adk
 from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
@@ -222,6 +223,8 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
             args, result = tool_events(span)
         if result is None:
             result = attrs.get(PYDANTIC_AI_TOOL_RESPONSE, attrs.get(ANTHROPIC_TOOL_RESULT))
+        if args is None and result is None and adk.is_adk(attrs):  # ADK's legacy schema, or OpenInference on it
+            args, result = adk.tool_io(attrs)
         return (str(attrs[GEN_AI_TOOL_NAME]), tool_call_input(attrs.get(PYDANTIC_AI_TOOL_ARGUMENTS) if args is None else args),
                 tool_message_content(result), _status(attrs, span), _str_or_none(attrs.get(GEN_AI_TOOL_CALL_ID)))
     if vercel.TOOL_CALL_NAME in attrs:
