@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import attributes as A
+from . import extract_litellm as litellm
 from . import extract_vercel as vercel
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
 from .extract_langchain import langchain_output
@@ -119,7 +120,13 @@ def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output 
         return None
     # Which tools carry the answer matters only when the output calls a tool at all.
     calls = not isinstance(value, str) or '"tool_call' in value
-    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs) if calls else frozenset())
+    found = messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs) if calls else frozenset())
+    if found is not None and not found.tool_calls:
+        # LiteLLM's callback writes the calls beside the messages (extract_litellm.py).
+        extra = tuple(ToolCall(name, _as_text(arguments)) for name, arguments in litellm.function_calls(attrs))
+        if extra:
+            found = Output(found.text, found.source, found.truncated, extra)
+    return found
 
 
 def output_tools(attrs: Mapping[str, Any]) -> frozenset[str]:
@@ -175,6 +182,11 @@ def _collect_message(
             elif kind == "tool_call" and part.get("name"):
                 cut = _collect_call(str(part["name"]), part.get("arguments"), texts, tools, answer_tools,
                                     part.get("id")) or cut
+        if litellm.has_tool_parts(parts):
+            return cut
+        # LiteLLM's messages: text in parts, the calls beside them in OpenAI's shape (extract_litellm.py).
+        for name, arguments, call_id in litellm.openai_tool_calls(message):
+            cut = _collect_call(name, arguments, texts, tools, answer_tools, call_id) or cut
         return cut
     # OpenAI message shape: {"role", "content", "tool_calls": [{"function": {"name", "arguments"}}]}
     content = message.get("content")

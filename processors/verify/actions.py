@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
@@ -429,6 +430,13 @@ def _message_parts(message: Mapping[str, Any]):
                 yield "call", _str_or_none(part.get("id")), str(part["name"]), part.get("arguments")
             elif part.get("type") == "tool_call_response":
                 yield "result", _str_or_none(part.get("id")), None, part.get("response", part.get("result"))
+        if litellm.has_tool_parts(parts):
+            return
+        # LiteLLM's messages: text in parts, the calls and the id a result answers beside them (OpenAI's shape).
+        for name, arguments, call_id in litellm.openai_tool_calls(message):
+            yield "call", _str_or_none(call_id), name, arguments
+        if message.get("role") == "tool":
+            yield "result", _str_or_none(message.get("tool_call_id")), message.get("name"), _parts_text(parts)
         return
     for call in message.get("tool_calls") or ():
         if isinstance(call, Mapping):
@@ -437,6 +445,10 @@ def _message_parts(message: Mapping[str, Any]):
                 yield "call", _str_or_none(call.get("id")), str(function["name"]), function.get("arguments")
     if message.get("role") == "tool":
         yield "result", _str_or_none(message.get("tool_call_id")), message.get("name"), message.get("content")
+
+
+def _parts_text(parts: Sequence[Any]) -> str:
+    return "\n".join(p["content"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("content"), str))
 
 
 def action_from_dict(index: int, item: Mapping[str, Any]) -> Action:
