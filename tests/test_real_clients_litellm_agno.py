@@ -222,7 +222,7 @@ def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(runs, clie
 
 
 @e2e
-@each_client()
+@each_client(("litellm-oi", "litellm-otel"))  # their tool results are read from the LLM's input messages
 def test_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
     r = runs.get("desk", client, CONSISTENT)
     assert_no_doubles_and_no_failures(r)
@@ -279,3 +279,88 @@ RUN_OF_TEST = {
     test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
     test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing.__name__: ("ops", "in-process"),
 }
+
+
+# --- What the clients write, read span by span (attribute sets as the runs above emitted them) ----------
+
+from claimwatch.otel.extract import extract  # noqa: E402
+from claimwatch.otel.records import SpanRecord  # noqa: E402
+from tests.helpers.real_clients import RESERVATION  # noqa: E402
+
+
+def _span(name: str, attributes: dict) -> SpanRecord:
+    return SpanRecord("t", name, None, name, attributes, ())
+
+
+def _litellm_request(output: list, calls: dict[str, str] | None = None, messages: list | None = None) -> SpanRecord:
+    """A `litellm_request` span of LiteLLM's own callback: GenAI messages, its tool calls beside them."""
+    attrs = {"gen_ai.system": "openai", "gen_ai.operation.name": "chat", "llm.request.type": "completion",
+             "gen_ai.output.messages": json.dumps(output), "gen_ai.input.messages": json.dumps(messages or [])}  # fmt: skip
+    for i, (name, arguments) in enumerate((calls or {}).items()):
+        attrs |= {f"gen_ai.completion.{i}.function_call.arguments": arguments,
+                  f"gen_ai.completion.{i}.function_call.name": name}  # fmt: skip
+    return _span("litellm_request", attrs)
+
+
+def test_litellm_callback_tool_calls_are_read_beside_its_output_messages():
+    asked = _litellm_request([{"role": "assistant", "parts": [], "finish_reason": "tool_calls"}],
+                             {"get_reservation": '{"code": "K7QX2"}'})  # fmt: skip
+    out = extract(asked)
+    assert out.text == "" and [(t.name, t.arguments) for t in out.tool_calls] == [("get_reservation", '{"code": "K7QX2"}')]
+    # Streamed, the call's message has one empty text part; the calls are read all the same.
+    streamed = _litellm_request([{"role": "assistant", "parts": [{"type": "text", "content": ""}]}], {"bash": "{}"})
+    assert [t.name for t in extract(streamed).tool_calls] == ["bash"]
+    said = [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}], "finish_reason": "stop"}]
+    answered = extract(_litellm_request(said))
+    assert (answered.text, answered.tool_calls) == (ANSWER, ())
+    # Its raw request span (Python reprs of the provider's payloads) is no output of its own.
+    raw = _span("raw_gen_ai_request", {"llm.openai.choices": str([{"message": {"content": ANSWER}}]),
+                                       "llm.openai.messages": str([{"role": "user", "content": "Hi"}])})  # fmt: skip
+    assert extract(raw) is None
+
+
+# LiteLLM's callback: GenAI parts for the text, OpenAI's tool_calls and tool_call_id beside them.
+LITELLM_DESK_INPUT = [
+    {"role": "user", "parts": [{"type": "text", "content": "What does reservation K7QX2 include?"}]},
+    {"role": "assistant", "parts": [{"type": "text", "content": ""}],
+     "tool_calls": [{"function": {"arguments": '{"code": "K7QX2"}', "name": "get_reservation"}, "id": "call_1",
+                     "type": "function"}]},
+    {"role": "tool", "parts": [{"type": "text", "content": RESERVATION}], "tool_call_id": "call_1"},
+]  # fmt: skip
+
+
+def test_litellm_callback_messages_give_the_calls_and_name_the_tool_of_each_result():
+    from claimwatch.grounding.trace import input_passages
+    from claimwatch.verify.actions import messages_tool_calls
+
+    assert messages_tool_calls(json.dumps(LITELLM_DESK_INPUT)) == [
+        ("get_reservation", '{"code": "K7QX2"}', RESERVATION, None, "call_1")
+    ]
+    passages, query = input_passages(_litellm_request([], messages=LITELLM_DESK_INPUT))
+    assert [(p.source, p.tool_name) for p in passages if p.text == RESERVATION] == [("tool_message", "get_reservation")]
+    assert query == "What does reservation K7QX2 include?"
+    # A message that carries its calls in parts is read from them alone (no call counted twice).
+    both = {"role": "assistant", "parts": [{"type": "tool_call", "id": "call_1", "name": "get_reservation",
+                                            "arguments": {"code": "K7QX2"}}], "tool_calls": LITELLM_DESK_INPUT[1]["tool_calls"]}  # fmt: skip
+    assert [c[0] for c in messages_tool_calls([both])] == ["get_reservation"]
+
+
+def test_openinference_litellm_tool_messages_without_a_call_id_are_named_by_position():
+    from claimwatch.grounding.trace import input_passages
+
+    prefix = "llm.input_messages"
+    attrs = {"openinference.span.kind": "LLM", f"{prefix}.0.message.role": "user",
+             f"{prefix}.0.message.content": "What does reservation K7QX2 include? Also install requests.",
+             f"{prefix}.1.message.role": "assistant",
+             f"{prefix}.1.message.tool_calls.0.tool_call.id": "call_1",
+             f"{prefix}.1.message.tool_calls.0.tool_call.function.name": "get_reservation",
+             f"{prefix}.1.message.tool_calls.1.tool_call.id": "call_2",
+             f"{prefix}.1.message.tool_calls.1.tool_call.function.name": "bash",
+             f"{prefix}.2.message.role": "tool", f"{prefix}.2.message.content": RESERVATION,
+             f"{prefix}.3.message.role": "tool", f"{prefix}.3.message.content": "Successfully installed requests",
+             f"{prefix}.4.message.role": "user", f"{prefix}.4.message.content": "Thanks.",
+             f"{prefix}.5.message.role": "tool", f"{prefix}.5.message.content": "a result of no call"}  # fmt: skip
+    passages, _ = input_passages(_span("completion", attrs))
+    named = [(p.text[:20], p.tool_name) for p in passages if p.source == "tool_message"]
+    assert named == [(RESERVATION[:20], "get_reservation"), ("Successfully install", "bash"),
+                     ("a result of no call", None)]  # fmt: skip
