@@ -30,6 +30,7 @@ MARKERS: tuple[bytes, ...] = (
     b"ai.response.",  # the Vercel AI SDK: model output (extract_vercel.py), tool runs, the function it serves
     b"ai.toolCall.",
     b"ai.telemetry.functionId",
+    b".choices",  # LiteLLM's raw response span: llm.<provider>.choices (extract_litellm.py)
 )
 # The checks whose `wants` the markers cover; with any other check enabled, every span is asked.
 COVERED_CHECKS = frozenset({"output", "actions", "tool_policy", "grounding"})

@@ -3,7 +3,9 @@
 Each agent (`tests/helpers/litellm_agno_clients.py`) runs in a process of its own
 against the fake OpenAI-compatible server: a `litellm.completion` tool loop
 traced by Arize's OpenInference and by LiteLLM's own OpenTelemetry callback
-(set up by its OTEL_* environment variables, with its own tracer provider),
+(set up by its OTEL_* environment variables, with its own tracer provider, and
+under an agent span of the process's own provider, where it writes its calls
+onto that span and in its raw request spans only),
 an Agno `Agent` and an Agno `Team` traced by Arize's OpenInference. The spans
 go over real OTLP/HTTP (or first through `ClaimwatchSpanProcessor`) to a
 running collector that stores rows in DuckDB and forwards to a sink.
@@ -64,7 +66,7 @@ LITELLM_OI = ("litellm", "openinference.instrumentation.litellm")
 LITELLM_OTEL = ("litellm",)
 AGNO = ("agno", "openinference.instrumentation.agno")
 # client -> the modules it needs
-CLIENTS = {"litellm-oi": LITELLM_OI, "litellm-otel": LITELLM_OTEL, "agno": AGNO}
+CLIENTS = {"litellm-oi": LITELLM_OI, "litellm-otel": LITELLM_OTEL, "litellm-otel-agent": LITELLM_OTEL, "agno": AGNO}
 TEAMS = {"agno-team": AGNO}
 # The clients whose tools run traced (a TOOL span per call); LiteLLM's loops call them untraced.
 TRACED_TOOLS = {"agno"}
@@ -313,10 +315,53 @@ def test_litellm_callback_tool_calls_are_read_beside_its_output_messages():
     said = [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}], "finish_reason": "stop"}]
     answered = extract(_litellm_request(said))
     assert (answered.text, answered.tool_calls) == (ANSWER, ())
-    # Its raw request span (Python reprs of the provider's payloads) is no output of its own.
-    raw = _span("raw_gen_ai_request", {"llm.openai.choices": str([{"message": {"content": ANSWER}}]),
-                                       "llm.openai.messages": str([{"role": "user", "content": "Hi"}])})  # fmt: skip
-    assert extract(raw) is None
+
+
+def _raw_request(choices: str, messages: list) -> SpanRecord:
+    """A `raw_gen_ai_request` span of LiteLLM's callback: the provider's payloads, each field a Python repr."""
+    return _span("raw_gen_ai_request", {"llm.openai.messages": str(messages), "llm.openai.extra_body": "{}",
+                                        "llm.openai.id": "chatcmpl-2", "llm.openai.choices": choices,
+                                        "llm.openai.object": "chat.completion", "llm.openai.created": 1700000002})  # fmt: skip
+
+
+def test_litellm_raw_response_is_read_as_the_call_s_output_and_its_request_as_its_input():
+    """Under an open span LiteLLM writes no span of its own per call: its raw request span is the one record."""
+    from claimwatch.collector.prefilter import plain_wire
+    from claimwatch.grounding.trace import input_passages
+    from claimwatch.verify.actions import input_conversation
+
+    call = {"id": "call_1", "function": {"arguments": '{"code": "K7QX2"}', "name": "get_reservation"}, "type": "function"}
+    asked = _raw_request(str([{"finish_reason": "tool_calls", "index": 0, "logprobs": None,
+                               "message": {"content": None, "role": "assistant", "tool_calls": [call]}}]), [])  # fmt: skip
+    assert [(t.name, t.id) for t in extract(asked).tool_calls] == [("get_reservation", "call_1")]
+    messages = [{"role": "user", "content": "What does reservation K7QX2 include?"},
+                {"role": "assistant", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_1", "content": RESERVATION}]  # fmt: skip
+    said = str([{"finish_reason": "stop", "index": 0, "logprobs": None,
+                 "message": {"content": CONTRADICTING, "role": "assistant"}}])  # fmt: skip
+    answered = _raw_request(said, messages)
+    assert (extract(answered).text, extract(answered).tool_calls) == (CONTRADICTING, ())
+    assert input_conversation(answered) == messages
+    passages, _ = input_passages(answered)
+    assert [(p.source, p.tool_name) for p in passages if p.text == RESERVATION] == [("tool_message", "get_reservation")]
+    # Cut by the attribute length limit, the answer is read as far as it goes, and marked truncated.
+    cut = extract(_raw_request(said[: said.index("2 checked")], []))
+    assert cut.truncated and cut.text and CONTRADICTING.startswith(cut.text)
+    # The collector's prefilter lets the span through to the checks.
+    [received] = _received(answered)
+    assert plain_wire(received.proto) is None
+
+
+def _received(span: SpanRecord) -> list:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    from claimwatch.collector.otlp import KeyValueOf, iter_spans
+
+    request = ExportTraceServiceRequest()
+    proto = request.resource_spans.add().scope_spans.add().spans.add(trace_id=b"t" * 16, span_id=b"s" * 8, name=span.name)
+    for key, value in span.attributes.items():
+        proto.attributes.append(KeyValueOf(key, value))
+    return list(iter_spans(request))
 
 
 # LiteLLM's callback: GenAI parts for the text, OpenAI's tool_calls and tool_call_id beside them.

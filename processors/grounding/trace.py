@@ -277,6 +277,8 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         messages = _indexed_messages(attrs, _PROMPT, "gen_ai.prompt")
     elif vercel.PROMPT_MESSAGES in attrs:
         messages = _genai_messages(vercel.input_messages(attrs[vercel.PROMPT_MESSAGES]), vercel.PROMPT_MESSAGES)
+    elif (raw := litellm.raw_input(attrs)) is not None:  # LiteLLM's raw request span (extract_litellm.py)
+        messages = _genai_messages(raw, "llm.raw.messages")
     out: list[Passage] = []
     query = None
     for role, text, name, key in messages:

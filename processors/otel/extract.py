@@ -97,7 +97,7 @@ def _may_carry_output(span: SpanRecord) -> bool:
     if not _EXACT_KEYS.isdisjoint(keys):
         return True
     for key in keys:
-        if key.startswith(_PREFIXES):
+        if key.startswith(_PREFIXES) or litellm.is_raw_choices(key):
             return True
     return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT or e.name in SPAN_OUTPUT_EVENTS for e in span.events)
 
@@ -324,6 +324,17 @@ def _from_vercel_ai(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None
     return Output("\n\n".join(texts), vercel.source(attrs), cut, tuple(ToolCall(n, a, i) for n, a, i in calls))
 
 
+def _from_litellm_raw(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """LiteLLM's raw response span (extract_litellm.py): the one record of a call made under an open span."""
+    found = litellm.raw_output(attrs)
+    if found is None:
+        return None
+    key, messages = found
+    if messages is None:  # a repr cut by the length limit: what can be read of it
+        return Output(litellm.salvage(str(attrs[key])), key, truncated=True)
+    return messages_output(messages, key)
+
+
 def _text_or_json(value: str, source: str) -> Output:
     """A raw output value: plain text, or JSON whose strings are the text."""
     stripped = value.lstrip()
@@ -407,4 +418,5 @@ _FINDERS = (
     _from_openinference_value,
     _from_traceloop,
     _from_vercel_ai,
+    _from_litellm_raw,
 )

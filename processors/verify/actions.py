@@ -280,6 +280,8 @@ def input_conversation(span: SpanRecord) -> Any:
     value = attrs.get(GEN_AI_INPUT_MESSAGES)
     if value is None and vercel.PROMPT_MESSAGES in attrs:
         return vercel.input_messages(attrs[vercel.PROMPT_MESSAGES])
+    if value is None and str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
+        return litellm.raw_input(attrs)  # LiteLLM's raw request span (extract_litellm.py), else None
     if value is not None or str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
         return value
     last, found = _last_conversation  # asked twice per output span: for the timeline and for its actions

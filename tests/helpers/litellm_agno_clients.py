@@ -14,6 +14,10 @@ out), with these clients added, all against the fake OpenAI-compatible server:
   `OTEL_SERVICE_NAME`. LiteLLM builds its own tracer provider then (its spans: `litellm_request` with
   `gen_ai.input/output.messages`, and a `raw_gen_ai_request` child with the provider's raw request and
   response under `llm.openai.*`). The runner's provider is not used, only counted into;
+- `litellm-otel-agent[-desk]`: the same callback in a process with its own tracer provider and an
+  `invoke_agent` span around the loop: LiteLLM uses that provider and writes each call onto the open agent
+  span (over the call before; the last call ends after it and is lost there), so only its
+  `raw_gen_ai_request` spans record every call;
 - `agno[-desk]`: Agno's `Agent` with tools over its `OpenAIChat` model, traced by Arize's
   openinference-instrumentation-agno (AGENT `<name>.run`, LLM `OpenAIChat.invoke`, TOOL `<tool>` spans);
 - `agno-team`: an Agno `Team` (the agent leads it) with two members; the leader delegates to
@@ -113,6 +117,28 @@ def _litellm_otel(llm_url: str, provider, tools, prompt: str) -> str:
             own.force_flush()
 
 
+def _litellm_otel_in_agent(llm_url: str, provider, tools, prompt: str) -> str:
+    """LiteLLM's callback in a process that has its own tracer provider and an agent span around the loop
+    (a framework's, or the user's): LiteLLM then uses that provider, and writes each call's attributes onto
+    the active span instead of a `litellm_request` span of its own, each call over the last."""
+    import litellm
+    from opentelemetry import trace
+
+    trace.set_tracer_provider(provider)
+    litellm.callbacks = ["otel"]
+    attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": AGENT}
+    with provider.get_tracer("ops-agent").start_as_current_span(f"invoke_agent {AGENT}", attributes=attributes):
+        return _litellm_loop(llm_url, tools, prompt)
+
+
+def run_litellm_otel_agent(llm_url: str, provider) -> str:
+    return _litellm_otel_in_agent(llm_url, provider, [rc.check_docker], rc.PROMPT)
+
+
+def run_litellm_otel_agent_desk(llm_url: str, provider) -> str:
+    return _litellm_otel_in_agent(llm_url, provider, list(rc.DESK_TOOLS), rc.DESK_PROMPT)
+
+
 OTLP_URL = ""  # the collector's endpoint (main sets it)
 LITELLM_PROVIDERS: list = []
 
@@ -177,6 +203,8 @@ CLIENTS: dict[str, Callable[[str, object], str]] = {
     "litellm-oi-desk": run_litellm_oi_desk,
     "litellm-otel": run_litellm_otel,
     "litellm-otel-desk": run_litellm_otel_desk,
+    "litellm-otel-agent": run_litellm_otel_agent,
+    "litellm-otel-agent-desk": run_litellm_otel_agent_desk,
     "agno": run_agno,
     "agno-desk": run_agno_desk,
     "agno-team": run_agno_team,
