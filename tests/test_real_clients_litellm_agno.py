@@ -224,7 +224,7 @@ def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(runs, clie
 
 
 @e2e
-@each_client(("litellm-oi", "litellm-otel"))  # their tool results are read from the LLM's input messages
+@each_client(("litellm-oi", "litellm-otel-agent"))  # their tool results are read from the LLM's input messages
 def test_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
     r = runs.get("desk", client, CONSISTENT)
     assert_no_doubles_and_no_failures(r)
@@ -258,7 +258,7 @@ def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
 
 
 @e2e
-@each_client(("litellm-oi", "agno"))
+@each_client(("litellm-oi", "litellm-otel-agent", "agno"))  # LiteLLM's own callback in process: the user's provider
 def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(runs, client):
     r = runs.get("ops", client, "in-process")
     assert r.answer == ANSWER
