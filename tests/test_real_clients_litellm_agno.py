@@ -409,3 +409,43 @@ def test_openinference_litellm_tool_messages_without_a_call_id_are_named_by_posi
     named = [(p.text[:20], p.tool_name) for p in passages if p.source == "tool_message"]
     assert named == [(RESERVATION[:20], "get_reservation"), ("Successfully install", "bash"),
                      ("a result of no call", None)]  # fmt: skip
+
+
+def _agno_team_answering_directly():
+    """An Agno team whose member answers the user directly (`respond_directly=True`), as OpenInference
+    traced it: the team's run span hands on the member's words as its own output."""
+    team = SpanRecord("a" * 32, "1" * 16, None, f"{AGENT}.run", {"openinference.span.kind": "AGENT", "agent.name": AGENT,
+                      "graph.node.name": AGENT, "output.value": SUB_REPORT}, end_ns=4 * 10**18)  # fmt: skip
+    delegate = SpanRecord("a" * 32, "2" * 16, team.span_id, "delegate_task_to_member",
+                          {"openinference.span.kind": "TOOL", "tool.name": "delegate_task_to_member",
+                           "output.value": SUB_REPORT}, end_ns=3 * 10**18)  # fmt: skip
+    member = SpanRecord("a" * 32, "3" * 16, delegate.span_id, f"{SUB_AGENT}.run",
+                        {"openinference.span.kind": "AGENT", "agent.name": SUB_AGENT, "output.value": SUB_REPORT},
+                        end_ns=2 * 10**18)  # fmt: skip
+    llm = SpanRecord("a" * 32, "4" * 16, member.span_id, "OpenAIChat.invoke",
+                     {"openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant",
+                      "llm.output_messages.0.message.content": SUB_REPORT}, end_ns=10**18)  # fmt: skip
+    return llm, member, delegate, team
+
+
+def test_a_team_handing_on_its_member_s_answer_relays_it_and_is_not_judged_again():
+    from claimwatch.checks.pipeline import Pipeline
+    from claimwatch.checks.trace import HeldTrace
+
+    spans = _agno_team_answering_directly()
+    trace = HeldTrace({s.span_id: s for s in spans}.get)
+
+    def outcomes(rules: list) -> list:
+        pipeline = Pipeline({"validation": FACTS, "agents": {"rules": rules}, "storage": {"enabled": False}})
+        seen: dict = {}
+        return [pipeline.process(s, trace, seen=seen) for s in spans]
+
+    llm, member, _, team = outcomes([{"match": "*", "trust": 10, "mode": "enforce"}])
+    assert (llm.identity.agent_id, llm.verdict, llm.enforced, llm.duplicate_of) == (SUB_AGENT, "block", True, None)
+    assert member.duplicate_of == llm.span.span_id and team.duplicate_of == llm.span.span_id
+    # A team judged otherwise than its member (here it enforces, the member is audited) judges what it
+    # hands on by its own rules: its block is not the member's flag.
+    llm, _, _, team = outcomes([{"match": AGENT, "trust": 10, "mode": "enforce"}])
+    assert (llm.mode, llm.verdict, llm.duplicate_of) == ("audit", "flag", None)
+    assert (team.identity.agent_id, team.mode, team.verdict, team.enforced, team.duplicate_of) == (
+        AGENT, "enforce", "block", True, None)  # fmt: skip

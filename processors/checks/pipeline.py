@@ -235,7 +235,7 @@ class Pipeline:
             return None
         first = seen.get(_repeat_key(ctx))
         if first is None:
-            return None
+            return self._relay(ctx, seen)
         # Only an echo on the same line of descent (an agent span over its own LLM span) is
         # the same output; the same words from another LLM call are a new output. So is one
         # response written twice side by side: the anthropic SDK traces its own calls and an
@@ -252,9 +252,19 @@ class Pipeline:
             return None
         return replace(first, span=ctx.span, duplicate_of=first.span.span_id, time=_time(ctx.span))
 
+    def _relay(self, ctx: CheckContext, seen) -> Outcome | None:
+        """An agent span that hands on, word for word, what another agent below it said (an Agno team whose
+        member answers the user directly) relays that output, judged once, for the agent that said it, when
+        the relaying agent is judged the same way (same mode and trust); else it is judged for its own rules."""
+        first = seen.get(_relay_key(ctx))
+        if first is None or not ctx.output.text.strip() or not ctx.trace.is_ancestor(ctx.span.span_id, first.span):
+            return None
+        return replace(first, span=ctx.span, duplicate_of=first.span.span_id, time=_time(ctx.span))
+
     def _remember(self, outcome: Outcome, ctx: CheckContext, seen) -> None:
         if seen is not None and ctx.output is not None:
             seen[_repeat_key(ctx)] = outcome
+            seen[_relay_key(ctx)] = outcome
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
             self._hold_blocked(outcome.span.trace_id, texts + outcome.blocked_texts, outcome.notice())
@@ -445,6 +455,10 @@ _RESTATING_SOURCES = frozenset({A.TRACELOOP_ENTITY_OUTPUT})
 def _repeat_key(ctx: CheckContext) -> tuple:
     # Stripped: an agent span may repeat the answer with a newline added (Strands' invoke_agent).
     return (ctx.span.trace_id, output_check.sha256(ctx.output.text.strip()), ctx.identity.agent_id, ctx.mode)
+
+
+def _relay_key(ctx: CheckContext) -> tuple:
+    return ("relay", ctx.span.trace_id, output_check.sha256(ctx.output.text.strip()), ctx.mode, ctx.trust)
 
 
 def _evaluated_upstream(span: SpanRecord) -> bool:
