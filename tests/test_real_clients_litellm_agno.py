@@ -315,6 +315,10 @@ def test_litellm_callback_tool_calls_are_read_beside_its_output_messages():
     said = [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}], "finish_reason": "stop"}]
     answered = extract(_litellm_request(said))
     assert (answered.text, answered.tool_calls) == (ANSWER, ())
+    # Written onto an open agent span, the answering call leaves the call before it behind: not read.
+    stale = _litellm_request(said, {"bash": '{"command": "pip install requests"}'})
+    stale = stale._replace(attributes={**stale.attributes, "gen_ai.response.finish_reasons": '["stop"]'})
+    assert (extract(stale).text, extract(stale).tool_calls) == (ANSWER, ())
 
 
 def _raw_request(choices: str, messages: list) -> SpanRecord:

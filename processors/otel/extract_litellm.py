@@ -25,11 +25,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+FINISH_REASONS = "gen_ai.response.finish_reasons"
 _FUNCTION_CALL = re.compile(r"^gen_ai\.completion\.(\d+)\.function_call\.name$")
 
 
 def function_calls(attrs: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """(name, arguments) of the tool calls LiteLLM's callback wrote as `gen_ai.completion.{i}.function_call.*`."""
+    """(name, arguments) of the tool calls LiteLLM's callback wrote as `gen_ai.completion.{i}.function_call.*`.
+
+    Written onto an open span, a later call that ends in text leaves an earlier call's attributes behind
+    (it only adds its own): a response whose finish reasons say it called no tool has none."""
+    reasons = str(attrs.get(FINISH_REASONS, ""))
+    if reasons and "tool" not in reasons and "function" not in reasons:
+        return []
     calls = []
     for key, value in attrs.items():
         m = _FUNCTION_CALL.match(key) if key.endswith(".function_call.name") else None
