@@ -60,7 +60,17 @@ def _litellm_loop(llm_url: str, tools: list[Callable[..., str]], prompt: str) ->
     """litellm.completion with tools: ask, run the tools the model calls, ask again, until it answers."""
     import litellm
 
-    by_name = {t.__name__: t for t in tools}
+    try:
+        return _ask_until_answered(litellm, {t.__name__: t for t in tools}, llm_url, prompt)
+    finally:
+        # LiteLLM runs its logging callbacks (its otel spans) in a thread pool after each call has returned:
+        # a short-lived process waits for them before it flushes its exporter, or the last call's span is lost.
+        from litellm.litellm_core_utils.thread_pool_executor import executor
+
+        executor.shutdown(wait=True)
+
+
+def _ask_until_answered(litellm, by_name: dict[str, Callable[..., str]], llm_url: str, prompt: str) -> str:
     schemas = [_schema(name) for name in by_name]
     messages: list[dict] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
     for _ in range(6):
