@@ -187,7 +187,7 @@ class Pipeline:
             )
             outcome = Outcome(span, ctx.identity, ctx.mode, results, enforced, _time(span),
                               evaluation_ids(span, results), self._tiers.trust(ctx.trust))
-            self._remember(outcome, seen, key)
+            self._remember(outcome, ctx, seen, key)
             return outcome
         except Exception as exc:
             logger.exception("checks failed for span %s; failing open", span.span_id)
@@ -238,7 +238,7 @@ class Pipeline:
             return None
         first = seen.get(key)
         if first is None:
-            return None
+            return self._relay(ctx, seen, key)
         # Only an echo on the same line of descent (an agent span over its own LLM span) is
         # the same output; the same words from another LLM call are a new output. So is one
         # response written twice side by side: the anthropic SDK traces its own calls and an
@@ -255,9 +255,19 @@ class Pipeline:
             return None
         return replace(first, span=ctx.span, duplicate_of=first.span.span_id, time=_time(ctx.span))
 
-    def _remember(self, outcome: Outcome, seen, key: tuple | None) -> None:
+    def _relay(self, ctx: CheckContext, seen, key: tuple) -> Outcome | None:
+        """An agent span that hands on, word for word, what another agent below it said (an Agno team whose
+        member answers the user directly) relays that output, judged once, for the agent that said it, when
+        the relaying agent is judged the same way (same mode and trust); else it is judged for its own rules."""
+        first = seen.get(_relay_key(ctx, key))
+        if first is None or not ctx.output.text.strip() or not ctx.trace.is_ancestor(ctx.span.span_id, first.span):
+            return None
+        return replace(first, span=ctx.span, duplicate_of=first.span.span_id, time=_time(ctx.span))
+
+    def _remember(self, outcome: Outcome, ctx: CheckContext, seen, key: tuple | None) -> None:
         if key is not None:
             seen[key] = outcome
+            seen[_relay_key(ctx, key)] = outcome
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
             self._hold_blocked(outcome.span.trace_id, texts + outcome.blocked_texts, outcome.notice())
@@ -455,6 +465,11 @@ _RESTATING_SOURCES = frozenset({A.TRACELOOP_ENTITY_OUTPUT})
 def _repeat_key(ctx: CheckContext) -> tuple:
     # Stripped: an agent span may repeat the answer with a newline added (Strands' invoke_agent).
     return (ctx.span.trace_id, output_check.sha256(ctx.output.text.strip()), ctx.identity.agent_id, ctx.mode)
+
+
+def _relay_key(ctx: CheckContext, key: tuple) -> tuple:
+    """`_repeat_key`'s trace and output digest, for any agent judged with this mode and trust."""
+    return ("relay", key[0], key[1], ctx.mode, ctx.trust)
 
 
 def _evaluated_upstream(span: SpanRecord) -> bool:

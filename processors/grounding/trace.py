@@ -34,6 +34,7 @@ from threading import Lock
 from typing import Any
 
 from ..otel import extract_adk as adk
+from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
 from ..otel.extract import ANSWER_TOOLS
 from ..otel.extract_events import tool_events
@@ -319,6 +320,8 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         messages = _indexed_messages(attrs, _PROMPT, "gen_ai.prompt")
     elif vercel.PROMPT_MESSAGES in attrs:
         messages = _genai_messages(vercel.input_messages(attrs[vercel.PROMPT_MESSAGES]), vercel.PROMPT_MESSAGES)
+    elif (raw := litellm.raw_input(attrs)) is not None:  # LiteLLM's raw request span (extract_litellm.py)
+        messages = _genai_messages(raw, "llm.raw.messages")
     out: list[Passage] = []
     query = None
     for role, text, name, key in messages:
@@ -349,12 +352,16 @@ def _genai_messages(value: Any, attribute: str = GEN_AI_INPUT_MESSAGES) -> list[
         key = f"{attribute}[{i}]"
         parts = message.get("parts")
         if isinstance(parts, (list, tuple)):
+            beside = None  # LiteLLM: the call ids and names beside the parts, in OpenAI's shape
+            if not litellm.has_tool_parts(parts):
+                names.update((i, n) for n, _, i in litellm.openai_tool_calls(message) if i is not None)
+                beside = names.get(message.get("tool_call_id")) if role == "tool" else None
             for part in parts:
                 if not isinstance(part, Mapping):
                     continue
                 kind = part.get("type")
                 if kind == "text" and isinstance(part.get("content"), str):
-                    out.append((role, part["content"], None, key))
+                    out.append((role, part["content"], beside, key))
                 elif kind == "tool_call" and part.get("id") is not None and part.get("name"):
                     names[part["id"]] = str(part["name"])
                 elif kind == "tool_call_response":
@@ -407,10 +414,28 @@ def _indexed_messages(
         for index, call_id in answers.items():
             if index not in names and call_id in by_id:
                 names[index] = by_id[call_id]
+    _name_by_position(roles, names, answers, calls)
     return [
         (roles.get(i, ""), "\n".join(t for _, t in sorted(texts[i])), names.get(i), f"{prefix}.{i}")
         for i in sorted(texts)
     ]
+
+
+def _name_by_position(roles: dict[int, str], names: dict[int, str], answers: dict[int, str],
+                      calls: dict[tuple[int, int], dict[str, str]]) -> None:  # fmt: skip
+    """Name the tool messages that say neither their tool nor the call they answer (OpenInference's LiteLLM
+    instrumentation drops `tool_call_id`) by order: the k-th tool message after an assistant turn answers
+    its k-th call, as chat APIs require."""
+    pending: list[str | None] = []
+    for index in sorted(roles):
+        if roles[index] == "assistant":
+            pending = [calls[k].get("function.name") for k in sorted(k for k in calls if k[0] == index)]
+        elif roles[index] != "tool":
+            pending = []
+        elif pending:
+            name = pending.pop(0)
+            if index not in names and index not in answers and name:
+                names[index] = name
 
 
 def _passage(value: Any, source: str, span: SpanRecord, key: str, tool: str | None = None,

@@ -34,6 +34,7 @@ from typing import Any
 
 from . import attributes as A
 from . import extract_adk as adk
+from . import extract_litellm as litellm
 from . import extract_vercel as vercel
 from .extract_crewai import run_output as crewai_run_output
 from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_value
@@ -103,7 +104,7 @@ def _may_carry_output(span: SpanRecord) -> bool:
     if not _EXACT_KEYS.isdisjoint(keys):
         return True
     for key in keys:
-        if key.startswith(_PREFIXES):
+        if key.startswith(_PREFIXES) or litellm.is_raw_choices(key):
             return True
     return any(e.name == A.GEN_AI_CONTENT_COMPLETION_EVENT or e.name in SPAN_OUTPUT_EVENTS for e in span.events)
 
@@ -126,7 +127,13 @@ def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output 
         return None
     # Which tools carry the answer matters only when the output calls a tool at all.
     calls = not isinstance(value, str) or '"tool_call' in value
-    return messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs) if calls else frozenset())
+    found = messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs) if calls else frozenset())
+    if found is not None and not found.tool_calls:
+        # LiteLLM's callback writes the calls beside the messages (extract_litellm.py).
+        extra = tuple(ToolCall(name, _as_text(arguments)) for name, arguments in litellm.function_calls(attrs))
+        if extra:
+            found = Output(found.text, found.source, found.truncated, extra)
+    return found
 
 
 def output_tools(attrs: Mapping[str, Any]) -> frozenset[str]:
@@ -183,6 +190,11 @@ def _collect_message(
             elif kind == "tool_call" and part.get("name"):
                 cut = _collect_call(str(part["name"]), part.get("arguments"), texts, tools, answer_tools,
                                     part.get("id")) or cut
+        if litellm.has_tool_parts(parts):
+            return cut
+        # LiteLLM's messages: text in parts, the calls beside them in OpenAI's shape (extract_litellm.py).
+        for name, arguments, call_id in litellm.openai_tool_calls(message):
+            cut = _collect_call(name, arguments, texts, tools, answer_tools, call_id) or cut
         return cut
     # OpenAI message shape: {"role", "content", "tool_calls": [{"function": {"name", "arguments"}}]}
     content = message.get("content")
@@ -332,6 +344,17 @@ def _from_adk_response(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | N
     return Output("\n\n".join(texts), adk.LLM_RESPONSE, False, tuple(ToolCall(n, _as_text(a), i) for n, a, i in calls))
 
 
+def _from_litellm_raw(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """LiteLLM's raw response span (extract_litellm.py): the one record of a call made under an open span."""
+    found = litellm.raw_output(attrs)
+    if found is None:
+        return None
+    key, messages = found
+    if messages is None:  # a repr cut by the length limit: what can be read of it
+        return Output(litellm.salvage(str(attrs[key])), key, truncated=True)
+    return messages_output(messages, key)
+
+
 def _text_or_json(value: str, source: str) -> Output:
     """A raw output value: plain text, or JSON whose strings are the text."""
     stripped = value.lstrip()
@@ -422,4 +445,5 @@ _FINDERS = (
     _from_traceloop,
     _from_vercel_ai,
     _from_adk_response,
+    _from_litellm_raw,
 )

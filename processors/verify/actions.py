@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..otel import extract_adk as adk
+from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
@@ -282,6 +283,8 @@ def input_conversation(span: SpanRecord) -> Any:
     value = attrs.get(GEN_AI_INPUT_MESSAGES)
     if value is None and vercel.PROMPT_MESSAGES in attrs:
         return vercel.input_messages(attrs[vercel.PROMPT_MESSAGES])
+    if value is None and str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
+        return litellm.raw_input(attrs)  # LiteLLM's raw request span (extract_litellm.py), else None
     if value is not None or str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
         return value
     last, found = _last_conversation  # asked twice per output span: for the timeline and for its actions
@@ -451,6 +454,13 @@ def _message_parts(message: Mapping[str, Any]):
                 yield "call", _str_or_none(part.get("id")), str(part["name"]), part.get("arguments")
             elif part.get("type") == "tool_call_response":
                 yield "result", _str_or_none(part.get("id")), None, part.get("response", part.get("result"))
+        if litellm.has_tool_parts(parts):
+            return
+        # LiteLLM's messages: text in parts, the calls and the id a result answers beside them (OpenAI's shape).
+        for name, arguments, call_id in litellm.openai_tool_calls(message):
+            yield "call", _str_or_none(call_id), name, arguments
+        if message.get("role") == "tool":
+            yield "result", _str_or_none(message.get("tool_call_id")), message.get("name"), _parts_text(parts)
         return
     for call in message.get("tool_calls") or ():
         if isinstance(call, Mapping):
@@ -459,6 +469,10 @@ def _message_parts(message: Mapping[str, Any]):
                 yield "call", _str_or_none(call.get("id")), str(function["name"]), function.get("arguments")
     if message.get("role") == "tool":
         yield "result", _str_or_none(message.get("tool_call_id")), message.get("name"), message.get("content")
+
+
+def _parts_text(parts: Sequence[Any]) -> str:
+    return "\n".join(p["content"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("content"), str))
 
 
 def action_from_dict(index: int, item: Mapping[str, Any]) -> Action:
