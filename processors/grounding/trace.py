@@ -106,10 +106,11 @@ def evidence_for(
         held = [p for other in earlier for p in input_passages(other)[0]]
         query = query or next((p.text for p in reversed(held) if p.source == "user_message"), None)
         own = held + own
-    elif earlier and not _sends_history(span):
+    elif earlier and not _sends_history(span) and not any(p.source == "tool_result" for p in passages):
         # A conversation that starts here, in a trace where other conversations ran tools: a crew's next agent
         # answers from what the agent before it found (CrewAI). Without tool spans (OpenLLMetry's) those
         # results are only in the other agent's LLM inputs; its prompts are not this agent's, so only results.
+        # With tool spans the results are already here, and walking every earlier span's inputs is not free.
         own = [p for other in earlier for p in _cached_input_results(other)] + own
     # A tool result the client echoes into this call's input is the same evidence as the tool span it came
     # from: keep the span's copy (the pool indexes a repeat once, the newest), so a grade cites the span.
