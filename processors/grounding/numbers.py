@@ -15,7 +15,7 @@ from .claims import Claim
 from .digits import matches, number_starts
 from .evidence import EvidencePool, Hit
 from .problems import missing_specific
-from .text import Specific, parse_number
+from .text import Specific, list_marker, parse_number
 from .values import EV_NUMBER, keyed_value
 
 
@@ -27,22 +27,11 @@ def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
         found = []
         for m in matches(EV_NUMBER, text, number_starts):
             value = parse_number(m.group())
-            if value is not None and not _list_marker(text, m.start(), m.end()):
+            # smolagents numbers its prompt's rules ("\n2. Always ..."): read as figures, they "found" any 1 to 10
+            if value is not None and not list_marker(text, m.start(), m.end()):
                 found.append((value, m.start(), m.end()))
         memo["numbers"] = found
     return found
-
-
-# A numbered list's item marker: "\n2. Always use the right arguments" says no quantity. smolagents' system
-# prompt numbers its rules, so any claim's 1 to 10 was "found" there and the claim GROUNDED.
-_MARKER_AFTER = re.compile(r"[.)][ \t]")
-
-
-def _list_marker(text: str, start: int, end: int) -> bool:
-    if not _MARKER_AFTER.match(text, end):
-        return False
-    line = text.rfind("\n", 0, start) + 1
-    return not text[line:start].strip() and text[start:end].isdigit()
 
 
 def _all_numbers(pool: EvidencePool) -> list[tuple[float, int, int, int]]:

@@ -478,8 +478,19 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
 
 
-# An item's number in a list: a line's "1." / "2)" marker, or a capitalised label's "Flight 2:" / "Step 3**:".
 _MARKER_AFTER = re.compile(r"[.)][ \t]")
+
+
+def list_marker(text: str, start: int, end: int, bullets: str = "") -> bool:
+    """Whether the digits text[start:end] are a numbered list's item marker ("\n2. Always ..."), which says
+    no quantity; `bullets` may also stand before it on its line ("- 1. ...")."""
+    if not _MARKER_AFTER.match(text, end):
+        return False
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    return not (before.strip(" \t" + bullets) if bullets else before.strip()) and text[start:end].isdigit()
+
+
+# An item's number in a list: a line's "1." / "2)" marker, or a capitalised label's "Flight 2:" / "Step 3**:".
 _LABEL_NUMBER = re.compile(r"(?<![\w$])[A-Z][a-z]+ $")
 _LABEL_END = re.compile(r"\**:")
 
@@ -487,7 +498,7 @@ _LABEL_END = re.compile(r"\**:")
 def _enumerator(text: str, start: int, end: int, raw: str) -> bool:
     if not raw.isdigit() or len(raw) > 2:
         return False
-    if _MARKER_AFTER.match(text, end) and not text[text.rfind("\n", 0, start) + 1 : start].strip(" \t*#-"):
+    if list_marker(text, start, end, "*#-"):
         return True
     return _LABEL_END.match(text, end) is not None and _LABEL_NUMBER.search(text, max(0, start - 20), start) is not None
 
