@@ -93,7 +93,19 @@ def _plain_region_window(positions: list[tuple[int, int, int]]) -> tuple[int, in
 
 def _plain_region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """`_region` with the plain slide, and the sentence around the window's middle as `_region` cuts it."""
-    positions = sorted((h.passage, h.start, i) for i, a in enumerate(anchors) for h in pool.lookup(a, False, 6))
+    first = {i: pool.find(a, word=False, limit=6) for i, a in enumerate(anchors)}
+    positions = {(h.passage, h.start, i) for i, hits in first.items() for h in hits}
+    common = [i for i, hits in first.items() if len(hits) == 6]  # only their first six were looked up
+    if common and len(common) < len(anchors):  # near each rare anchor's occurrence, every common one's
+        for passage, pos, i in list(positions):
+            if i in common:
+                continue
+            text = pool.lower(passage)
+            for j in common:
+                for m in re.finditer(re.escape(anchors[j]), text):  # no overlaps here: these anchors have none
+                    if pos - 320 <= m.start() and m.end() <= pos + len(anchors[i]) + 320:
+                        positions.add((passage, m.start(), j))
+    positions = sorted(positions)
     if not positions:
         return None
     passage, pos = _plain_region_window(positions) if len(anchors) > 1 else positions[0][:2]

@@ -216,9 +216,9 @@ def test_a_cards_last_digits_and_a_said_absence_are_inferred_but_an_unseen_card_
     grades = {c.claim.text: c.grade for c in report.claims}
     assert grades["The refund goes to the gift card ending in 1784."].grade == "INFERRED"
     assert grades["The card ending in 4444 is charged."].grade == FABRICATED
-    both = next(g for t, g in grades.items() if "RetryPolicy" in t)  # two sentences the split keeps together
-    assert both.grade == FABRICATED and "`Backoff.jitter`" in both.reason  # the second sentence's code
-    assert "RetryPolicy" not in both.reason  # the first says it is absent: no problem
+    assert grades["I don't see `RetryPolicy` in the module."].grade == "INFERRED"  # said absent: no problem
+    code = grades["`Backoff.jitter` picks the delay."]  # a sentence of its own: it opens with inline code
+    assert code.grade == FABRICATED and "`Backoff.jitter`" in code.reason
     (alone,) = ground("I don't see `RetryPolicy` in the module.", ["class Backoff: pass"]).claims
     assert alone.grade.grade == "INFERRED" and "absent from the evidence, as the claim says" in alone.grade.reason
 
@@ -235,3 +235,42 @@ def test_plans_with_an_adverb_alternatives_and_suspicions_are_not_graded():
         assert claim.claim.kind == "OPINION", text
     (claim,) = ground("The job printed `qs.query` twice.", ["nothing relevant"]).claims
     assert claim.claim.kind == "FACTUAL"
+
+
+def test_a_question_before_inline_code_and_steps_opening_with_now_or_let_are_not_graded():
+    grades = {
+        c.claim.text: c.grade.grade
+        for c in ground(
+            "What if the separator is a tab? `\\t`.\nIs this right? `Order.objects.filter(id__in=ids)`\n"
+            "Now run the v2 migration script.\nLet `width` be `W`.\n"
+            "A simpler way is to use `SchemaEditor` to create the table.",
+            ["def split(s): return s.split(',')"],
+        ).claims
+    }
+    assert FABRICATED not in grades.values(), grades  # questions, a code fragment, steps, a suggestion
+    assert not any(t.startswith(("What if", "Is this")) for t in grades)  # the questions are no claims
+
+
+def test_a_short_range_in_the_evidence_states_both_its_ends():
+    (claim,) = ground(
+        "You asked for flights within 3-4 hours of the original departure.",
+        ["User: anything within 3-4 hours of my original departure time works", "[]"],
+    ).claims
+    assert claim.grade.grade == "GROUNDED"
+    (far,) = ground("The order is 7 days late.", ["order 3-4 days late; call 555-1234"]).claims
+    assert far.grade.grade == FABRICATED  # neither end of the range, nor a phone number's parts
+
+
+def test_a_claim_about_one_record_aligns_to_that_record_not_to_the_first_records_sharing_its_words():
+    import json as _json
+
+    listing = _json.dumps([{"flight": f"HAT{n:03d}", "status": "available", "seats": 9} for n in range(100, 112)])
+    error = "Error: flight HAT030 not available on date 2024-05-13"
+    (claim,) = ground("The flight HAT030 is not available on May 13, 2024.", [listing, error]).claims
+    assert claim.grade.grade == "GROUNDED", claim.grade.reason
+    assert any(hit.passage == 1 for hit in claim.grade.evidence)
+
+
+def test_a_prefix_word_is_no_negation_of_a_three_letter_word():
+    (claim,) = ground("The results were put into a table.", ["The input was stored in a results table."]).claims
+    assert claim.grade.grade != FABRICATED, claim.grade.reason

@@ -46,10 +46,16 @@ _ANCHOR_KINDS = frozenset(("id", "email", "url", "code"))
 def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """The sentence around the densest cluster of anchors: most distinct anchors within 320 characters."""
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
+    cut: list[int] = []  # anchors with more occurrences than were asked for
     for i, anchor in enumerate(anchors):
-        positions.extend([(h.passage, h.start, i) for h in pool.lookup(anchor, False, ANCHOR_LIMIT)])
+        hits = pool.lookup(anchor, False, ANCHOR_LIMIT)
+        positions.extend([(h.passage, h.start, i) for h in hits])
+        if len(hits) == ANCHOR_LIMIT:
+            cut.append(i)
     if not positions:
         return None
+    if cut and len(cut) < len(anchors):
+        positions.extend(_near_rare(anchors, cut, positions, pool))
     positions.sort()
     best, best_score = (positions[0][0], positions[0][1]), 0
     if len(anchors) > 1:
@@ -63,7 +69,7 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
             if not counts[anchor]:
                 inside += 1
             counts[anchor] += 1
-            while positions[lo][0] != passage or pos - positions[lo][1] > 320:
+            while positions[lo][0] != passage or pos - positions[lo][1] > _WINDOW:
                 gone = positions[lo][2]
                 counts[gone] -= 1
                 if not counts[gone]:
@@ -82,6 +88,30 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
     return new_hit(passage, start, end)
+
+
+def _near_rare(
+    anchors: tuple[str, ...], cut: list[int], positions: list[tuple[int, int, int]], pool: EvidencePool
+) -> list[tuple[int, int, int]]:
+    """The occurrences of the common anchors ("flight", "available") near each occurrence of the rare ones
+    ("hat030"). Only a common anchor's first occurrences are looked up, and in a list of records they all
+    fall in the first passages: without these, the record the rare anchor names ("Error: flight HAT030 not
+    available") is never seen to hold them too, and the claim aligns to another flight's record."""
+    found: set[tuple[int, int, int]] = set()
+    for passage, pos, i in positions:
+        if i in cut:
+            continue
+        text = pool.lower(passage)
+        lo, hi = max(0, pos - _WINDOW), min(len(text), pos + len(anchors[i]) + _WINDOW)
+        for j in cut:
+            at = text.find(anchors[j], lo, hi)
+            while at != -1:
+                found.add((passage, at, j))
+                at = text.find(anchors[j], at + 1, hi)
+    return list(found.difference(positions))
+
+
+_WINDOW = 320  # characters a region's anchors may spread over
 
 
 def content_support(claim: Claim, pool: EvidencePool, known: dict[str, bool]) -> tuple[int, int]:

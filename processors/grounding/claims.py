@@ -33,9 +33,10 @@ FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _UNITS = re.compile(r"[^\n]+")
-# A sentence ends after ., ! or ? (and closing quotes or brackets) and white space before a capital or a
-# digit. The match starts at the stop itself, so `re` can skip to the next stop; the break is one past it.
-_SENTENCE_END = re.compile(r"[.!?][\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9])")
+# A sentence ends after ., ! or ? (and closing quotes or brackets) and white space before a capital, a
+# digit or inline code ("What if it is a tab? `\\t`."): agents open sentences with a backticked name. The
+# match starts at the stop itself, so `re` can skip to the next stop; the break is one past it.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]*]*\s+(?=[\"'(\[*]*[A-Z0-9`])")
 # A clause break: "; " or ", and " / " but " / " while " ... before more text. Written to start with one
 # character of [;,\s] (a lookbehind then says which) so `re` skips to candidates; same matches as
 # r";\s+|,?\s+(?:and|but|...)\s+(?=\S)".

@@ -236,9 +236,15 @@ INTENT = re.compile(
     r"|^\s*(?:please|kindly|could you|can you|would you|do you|feel free)\b"
     r"|^[^.;:]{0,60},\s*(?:i'll|i will|let me|let's|i need to|i should|we should|i can)\b"
     # An instruction or a step of a plan, not a report: "Modify `__hash__` to use ...", "Keep the cache".
-    r"|^\s*(?:thought:\s*)?(?:(?:or|and|otherwise|alternatively|instead),?\s+)?(?:just\s+)?"
+    # A step may open with a sequencing word ("Now run the v2 script", "Then add a test"); "Let `x` be 3" sets
+    # up a worked example.
+    r"|^\s*(?:thought:\s*)?(?:(?:or|and|otherwise|alternatively|instead|now|next|then|first|finally),?\s+)?"
+    r"(?:just\s+)?"
     r"(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try|catch|print|wrap"
-    r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider)\b(?![-:])",
+    r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider|let)\b(?![-:])"
+    # A suggestion: "A simpler way is to use `X`", "The cleanest fix would be to ...".
+    r"|^\s*(?:a|the|one|another)\s+(?:[a-z]+\s+){0,2}(?:way|option|approach|fix|solution|alternative|idea)"
+    r"\s+(?:is|would be|could be|might be)\s+to\b",
     re.IGNORECASE,
 )
 # Modal and conditional wording: a prediction or a hypothesis, not a report of what happened.

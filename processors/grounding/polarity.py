@@ -118,7 +118,7 @@ def _opposite(word: str, pool: EvidencePool) -> str | None:
             base = word[len(prefix) :]
             if base in words:
                 return base
-        if prefix + word in words:
+        if len(word) >= 4 and prefix + word in words:  # as above: "put" is no base of "input"
             return prefix + word
     return _opposed_prefix(word, pool)
 

@@ -25,8 +25,13 @@ _BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
 
 # A colon next to a number is a time ("10:30") only with a digit on its other side: grep's and compilers'
 # "158:def parse", "http.py:158:" give line numbers that agents quote ("starts at line 158").
+# A short range ("3-4 hours", "pages 10-12") gives both its ends; longer hyphenated digit runs stay no number
+# (dates, phone numbers, "1-800-555").
+_RANGE_END = r"(?![\w/-]|:\d|\.\d)"
 EV_NUMBER = re.compile(
     r"(?<![\w./-])(?<!\d:)(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w/]|:\d|-\d|\.\d)"
+    rf"|(?<![\w./-])\d{{1,3}}(?=-\d{{1,3}}{_RANGE_END})"
+    r"|(?:(?<=(?<![\w./-])\d-)|(?<=(?<![\w./-])\d\d-)|(?<=(?<![\w./-])\d\d\d-))\d{1,3}" + _RANGE_END
 )
 
 
