@@ -274,3 +274,13 @@ def test_a_claim_about_one_record_aligns_to_that_record_not_to_the_first_records
 def test_a_prefix_word_is_no_negation_of_a_three_letter_word():
     (claim,) = ground("The results were put into a table.", ["The input was stored in a results table."]).claims
     assert claim.grade.grade != FABRICATED, claim.grade.reason
+
+
+def test_a_negated_key_or_a_bound_is_not_the_evidences_value_for_a_claimed_figure():
+    booking = json.dumps({"reservation_id": "JQ81MG", "total_baggages": 1, "nonfree_baggages": 0})
+    (bags,) = ground("You are entitled to 3 free checked bags.", [booking]).claims
+    assert "says 0" not in bags.grade.reason  # nonfree_baggages counts the bags that are not free
+    (hours,) = ground("The flight takes approximately 5 hours.", ["Cancel my flights longer than 3 hours."]).claims
+    assert "says 3" not in hours.grade.reason  # a threshold the user set, not a flight's duration
+    (late,) = ground("The parcel is 5 days late.", ["parcel status: 2 days late"]).claims
+    assert late.grade.grade == FABRICATED and "says 2" in late.grade.reason  # a plain value still contrasts

@@ -77,6 +77,8 @@ def keyed_value(spec: Specific, claim: Claim, pool: EvidencePool, region: Hit | 
         for hit in hits:
             if money and not _names_money(hit, pool):
                 continue
+            if _negated_key(hit, pool):
+                continue  # "nonfree_baggages": 0 counts the bags that are not free, not the free ones
             value = _value_at(hit, pool, pattern, year_ok)
             if value is not None:
                 scored.append((_qualifiers(hit, pool, claim_stems), value[0], value[1]))
@@ -109,6 +111,19 @@ def _identifier(hit: Hit, pool: EvidencePool) -> str:
     return text[start:end]
 
 
+_NEGATING = ("non", "un", "not", "in")
+_BOUND = re.compile(r"\b(?:than|at least|at most|up to|no more|no less|over|under|above|below|exceeding)\s*\$?\s*$")
+
+
+def _negated_key(hit: Hit, pool: EvidencePool) -> bool:
+    """Whether the key is the tail of a negated word of its identifier: "free" in `nonfree_baggages`."""
+    text = pool.lower(hit.passage)
+    start = hit.start
+    while start > 0 and text[start - 1].isalpha():
+        start -= 1
+    return start < hit.start and text[start : hit.start].lstrip("_-") in _NEGATING
+
+
 def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> int:
     """How many words of the identifier around a key the claim does not say ("nonfree_baggages" for "bags":
     one, and a negating one counts double), so "total_baggages" wins over "nonfree_baggages"."""
@@ -135,6 +150,8 @@ def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) 
                 if back is None or _BREAK_BEFORE.search(text[back.end() : hit.start]):
                     return None
                 m = back
+            if _BOUND.search(text, max(0, m.start() - 14), m.start()):
+                return None  # "longer than 3 hours", "at least 2 bags": a bound someone set, not the value
             value = parse_number(m.group()) if pattern is EV_NUMBER else None
             if value is not None and not year_ok and 1900 <= abs(value) <= 2100 and "." not in m.group():
                 return None
