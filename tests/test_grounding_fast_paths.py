@@ -21,6 +21,7 @@ from claimwatch.grounding.lexicon import STATUS_PATTERN, STATUS_STATE
 from claimwatch.grounding.numbers import _all_numbers, _close, _first_equal
 from claimwatch.grounding.specifics import _acronym_pattern
 from claimwatch.grounding.text import (
+    _LINE_LEAD,
     _START,
     _STATUS,
     EVIDENCE_WORDS,
@@ -211,9 +212,12 @@ def test_words_split_in_one_pass_are_the_word_pattern_s_words_on_lowercased_and_
 
 
 def test_a_sentence_opening_is_settled_before_the_search_as_the_search_settles_it():
-    pieces = [*'.!?:;*()"“-•#1 \t\n', "**", "x", "ab", "é", "\u2003"]
+    pieces = [*'.!?:;*()"“-•#1 \t\n', "**", "x", "ab", "é", "\u2003", "\n    *   ", "    "]
     rng = random.Random(11)
     for _ in range(50_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 10))) + "Ann"
         for start in range(1, len(text) + 1):
-            assert _opens(text, start) == (_START.search(text, max(0, start - 6), start) is not None)
+            whole_rule = _START.search(text, max(0, start - 6), start) is not None or (
+                _LINE_LEAD.fullmatch(text, text.rfind("\n", 0, start) + 1, start) is not None
+            )  # the six characters before it, or an indented list item's whole lead
+            assert _opens(text, start) == whole_rule

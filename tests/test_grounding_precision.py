@@ -284,3 +284,18 @@ def test_a_negated_key_or_a_bound_is_not_the_evidences_value_for_a_claimed_figur
     assert "says 3" not in hours.grade.reason  # a threshold the user set, not a flight's duration
     (late,) = ground("The parcel is 5 days late.", ["parcel status: 2 days late"]).claims
     assert late.grade.grade == FABRICATED and "says 2" in late.grade.reason  # a plain value still contrasts
+
+
+def test_an_indented_bullets_verb_is_no_name_and_an_id_may_be_a_part_of_a_snake_case_name():
+    grades = {
+        c.claim.text: c.grade
+        for c in ground(
+            "Changes:\n*   Updated the formset.\n    *   Passed `edit_only` to the factory.\n"
+            "`isinstance(data, bytes)` works in Py3.",
+            ["def formset_factory(form, edit_only=False): ...\nif is_py3:\n    basestring = (str, bytes)"],
+        ).claims
+    }
+    assert grades["Passed `edit_only` to the factory."].grade != FABRICATED  # 'Passed' opens the item
+    assert grades["`isinstance(data, bytes)` works in Py3."].grade != FABRICATED  # py3 as in `is_py3`
+    (other,) = ground("It works in Py4.", ["if is_py3: pass"]).claims
+    assert other.grade.grade == FABRICATED

@@ -43,8 +43,8 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
     elif kind in ("id", "email", "url", "code"):
         needle = str(spec.value)
         hits = pool.find(needle, word=kind != "url", limit=2)
-        if not hits and kind == "id" and len(needle) >= 4 and needle.isdigit():
-            hits = _digit_run(needle, pool)
+        if not hits and kind == "id":
+            hits = _snake_part(needle, pool)
         if not hits and kind == "url":
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
@@ -107,17 +107,16 @@ def _composed(needle: str, pool: EvidencePool) -> list[tuple[str, Hit]]:
     return found
 
 
-def _digit_run(needle: str, pool: EvidencePool) -> list[Hit]:
-    """A numeric id as a whole run of digits inside a name: tools write "certificate_7504069" and agents
-    say "certificate 7504069"; the underscore is a separator, not part of the id."""
-    found = []
-    for hit in pool.find(needle, word=False, limit=8):
-        text = pool.passages[hit.passage].text
+def _snake_part(needle: str, pool: EvidencePool) -> list[Hit]:
+    """An id as a whole part of a snake_case name: tools write "certificate_7504069" or `is_py3` and agents
+    say "certificate 7504069" or "in Py3"; the underscore is a separator, not part of the id."""
+    for hit in pool.lookup(needle, False, 8):
+        text = pool.lower(hit.passage)
         before = text[hit.start - 1] if hit.start else " "
         after = text[hit.end] if hit.end < len(text) else " "
-        if (before == "_" or not before.isalnum()) and not after.isalnum():
-            found.append(hit)
-    return found[:1]
+        if (before == "_" or not before.isalnum()) and (after == "_" or not after.isalnum()):
+            return [hit]
+    return []
 
 
 def _parsed(pool: EvidencePool, index: int, pattern: re.Pattern, parse) -> list[tuple[object, int, int]]:

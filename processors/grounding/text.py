@@ -511,11 +511,19 @@ def _opens(text: str, start: int) -> bool:
     if start > 1 and text[start - 1] == " " and (text[start - 2].isalnum() or text[start - 2] == ","):
         return False
     window = text[max(0, start - 6) : start]
-    if "\n" not in window and not window.rstrip().endswith(_OPENING_MARKS):
-        return False
-    return _START.search(text, max(0, start - 6), start) is not None
+    lead = window.rstrip()
+    if "\n" not in window and not lead.endswith(_OPENING_MARKS):
+        return not lead and _list_item(text, start)  # only white space: the marker may be further back
+    return _START.search(text, max(0, start - 6), start) is not None or _list_item(text, start)
 
 
+def _list_item(text: str, start: int) -> bool:
+    """An indented list item ("    *   Passed `x` to ..."): its marker may be more than six characters after
+    the line break, so the line's whole lead is read."""
+    return _LINE_LEAD.fullmatch(text, text.rfind("\n", 0, start) + 1, start) is not None
+
+
+_LINE_LEAD = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])[ \t]+")
 _OPENING_MARKS = tuple('.!?:;*("“-•)#')
 _START = re.compile(r"(?:^|^\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
 _AFTER_NAME = re.compile(
