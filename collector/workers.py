@@ -25,7 +25,7 @@ import signal
 import threading
 import time
 import zlib
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Any
 
 from claimwatch.checks.pipeline import Pipeline
@@ -47,6 +47,7 @@ logger = logging.getLogger("claimwatch.collector")
 _STOP_TIMEOUT_S = 60.0
 _QUICK_DEATH_S = 10.0  # a worker that dies sooner than this after starting is restarted with a pause
 _MAX_RESTART_PAUSE_S = 30.0
+_MAX_AGENT_BLOCKS = 1_024  # as the pipeline keeps per process
 
 
 def worker_count(config: ClaimwatchConfig) -> int:
@@ -75,6 +76,9 @@ class WorkerPool:
         self._flush_lock = threading.Lock()
         self._next_token = 0
         self._workers: list[_Worker] = []
+        # Enforced blocks of agents, by agent, as the workers reported them: each is handed to the other
+        # workers (an agent's next trace may be routed to another one) and to a worker that restarts.
+        self._agent_blocks: OrderedDict[str, tuple] = OrderedDict()
         mask = getattr(store, "mask_secrets", True)
         for index in range(processes or worker_count(config)):
             worker = _Worker(index, (config, index, None, mask))
@@ -84,6 +88,8 @@ class WorkerPool:
 
     def _start(self, worker: _Worker) -> None:
         worker.start()
+        for block in list(self._agent_blocks.values()):
+            worker.send(("carry", block))
         reader = threading.Thread(target=self._read, args=(worker, worker.conn), daemon=True,
                                   name=f"claimwatch-pool-{worker.index}")
         worker.reader = reader
@@ -207,6 +213,15 @@ class WorkerPool:
             for unit in units:
                 self.store.add_rows(unit)
             self.store.after_written(lambda ok: self.ledger.settle(settled) if ok else None)
+        elif kind == "blocked":
+            block = message[1]
+            self._agent_blocks.pop(block[0], None)
+            self._agent_blocks[block[0]] = block
+            while len(self._agent_blocks) > _MAX_AGENT_BLOCKS:
+                self._agent_blocks.popitem(last=False)
+            for other in self._workers:
+                if other is not worker:
+                    other.send(("carry", block))
         elif kind == "ready":
             worker.ready.set()
         elif kind == "flushed":
@@ -460,6 +475,7 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
     engine: CollectorEngine | None = None
     pipe = _RowPipe(send, lambda: engine.stats() if engine else {}, mask_secrets)
     engine = CollectorEngine(config, pipe, build_forwarder(config), on_processed=pipe.processed)
+    engine.pipeline.on_agent_block = lambda block: send(("blocked", block))
     tune_gc()  # a spawned process does not inherit serve's setting
     send(("ready", index))  # checks built and warmed up: the parent may count this worker in
     try:
@@ -471,6 +487,8 @@ def _worker_main(config: ClaimwatchConfig, index: int, conn, mask_secrets: bool)
             kind = message[0]
             if kind in ("traces", "logs"):
                 _accept(engine, pipe, message)
+            elif kind == "carry":  # another worker blocked an agent: its later traces may come here
+                engine.pipeline.carry_agent_block(*message[1])
             elif kind == "flush":
                 done = engine.flush(message[2])  # the parent's timeout: a late "flushed" says it ran out
                 send(("flushed", message[1], engine.stats(), done))

@@ -4,11 +4,13 @@ the real OpenTelemetry SDK exporting over OTLP/HTTP to the collector, which forw
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -332,3 +334,44 @@ def test_an_agents_blocked_texts_follow_it_for_its_conversation_not_for_good():
     pipeline.process(call(3, 40, "Done."))  # a conversation of its own, forty minutes on
     assert pipeline.blocked_in(f"{2:032x}")[0] == (BLOCKED,)
     assert pipeline.blocked_in(f"{3:032x}") is None
+
+
+class _TraceIds(RandomIdGenerator):
+    """Trace ids from a list, so a test knows which worker process each trace is routed to."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self._ids = iter(ids)
+
+    def generate_trace_id(self) -> int:
+        return next(self._ids)
+
+
+def test_with_worker_processes_an_agents_block_follows_it_into_a_trace_routed_to_another_worker(tmp_path, sink):
+    # Traces are routed to workers by trace id (crc32 % workers): the enforcing agent's next call, a trace of
+    # its own that sends the blocked turn back as history, went to the other worker, which had never seen the
+    # block, and was forwarded with the blocked text in it.
+    c = start_collector(tmp_path, agents=AGENTS, processor={"workers": 2},
+                        exporters={"otlp": {"endpoint": sink.endpoint, "protocol": "http/protobuf"}})  # fmt: skip
+    try:
+        first, second = 1, 4
+        assert zlib.crc32(first.to_bytes(16, "big")) % 2 != zlib.crc32(second.to_bytes(16, "big")) % 2
+        history = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Is docker up?"}]},
+                              {"role": "assistant", "parts": [{"type": "text", "content": BLOCKED}]}])  # fmt: skip
+        for trace_id, name, output, inputs in ((first, "chat 1", BLOCKED, None), (second, "chat 2", "Done.", history)):
+            provider = TracerProvider(id_generator=_TraceIds([trace_id]))
+            provider.add_span_processor(
+                SimpleSpanProcessor(HttpExporter(endpoint=f"http://{c.addresses.otlp_http}/v1/traces"))
+            )
+            with provider.get_tracer("agent").start_as_current_span(name) as span:
+                span.set_attribute("gen_ai.agent.name", "sub-enforcer")
+                if inputs:
+                    span.set_attribute("gen_ai.input.messages", inputs)
+                span.set_attribute("gen_ai.output.messages", llm_messages(output))
+            provider.shutdown()
+            assert c.engine.flush(30)  # the block is made before the next call, as in a real tool loop
+        spans = forwarded(sink, 2)
+        assert attrs(spans["chat 1"])["claimwatch.enforced"] is True
+        assert BLOCKED not in everything(spans["chat 1"]) and BLOCKED not in everything(spans["chat 2"])
+        assert json.loads(attrs(spans["chat 2"])["gen_ai.input.messages"])[1]["role"] == "assistant"  # shape kept
+    finally:
+        c.stop()

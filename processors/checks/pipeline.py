@@ -14,9 +14,10 @@ import logging
 import re
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from threading import Lock
 from typing import Any
 
 from ..core.config import ClaimwatchConfig, load_config
@@ -143,6 +144,10 @@ class Pipeline:
         self._tiers = PolicyResolver(self.config.validation)
         self._blocked: OrderedDict[str, tuple[tuple[str, ...], str]] = OrderedDict()
         self._blocked_by_agent: OrderedDict[str, tuple[tuple[str, ...], str, int]] = OrderedDict()
+        self._agent_lock = Lock()  # a worker process merges other workers' blocks from another thread
+        # Told of each enforced block of an agent (agent, texts, notice, carry-until ns), so a collector with
+        # several worker processes hands it to the others: an agent's next trace may be routed to another.
+        self.on_agent_block: Callable[[tuple[str, tuple[str, ...], str, int]], None] | None = None
 
     # --- the contract -----------------------------------------------------------------------------
     def process(
@@ -271,11 +276,19 @@ class Pipeline:
         if outcome.enforced and outcome.blocked_texts:
             texts, _ = self._blocked.get(outcome.span.trace_id, ((), ""))
             self._hold_blocked(outcome.span.trace_id, texts + outcome.blocked_texts, outcome.notice())
-            agent = outcome.identity.agent_id
-            texts, _, _ = self._blocked_by_agent.pop(agent, ((), "", 0))
-            texts = (texts + outcome.blocked_texts)[-_MAX_BLOCKED_PER_AGENT:]
-            until = _span_ns(outcome.span) + _BLOCKED_CARRY_NS
-            self._blocked_by_agent[agent] = (texts, outcome.notice(), until)
+            block = (outcome.identity.agent_id, outcome.blocked_texts, outcome.notice(),
+                     _span_ns(outcome.span) + _BLOCKED_CARRY_NS)  # fmt: skip
+            self.carry_agent_block(*block)
+            if self.on_agent_block is not None:
+                self.on_agent_block(block)
+
+    def carry_agent_block(self, agent: str, texts: tuple[str, ...], notice: str, until: int) -> None:
+        """Keep an enforcing agent's blocked texts for redacting its later traces until `until` (ns): its own
+        blocks, and those another worker process made (`on_agent_block` there)."""
+        with self._agent_lock:
+            held, _, held_until = self._blocked_by_agent.pop(agent, ((), "", 0))
+            kept = (*held, *(t for t in texts if t not in held))[-_MAX_BLOCKED_PER_AGENT:]
+            self._blocked_by_agent[agent] = (kept, notice, max(until, held_until))
             while len(self._blocked_by_agent) > _MAX_BLOCKED_AGENTS:
                 self._blocked_by_agent.popitem(last=False)
 
