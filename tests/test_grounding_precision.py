@@ -299,3 +299,21 @@ def test_an_indented_bullets_verb_is_no_name_and_an_id_may_be_a_part_of_a_snake_
     assert grades["`isinstance(data, bytes)` works in Py3."].grade != FABRICATED  # py3 as in `is_py3`
     (other,) = ground("It works in Py4.", ["if is_py3: pass"]).claims
     assert other.grade.grade == FABRICATED
+
+
+def test_hedges_worked_example_leads_and_code_constants_are_not_graded_as_facts():
+    grades = {
+        c.claim.text: c.grade.grade
+        for c in ground(
+            "This seems to set `skip_checks` on the parser.\n`CodePrinter` usually handles `Mul`.\n"
+            "I assume `write_string` looks like `write`.\nInput `05`.\nMy logic: `1905`.\nCase 2: the year is 1976.",
+            ["def call_command(name): pass"],
+        ).claims
+    }
+    assert FABRICATED not in grades.values(), grades
+    (constant,) = ground("The check returns False for `data`.", ["def check(data): return False"]).claims
+    assert constant.grade.grade != FABRICATED, constant.grade.reason  # 'False' is no name
+    reports = {c.claim.text: c.grade.grade for c in ground(
+        "Case 81 is closed.\nOutput: 3 tests passed.", ['{"case": 81, "status": "open"}', "3 passed in 0.2s"]
+    ).claims}  # fmt: skip
+    assert reports == {"Case 81 is closed.": FABRICATED, "Output: 3 tests passed.": "GROUNDED"}

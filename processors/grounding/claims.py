@@ -55,7 +55,9 @@ _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
 _REASONING_LEAD = Folded(REASONING_LEAD)
 _COURTESY = Folded(COURTESY)
-_GUESS_WORDS = frozenset(("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely", "expect", "suspect", "guess", "something"))
+_GUESS_WORDS = frozenset(("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely", "expect",
+                          "suspect", "guess", "something", "seems", "seem", "assume", "assuming", "looks", "appears",
+                          "usually", "typically"))  # fmt: skip
 
 
 def _may_guess(lower: str, bag: set[str]) -> bool:
@@ -66,6 +68,13 @@ def _may_guess(lower: str, bag: set[str]) -> bool:
 
 
 _NOT_CONTENT = STOPWORDS | LOOSE
+# A worked example's lead: a labelled input or case ("Input `05`.", "Case 2:", "My logic: ..."), or a
+# supposition. "Input validation fails" and "Case 81 is closed" are no such lead.
+_WORKED_LEAD = re.compile(
+    r"(?:(?:input|case|example|simplify|my logic|e\.g\.)\s*(?:\d+\s*)?[:`(]|(?:for example|e\.g\.),?\s"
+    r"|(?:suppose|imagine|consider)\s)",
+    re.I,
+)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 
 
@@ -96,6 +105,8 @@ def _worked(text: str, found: tuple[Specific, ...]) -> bool:
         return False
     # Every form of WORKED holds "=", "->" or "→": most claims hold none and skip the search.
     if ("=" in text or "->" in text or "→" in text) and WORKED.search(text):
+        return True
+    if _WORKED_LEAD.match(text):  # "Input `05`.", "Case 2: ...", "Suppose `x` is 3.", "My logic: `1905`."
         return True
     return "`" in text and not _INLINE_CODE.sub("", text).strip(" .,:;!*_-")  # nothing but inline code
 

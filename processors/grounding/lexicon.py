@@ -258,7 +258,9 @@ WORKED = re.compile(r"\s(?:==?|->|=>|→)\s")
 # "I expect to find it in `src/x.py`" is a prediction too; "as expected, it fails" reports what happened.
 GUESS = re.compile(
     r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely|(?:i|we)(?:'d)? expect|i suspect|i guess"
-    r"|or something)\b",
+    # Hedges and what one knows in general ("`X` usually handles `Y`"): no report of what the trace showed.
+    # "It seems (that) there are no seats" stays a claim: agents hedge their reports of tool results so.
+    r"|or something|seems? (?:to|like)|i assume|assuming|looks like|appears to|usually|typically)\b",
     re.IGNORECASE,
 )
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.

@@ -552,7 +552,8 @@ def _name_like(word: str, whole: str, runs: frozenset[str] | None = None) -> boo
     return not _lowercase_elsewhere(word, whole)
 
 
-_NOT_NAMES = frozenset(STOPWORDS | CLOSED_CLASS.keys() | LOOSE)  # common words, whatever their case
+# Common words, whatever their case, and the constants code writes capitalised ("`isinstance` is False").
+_NOT_NAMES = frozenset(STOPWORDS | CLOSED_CLASS.keys() | LOOSE | {"true", "false", "none", "null", "nan"})
 
 
 _NOT_LETTER = bytes(c if 65 <= c <= 90 or 97 <= c <= 122 else 32 for c in range(256))
