@@ -317,3 +317,10 @@ def test_hedges_worked_example_leads_and_code_constants_are_not_graded_as_facts(
         "Case 81 is closed.\nOutput: 3 tests passed.", ['{"case": 81, "status": "open"}', "3 passed in 0.2s"]
     ).claims}  # fmt: skip
     assert reports == {"Case 81 is closed.": FABRICATED, "Output: 3 tests passed.": "GROUNDED"}
+
+
+def test_a_version_is_one_specific_found_or_missing_as_a_whole():
+    (same,) = ground("Version 2.8.1 is installed.", ["numpy 2.8.1"]).claims
+    assert same.grade.grade == "GROUNDED"
+    (other,) = ground("Version 2.8.1 is installed.", ["numpy 2.8.0"]).claims
+    assert other.grade.grade == FABRICATED and "2.8.1" in other.grade.reason  # not "claimed number 2.8"

@@ -99,7 +99,9 @@ SPECIFIC = re.compile(
     rf"|(?P<money>(?:[$€£]|\b(?:usd|eur|gbp)\s?)\s?(?:{_NUM})|(?<![\w.])(?:{_NUM})\s?(?:usd|dollars?|euros?|eur|gbp|pounds)\b)"
     rf"|(?P<percent>(?<![\w.])(?:{_NUM})\s?(?:%|percent\b))"
     r"|(?P<code>`[\w./:@#-]{1,80}`)"  # an identifier, path or flag; an expression the agent wrote is not a specific
+    # A version or an address ("2.8.1", "10.0.0.12") is one id, not the number 2.8.
     r"|(?P<id>\b(?=[\w-]*\d)(?=[\w-]*[a-z_])[a-z][\w-]*\d[\w-]*\b|\b[a-z]+_[\w]+\b|\b\d{5,}\b"
+    r"|(?<![\w.])\d+(?:\.\d+){2,}\b(?!\.\d)"
     r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
     rf"|(?P<number>(?<![\w.])(?:{_NUM})(?![\w])))",
     re.IGNORECASE,
