@@ -324,3 +324,10 @@ def test_a_version_is_one_specific_found_or_missing_as_a_whole():
     assert same.grade.grade == "GROUNDED"
     (other,) = ground("Version 2.8.1 is installed.", ["numpy 2.8.0"]).claims
     assert other.grade.grade == FABRICATED and "2.8.1" in other.grade.reason  # not "claimed number 2.8"
+
+
+def test_a_three_character_token_with_a_digit_is_no_id_but_a_longer_one_is():
+    (short,) = ground("`isinstance(data, bytes)` works in Py3 for `data`.", ["def f(data): return data"]).claims
+    assert "Py3" not in short.grade.reason and "py3" not in str([s.value for s in short.claim.specifics])
+    (long,) = ground("Order W81245 shipped.", ["order W77777 shipped"]).claims
+    assert long.grade.grade == FABRICATED and "w81245" in long.grade.reason.lower()

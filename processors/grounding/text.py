@@ -376,6 +376,8 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
                 continue
         else:
             value = raw.lower().rstrip(".,;:")
+            if kind == "id" and len(value) <= 3:
+                continue  # "Py3", "v2", "S3", "xa0": a version or a name's abbreviation, not a record's id
         found.append((kind, raw, value, m.start(), m.end(), unit))
         taken.append((m.start(), m.end()))
     for start, end in _status_spans(text, lower):
