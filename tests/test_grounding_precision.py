@@ -331,3 +331,11 @@ def test_a_three_character_token_with_a_digit_is_no_id_but_a_longer_one_is():
     assert "Py3" not in short.grade.reason and "py3" not in str([s.value for s in short.claim.specifics])
     (long,) = ground("Order W81245 shipped.", ["order W77777 shipped"]).claims
     assert long.grade.grade == FABRICATED and "w81245" in long.grade.reason.lower()
+
+
+def test_a_names_generic_head_noun_is_not_made_up_when_the_evidence_has_its_other_words():
+    booking = json.dumps({"reservation_id": "QX77PL", "cabin": "economy", "flight": "HAT212"})
+    (cabin,) = ground("I booked HAT212 in Economy Class.", [booking]).claims
+    assert cabin.grade.grade != FABRICATED, cabin.grade.reason
+    (other,) = ground("I booked HAT212 in Platinum Class.", [booking]).claims
+    assert other.grade.grade == FABRICATED and "platinum" in other.grade.reason  # the telling word is missing

@@ -190,6 +190,8 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
         if len(word) <= 6 and _acronym(word, pool):
             continue
         missing.append(word)
+    if missing and len(missing) < len(spec.value) and _GENERIC_HEADS.issuperset(missing):
+        missing = []  # "Economy Class", "Gold Member", "Javits Center": the evidence has what tells it apart
     if not missing:
         support.extend(pool.lookup(spec.value[0], True, 1))
         return
@@ -200,6 +202,15 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
         reason += " (some evidence was cut short)"
         confidence *= 0.7
     problems.append(Problem("name", reason, confidence, region))
+
+
+# The generic head nouns of capitalised names ("Economy Class", "Premium Plan", "Javits Center"): a name the
+# evidence knows by its other words ("economy", "javits") is not made up for lacking these.
+_GENERIC_HEADS = frozenset(
+    """class plan tier level member membership card account center centre team service services department office
+    room hall airport station terminal street avenue road hotel bank university college school group project
+    package pass edition mode program programme app store cabin lounge gate fare""".split()
+)
 
 
 def _near_spelling(word: str, pool: EvidencePool) -> bool:
