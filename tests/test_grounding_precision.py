@@ -339,3 +339,13 @@ def test_a_names_generic_head_noun_is_not_made_up_when_the_evidence_has_its_othe
     assert cabin.grade.grade != FABRICATED, cabin.grade.reason
     (other,) = ground("I booked HAT212 in Platinum Class.", [booking]).claims
     assert other.grade.grade == FABRICATED and "platinum" in other.grade.reason  # the telling word is missing
+
+
+def test_the_list_items_after_a_plans_lead_in_are_steps_of_the_plan():
+    grades = {c.claim.text: c.grade.grade for c in ground(
+        "I'll create a script that:\n1. Checks `sys.stdout.mode`.\n2. Opens `out.bin` for writing.\n\n"
+        "Results:\n- `capture.py` holds `EncodedFile`.\n- `sys.stdout.mode` is `rb+`.",
+        ["class EncodedFile: pass  # capture.py"],
+    ).claims}  # fmt: skip
+    assert grades["Checks `sys.stdout.mode`."] is None and grades["Opens `out.bin` for writing."] is None
+    assert grades["`sys.stdout.mode` is `rb+`."] == FABRICATED  # a list after a label, not a plan: still graded

@@ -68,6 +68,14 @@ def _may_guess(lower: str, bag: set[str]) -> bool:
 
 
 _NOT_CONTENT = STOPWORDS | LOOSE
+# A lead-in whose list is what the agent will do ("I'll create a script that:", "Next steps:"); not one that
+# presents what is ("Here are the details:", "To proceed, here is your booking:").
+# "Let's look at / calculate / review ...:" presents what is, so "let me" and "let's" lead no plan here.
+_PLAN_LEAD = re.compile(
+    r"(?:thought:\s*)?(?:(?:now|next|first|then),?\s+)?(?:i'll|i will|i'm going to|i am going to|we'll|we will"
+    r"|(?:i|we) (?:need|plan|want) to|(?:my |the )?plan\b|next steps?\b|steps:|to ?do:)",
+    re.I,
+)
 # A worked example's lead: a labelled input or case ("Input `05`.", "Case 2:", "My logic: ..."), or a
 # supposition. "Input validation fails" and "Case 81 is closed" are no such lead.
 _WORKED_LEAD = re.compile(
@@ -135,6 +143,7 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
     # restating its lead, a reply repeating a detail) reads it once. A pure function of the text and its
     # specifics (offsets relative to the claim), which a hit compares.
     made: dict[str, tuple[list[SpecificFields], tuple | None]] = {}
+    planned_list = False  # the list items after a plan's lead-in ("I'll write a script that:") are its steps
     for unit in _UNITS.finditer(masked):
         line = unit.group()
         if not line.strip() or _TABLE_RULE.match(line) or ("[" in line and _CUT_MARK.match(line)):
@@ -143,9 +152,12 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
         mark = _LIST_MARK.match(line)
         offset = mark.end() if mark else 0
         lower = line.lower()
-        for s_start, s_end in _sentences(line, offset):
+        sentences = _sentences(line, offset)
+        if mark is None or mark.group().lstrip()[:1] == "#":  # not an item (a heading ends the list too)
+            planned_list = line.rstrip().endswith(":") and _plan_lead(line, sentences)
+        for s_start, s_end in sentences:
             pieces = _clauses(line, s_start, s_end, lower, seen)
-            plan = len(pieces) > 1 and _plan(line[s_start:s_end])
+            plan = (mark is not None and planned_list) or (len(pieces) > 1 and _plan(line[s_start:s_end]))
             for c_start, c_end in pieces:
                 claim = _claim(text, base + c_start, base + c_end, found, starts, seen, made)
                 if claim is not None and plan and claim.kind != OPINION_KIND:
@@ -155,6 +167,12 @@ def split_claims(text: str, max_claims: int = 200) -> list[Claim]:
                     if len(claims) >= max_claims:
                         return claims
     return claims
+
+
+def _plan_lead(line: str, sentences: list[tuple[int, int]]) -> bool:
+    """Whether the line's last sentence (the one its colon ends) leads in a plan's steps."""
+    start = sentences[-1][0] if sentences else 0
+    return _PLAN_LEAD.match(line[start:].strip().strip("*_|").strip()) is not None
 
 
 def _plan(sentence: str) -> bool:
