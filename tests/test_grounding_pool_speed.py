@@ -91,12 +91,19 @@ def _plain_region_window(positions: list[tuple[int, int, int]]) -> tuple[int, in
     return best
 
 
+def _plain_score(positions: list[tuple[int, int, int]]) -> int:
+    """The most distinct anchors any window of 320 characters in one passage holds."""
+    return max(len({a for p, q, a in positions if p == passage and 0 <= q - pos <= 320}) for passage, pos, _ in positions)
+
+
 def _plain_region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """`_region` with the plain slide, and the sentence around the window's middle as `_region` cuts it."""
     first = {i: pool.find(a, word=False, limit=6) for i, a in enumerate(anchors)}
     positions = {(h.passage, h.start, i) for i, hits in first.items() for h in hits}
     common = [i for i, hits in first.items() if len(hits) == 6]  # only their first six were looked up
-    if common and len(common) < len(anchors):  # near each rare anchor's occurrence, every common one's
+    found = len({i for _, _, i in positions})
+    whole = positions and len(anchors) > 1 and _plain_score(sorted(positions)) == found
+    if common and len(common) < len(anchors) and not whole:  # near each rare anchor's, every common one's
         for passage, pos, i in list(positions):
             if i in common:
                 continue

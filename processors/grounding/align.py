@@ -46,39 +46,23 @@ _ANCHOR_KINDS = frozenset(("id", "email", "url", "code"))
 def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """The sentence around the densest cluster of anchors: most distinct anchors within 320 characters."""
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
-    cut: list[int] = []  # anchors with more occurrences than were asked for
+    common: list[int] = []  # anchors with more occurrences than were asked for
     for i, anchor in enumerate(anchors):
         hits = pool.lookup(anchor, False, ANCHOR_LIMIT)
         positions.extend([(h.passage, h.start, i) for h in hits])
         if len(hits) == ANCHOR_LIMIT:
-            cut.append(i)
+            common.append(i)
     if not positions:
         return None
-    if cut and len(cut) < len(anchors):
-        positions.extend(_near_rare(anchors, cut, positions, pool))
     positions.sort()
-    best, best_score = (positions[0][0], positions[0][1]), 0
-    if len(anchors) > 1:
-        # The first window holding every anchor found is the answer: only a window with more distinct
-        # anchors replaces the best one, so the slide stops there.
-        most = len({anchor for _, _, anchor in positions})
-        lo = 0
-        counts = [0] * len(anchors)  # anchor -> occurrences inside the sliding window
-        inside = 0  # distinct anchors inside the window
-        for passage, pos, anchor in positions:
-            if not counts[anchor]:
-                inside += 1
-            counts[anchor] += 1
-            while positions[lo][0] != passage or pos - positions[lo][1] > _WINDOW:
-                gone = positions[lo][2]
-                counts[gone] -= 1
-                if not counts[gone]:
-                    inside -= 1
-                lo += 1
-            if inside > best_score:
-                best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), inside
-                if inside == most:
-                    break
+    best, best_score, most = _slide(positions, len(anchors))
+    if best_score < most and common and len(common) < len(anchors):
+        # No window holds every anchor found: a common anchor's later occurrences may complete one.
+        near = _near_rare(anchors, common, positions, pool)
+        if near:
+            positions.extend(near)
+            positions.sort()
+            best, best_score, most = _slide(positions, len(anchors))
     passage, pos = best
     text = pool.lower(passage)
     cut = text.rfind("\n", max(0, pos - 200), pos)
@@ -88,6 +72,35 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
     return new_hit(passage, start, end)
+
+
+def _slide(positions: list[tuple[int, int, int]], count: int) -> tuple[tuple[int, int], int, int]:
+    """(passage and middle of the first window with the most distinct anchors within `_WINDOW` characters,
+    its anchor count, the distinct anchors found at all); `positions` sorted (passage, pos, anchor)."""
+    best, best_score = (positions[0][0], positions[0][1]), 0
+    most = len({anchor for _, _, anchor in positions})
+    if count < 2:
+        return best, 1, most
+    # The first window holding every anchor found is the answer: only a window with more distinct
+    # anchors replaces the best one, so the slide stops there.
+    lo = 0
+    counts = [0] * count  # anchor -> occurrences inside the sliding window
+    inside = 0  # distinct anchors inside the window
+    for passage, pos, anchor in positions:
+        if not counts[anchor]:
+            inside += 1
+        counts[anchor] += 1
+        while positions[lo][0] != passage or pos - positions[lo][1] > _WINDOW:
+            gone = positions[lo][2]
+            counts[gone] -= 1
+            if not counts[gone]:
+                inside -= 1
+            lo += 1
+        if inside > best_score:
+            best, best_score = (passage, positions[lo][1] + (pos - positions[lo][1]) // 2), inside
+            if inside == most:
+                break
+    return best, best_score, most
 
 
 def _near_rare(
