@@ -349,3 +349,10 @@ def test_the_list_items_after_a_plans_lead_in_are_steps_of_the_plan():
     ).claims}  # fmt: skip
     assert grades["Checks `sys.stdout.mode`."] is None and grades["Opens `out.bin` for writing."] is None
     assert grades["`sys.stdout.mode` is `rb+`."] == FABRICATED  # a list after a label, not a plan: still graded
+
+
+def test_a_code_name_may_be_a_whole_part_of_a_longer_snake_case_name_when_it_is_not_short():
+    (part,) = ground("`urlconf` is read from the settings.", ["urlconf = settings.ROOT_URLCONF"]).claims
+    assert part.grade.grade != FABRICATED
+    (short,) = ground("`save` writes the row.", ["def _save_parents(self): ..."]).claims
+    assert short.grade.grade == FABRICATED  # a short name inside another is no evidence of it

@@ -43,8 +43,8 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
     elif kind in ("id", "email", "url", "code"):
         needle = str(spec.value)
         hits = pool.find(needle, word=kind != "url", limit=2)
-        if not hits and kind == "id":
-            hits = _snake_part(needle, pool)
+        if not hits and (kind == "id" or (kind == "code" and len(needle) >= 6 and needle.isidentifier())):
+            hits = _snake_part(needle, pool)  # `urlconf` of ROOT_URLCONF, set_urlconf; short code stays whole
         if not hits and kind == "url":
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
