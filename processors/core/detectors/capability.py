@@ -233,6 +233,11 @@ DETECTORS = (
         confidence=0.8,
         priority=3,
         action_subject=True,
+        # "my instructions for this workspace say I can't push to `main`": what the agent's rules say, one
+        # self-referential claim (self_referential.instructions), not a limit it found.
+        # (The window is the 40 characters before the match: the rules' owner may fall outside it.)
+        reject_before=r"\b(?:instructions|guidelines|rules|policies|prompt)\b[^.!?;\n]{0,30}?"
+        r"\b(?:say|says|said|state|states|tell\s+me|told\s+me)(?:\s+that)?\s+$",
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
         reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$"
         r"|^be\b"  # "I can't be sure", "we cannot be certain": doubt, not a limit

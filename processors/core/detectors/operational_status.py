@@ -30,6 +30,9 @@ OUTCOMES = (
     r"|hangs|hung|persists|persisted|went\s+away"
 )
 
+# After "down" or "up" (WORD), how far a value moved: "down to 38%", "up by 2x", "down 20%", "down from 61 GB", "up to 40".
+_MOVED_VALUE = r"(?<=WORD)\s+(?:(?:to|from|by|about|around|roughly|nearly|almost|over|under)\s+)*[~$€£≈]?\d|(?<=WORD)\s+(?:by\s+)?(?:half|a\s+third|a\s+quarter|a\s+lot|sharply|slightly)\b"
+
 # An outcome as a status list or checklist gives it.
 _LISTED_OUTCOMES = (
     r"passing|failing|passed|failed|pass|fail|PASS|FAIL|PASSED|FAILED|green|red|broken|healthy|unhealthy"
@@ -77,6 +80,8 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
+        # "root usage is down to 38%", "errors are down by half", "latency is down 20%": a value that fell, no status.
+        reject_after=_MOVED_VALUE.replace("WORD", "down"),
         examples=("The pipeline is broken.", "Your flight has been delayed."),
     ),
     DetectorSpec(
@@ -91,7 +96,8 @@ DETECTORS = (
         # "the fix seems to be passing `dtype` to ...", "the user is passing their own `argv`":
         # "passing" takes an object, no status.
         # "I'll look up the hours": a verb, not "looks up"; "your bank's online portal": an adjective.
-        reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
+        # "is up 12% on last week", "up to 40 requests": a value that rose, no status (see operational_status.failing).
+        reject_after=_MOVED_VALUE.replace("WORD", "up") + r"|\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
         r"|(?<=look up)|(?<=looks up)|(?<=looked up)"
         r"|(?<=online)\s+(?:portal|banking|store|shop|account|form|version|services?|help|chat|checkout|booking"
         r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b"
@@ -132,7 +138,10 @@ DETECTORS = (
         reject_subject=_OUTCOME_NOT_SUBJECT,
         # "would previously fail", "will pass": hypothetical. "Boarding pass", "the accessibility pass": a noun.
         reject_before=_HYPOTHETICAL + r"|\b(?:boarding|accessibility|season|day|bus|ski|guest|press|backstage"
-        r"|visitor|parking|weekly|monthly|annual|hall|mountain)\s+$",
+        r"|visitor|parking|weekly|monthly|annual|hall|mountain)\s+$"
+        # The next count of a tally ("59 passed, 2 failed", "17 passed, 0 failed"): one clause, one claim (GUIDE.md),
+        # taken with the tally's first count.
+        r"|\b\d[\d,/]*\s+(?:tests?\s+)?(?:passed|failed|passing|failing|succeeded|skipped|errors?|errored)\s*,\s*\d[\d,/]*\s+$",
         examples=(
             "The reproduction script failed as expected.",
             "`test_pylint_home` failed.",
@@ -210,7 +219,7 @@ DETECTORS = (
         patterns=(
             # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
             # imperative gives no subject, and a condition or plan ("if they work") no assertion.
-            r"\b(?P<state>(?:works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
+            r"\b(?P<state>(?:works|worked|runs|ran|executes|executed|compiles|compiled|builds|built"
             r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered"
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
@@ -222,6 +231,13 @@ DETECTORS = (
             # out: "the team works on the backend" is an activity).
             r"\b(?P<state>works|worked)(?:[ \t]+(?:now|again|fine|correctly|properly|as\s+expected))?[ \t]+for[ \t]+"
             r"(?:the|this|that|these|those|both|all|each|every|my|your|our|me|us|them)\b",
+            # A run that finished well: "the build now completes without errors", "`npm install` completed with 2
+            # warnings", "finished successfully". Said bare ("the export finished") it is a process state:
+            # system_state.finished.
+            r"\b(?P<state>finished|completed|completes|finishes)(?:[ \t]+(?:now|again|this\s+time))*[ \t]+"
+            r"(?:fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|without\s+(?:any\s+)?(?:errors?"
+            r"|warnings?|issues?|problems?|failures?)|with\s+(?:no|zero|only|just|\d+|one|two|three|a\s+few|some)"
+            r"\s+(?:[\p{L}-]+\s+)?(?:errors?|warnings?|failures?))\b",
         ),
         assertion="working",
         subject_before=True,
@@ -235,7 +251,7 @@ DETECTORS = (
         # homepage loads fine", "fonts render correctly").
         reject_state=_BARE_LOAD,
         examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
-                  "The retry logic works for both endpoints."),
+                  "The retry logic works for both endpoints.", "`npm run build` now completes without errors."),
     ),
     DetectorSpec(
         # "`Literal[1]` did NOT fail", "the job didn't crash".

@@ -324,6 +324,27 @@ DETECTORS = (
         examples=("The page renders.", "The Traffic page loads, but the chart is empty."),
     ),
     DetectorSpec(
+        # A job, a run or an upload that finished, said bare: "the export finished", "Rollout finished: ...", "the
+        # upload completed". A process state, as "the job is complete" (GUIDE.md files "the job is still in progress"
+        # here); how well it finished ("finished without errors") is operational_status.works'.
+        id="system_state.finished",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<state>finished|completed)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time|already|just\s+now))*[ \t]*"
+            r"(?:[.,;:!)]|\n|$|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
+        ),
+        assertion="finished",
+        subject_before=True,
+        confidence=0.7,
+        # As system_state.loads: a prediction or a purpose, a negation, a noun or an adjective before ("the last
+        # completed", "3 completed"); "I finished" and "we completed" are the agent's own actions.
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|has|have|had|I|we|you)(?:\s+\w+ly|\s+still|\s+also"
+        r"|\s+now|\s+just|\s+already)?|(?:n't|n’t|\bnot|\bnever)\s+$|\b(?:the|a|an|last|first|next|previous|few|several"
+        r"|many|\d+|all|are|is|was|were|be|been|being|get|got)\s+$",
+        examples=("The export finished.", "Rollout finished: all pods are ready."),
+    ),
+    DetectorSpec(
         # Observation: "I can see a username field", "I see two items named X", "the file now appears in
         # the downloads bar", "the project does not appear on the first page".
         id="system_state.visible",
