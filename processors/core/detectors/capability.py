@@ -212,6 +212,25 @@ DETECTORS = (
         examples=("Your business class reservation can be cancelled for a full refund.",),
     ),
     DetectorSpec(
+        # What an account, a role or a user is not permitted: "`etl_writer` has no privileges on `analytics`", "my
+        # agent role doesn't have the refund permission". A permission (GUIDE.md: "not allowed or permitted"), not a
+        # thing held (existence.does_not_have); not "access" alone, which labellers read either way ("the VM has no
+        # internet access" is existence to them).
+        id="capability.no_permission",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>(?:has|have|had)\s+no|(?:does|do|did)(?:n't|n’t|\s+not)\s+have|(?:has|have|had)(?:n't|n’t|\s+not))"
+            r"\s+(?:(?:the|any)\s+)?(?:[\p{L}-]+\s+)?(?P<state>permissions?|privileges|grants)\b",
+        ),
+        assertion="not_permitted",
+        negative=True,
+        subject_before=True,
+        confidence=0.75,
+        priority=3,  # over existence.does_not_have and existence.does_not_contain
+        examples=("`etl_writer` has no privileges on `analytics`.", "My agent role doesn't have the refund permission."),
+    ),
+    DetectorSpec(
         # "I am unable to cancel this reservation", "we cannot use Docker here", "I can't remove a passenger".
         id="capability.unable",
         category="capability",

@@ -58,6 +58,8 @@ _OUTCOME_NOT_AFTER = (
     r"|a|an|it|its|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
     r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
     r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
+    # "`Optional[str]` passed where `str` expected": a value handed to a call (a type checker's words).
+    r"|(?<=passed)\s+where\b"
     r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b"
 )
 # "the mode string passed", "the arguments passed": a participle after what is given to a call. "Eval: Failed",
@@ -138,7 +140,8 @@ DETECTORS = (
         reject_subject=_OUTCOME_NOT_SUBJECT,
         # "would previously fail", "will pass": hypothetical. "Boarding pass", "the accessibility pass": a noun.
         reject_before=_HYPOTHETICAL + r"|\b(?:boarding|accessibility|season|day|bus|ski|guest|press|backstage"
-        r"|visitor|parking|weekly|monthly|annual|hall|mountain)\s+$"
+        r"|visitor|parking|weekly|monthly|annual|hall|mountain|travel|data|roaming|transit|rail|metro|festival"
+        r"|vip)\s+$"
         # The next count of a tally ("59 passed, 2 failed", "17 passed, 0 failed"): one clause, one claim (GUIDE.md),
         # taken with the tally's first count.
         r"|\b\d[\d,/]*\s+(?:tests?\s+)?(?:passed|failed|passing|failing|succeeded|skipped|errors?|errored)\s*,\s*\d[\d,/]*\s+$",

@@ -245,13 +245,18 @@ DETECTORS = (
         reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
         r"|(?<!changed)(?<!reverted)(?<!redirected)(?<!back)\s+to\b|\s+to:"
-        r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)",
+        r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)"
+        # "**Files changed**": a bold heading, no event.
+        r"|\*\*[ \t]*:?[ \t]*(?:\n|$)",
         # "before the page loaded": a time clause; "after logging in, the board loaded" reports it. "Zendesk Support:
         # opened view ...", "Summary: Opened ...": a log line's key, then the agent's own action.
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}|:[ \t]*",
+        # "a cleanup job for expired rows", "tabs with changed files": after a preposition the participle is an
+        # adjective before its noun, no event.
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}|:[ \t]*"
+        r"|\b(?:for|of|with|without|about|from|into|at)\s+$",
         # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun; "the hash changed
-        # from ...": a value.
-        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$",
+        # from ...": a value; "0 added, 2 changed, 0 destroyed": a tally of counts.
+        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$|^\d[\d,]*$",
         examples=(
             "The dropdown closed before I could select an option.",
             "The PDF opened in a new tab.",
@@ -412,7 +417,9 @@ DETECTORS = (
         r"|absent"
         # Whether it works is operational status: "the appointment page is down", "the page is working again".
         r"|down|up|working|broken|offline|online|failing|passing|healthy|operational|responding|unresponsive|crashing)",
-        reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]",
+        # "is rendered only after the iframe loads", "is shown once the form validates": when it happens, behaviour.
+        reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]"
+        r"|\s+(?:only\s+)?(?:after|before|once|until|while|whenever)\b",
         reject_before=_CONDITION_BEFORE,
         examples=("The size selector is outlined in red.", "The network indicator in the corner is red."),
     ),
