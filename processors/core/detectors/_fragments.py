@@ -15,12 +15,19 @@ ADVERB = (
     r"|correctly|automatically|officially|technically|fundamentally|genuinely|temporarily|permanently)"
 )
 
+# What stands between "has" and "been": "has already been applied", "have all been cancelled".
+PERFECT_ADVERB = (
+    r"(?:already|now|just|also|all|both|since|finally|recently|ever|actually|probably|likely|apparently|indeed"
+    r"|successfully|each|still|definitely|clearly|correctly|properly|automatically)"
+)
+
 # A copula, optionally modal or hedged, optionally negated: "is", "isn't",
 # "has not been", "might not be", "doesn't seem to be", "is no longer".
 COPULA = (
     r"(?P<cop>(?:"
     r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
-    r"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been"
+    # "has already been", "have all been", "has since been": an adverb between the auxiliary and "been".
+    rf"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+{PERFECT_ADVERB})?\s+been"
     r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?\s+be"
     r"|(?:seems?|appears?|looks?|looked)(?:\s+to\s+be)?"
     r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"

@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA, EMPH, QUOTED, WORD
+from ._fragments import AFTER, COPULA, EMPH, PERFECT_ADVERB, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -679,11 +679,12 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?"
-            r"(?:\s+being)?|(?:is|are)\s+now|got)"
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+" + PERFECT_ADVERB + r")?\s+been"
+            r"|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?(?:\s+being)?|(?:is|are)\s+now|got)"
             r"\s+(?:(?:successfully|already|now|also|correctly|properly|fully|automatically|just|since|indeed|still"
             r"|finally|actually|probably|likely|apparently)\s+)?(?P<state>" + RESULTS + r")\b",
-            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+" + PERFECT_ADVERB + r")?\s+been"
+            r"|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
             r"\s+(?:(?:successfully|already|now|also|just|since|finally|actually|yet)\s+)?(?P<state>" + DONE_TO + r")\b",
         ),
         assertion="{not_}{state}",
