@@ -33,6 +33,24 @@ OUTCOMES = (
 # After "down" or "up" (WORD), how far a value moved: "down to 38%", "up by 2x", "down 20%", "down from 61 GB", "up to 40".
 _MOVED_VALUE = r"(?<=WORD)\s+(?:(?:to|from|by|about|around|roughly|nearly|almost|over|under)\s+)*[~$€£≈]?\d|(?<=WORD)\s+(?:by\s+)?(?:half|a\s+third|a\s+quarter|a\s+lot|sharply|slightly)\b"
 
+# Linters and type checkers, and the test runners and build commands a coding agent names in backticks: what
+# "clean", "OK", "green" or "no errors" is said of in a run's summary ("`ruff check .` is clean", "Typecheck clean",
+# "black + isort OK", "`mypy auth/`: no errors").
+_CHECKERS = (
+    r"lint|linting|linter|typecheck|type[- ]?check(?:ing|er)?|types|mypy|pyright|ruff|eslint|flake8|black|isort"
+    r"|pre-commit|tsc|clippy|prettier|pylint|rubocop|shellcheck|golangci-lint|go\s+vet|stylelint|biome"
+)
+_RUNNERS = (
+    _CHECKERS + r"|pytest|jest|vitest|mocha|tox|nox|go\s+(?:test|build)|cargo\s+(?:test|check|clippy|build)"
+    r"|(?:rails|bin/rails)\s+test|rspec|phpunit|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|lint|typecheck|build|check)"
+    r"|make\s+(?:test|lint|check|build)|mvn\s+(?:test|verify)|gradle\w*\s+(?:test|check|build)|dotnet\s+(?:test|build)"
+)
+# The check as the subject: its name, "X + Y", or the command in backticks ("`pnpm --filter i18n test`").
+_CHECK_SUBJECT = (
+    r"(?P<subject>`(?:[\w./@=-]+[ \t]+)*?(?:" + _RUNNERS + r")\b[^`\n]*`|\b(?:" + _CHECKERS + r")"
+    r"(?:[ \t]*(?:\+|and|&|/)[ \t]*(?:" + _CHECKERS + r"))*)"
+)
+
 # An outcome as a status list or checklist gives it.
 _LISTED_OUTCOMES = (
     r"passing|failing|passed|failed|pass|fail|PASS|FAIL|PASSED|FAILED|green|red|broken|healthy|unhealthy"
@@ -73,6 +91,42 @@ _OUTCOME_NOT_SUBJECT = (
 _BARE_LOAD = r"(?:renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time))*"
 
 DETECTORS = (
+    DetectorSpec(
+        # A check's result in a coding agent's summary: "`ruff check .` is clean", "Typecheck clean", "black + isort
+        # OK", "pre-commit all green". Only of a checker or a test command: "the working tree is clean" is a state.
+        id="operational_status.check_clean",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            _CHECK_SUBJECT + r"[ \t]*(?::|→|->|—|–)?[ \t]*(?:(?:is|are|was|were|came\s+back|comes\s+back|stays?|stayed"
+            r"|now|still|also|all|again|fully)[ \t]+)*(?P<state>clean|ok|okay|green|happy)\b",
+        ),
+        assertion="passing",
+        confidence=0.75,
+        priority=2,  # over system_state.ui's "clean"
+        # "black screen", "lint OK to merge?": only at a clause's end or before its next part.
+        reject_after=r"[ \t]+(?:to|for|with|if|when|but\s+for)\b",
+        examples=("`ruff check .` is clean.", "Typecheck clean.", "black + isort OK.", "pre-commit all green."),
+    ),
+    DetectorSpec(
+        # The errors or failures a check reported: "mypy: 3 errors", "`mypy auth/`: no errors", "`go test ./api/...`
+        # has one failure", "`bin/rails test test/models/user_test.rb`: 24 runs, no failures".
+        id="operational_status.check_errors",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            _CHECK_SUBJECT + r"[ \t]*(?:(?::|→|->|—|–)[ \t]*(?:[\d,]+[ \t]+(?:runs?|tests?|examples?|files?|checks?"
+            r"|assertions?)[ \t]*,?[ \t]+)?|[ \t]+(?:has|had|have|reports?|reported|found|finds|shows?|showed|gave|gives"
+            r"|returned|returns)[ \t]+)(?P<cop>no|zero|0|[1-9][\d,]*|one|two|three|four|five|a\s+few|several)[ \t]+"
+            r"(?:new[ \t]+)?(?:type[ \t]+)?(?P<state>errors?|failures?|issues?|problems?|offen[cs]es|violations?)\b",
+        ),
+        assertion="{not_}errors",
+        negation_group="cop",
+        confidence=0.75,
+        priority=2,
+        examples=("mypy: 3 errors.", "`mypy auth/`: no errors.", "`go test ./api/...` has one failure.",
+                  "`bin/rails test test/models/user_test.rb`: 24 runs, no failures."),
+    ),
     DetectorSpec(
         id="operational_status.failing",
         category="operational_status",
