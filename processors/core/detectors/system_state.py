@@ -107,7 +107,11 @@ DETECTORS = (
         id="system_state.copula",
         category="system_state",
         family="systemState",
-        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{STATES})\b",),
+        patterns=(
+            rf"\b{COPULA}\s+{EMPH}(?P<state>{STATES})\b",
+            # A state as a tool prints it, in backticks: "the third pod is `Running`", "all three are `Running`".
+            rf"\b{COPULA}\s+`(?P<state>{STATES})`",
+        ),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
@@ -581,7 +585,10 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?:back\s+)?{EMPH}(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+            rf"\b{COPULA}\s+(?:back\s+)?{EMPH}(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b"
+            # For whom or where a flag is on: "is off for everyone except ...", "is on in production".
+            r"|[ \t]+(?:for[ \t]+(?:everyone|everybody|all|every|each|\d)|in[ \t]+(?:production|prod|staging|dev|all)|everywhere"
+            r"|globally)\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -603,6 +610,11 @@ DETECTORS = (
             # "is marked Complete", "PROJ-311 is in \"In Review\"", "is in the \"Done\" column".
             rf"\b{COPULA}\s+(?P<state>marked|flagged|labell?ed|tagged)\s+(?:as\s+)?" + AFTER,
             rf"\b{COPULA}\s+(?:now\s+)?in\s+(?:the\s+)?(?P<state>\"[^\"\n]{{1,40}}\"|“[^”\n]{{1,40}}”)",
+            # A status as a platform prints it, in backticks: "two pods are in `CrashLoopBackOff`", "the stack is in
+            # `UPDATE_ROLLBACK_FAILED`". Only status words: "is in `MyClass`" says where code is.
+            rf"\b{COPULA}\s+(?:now\s+|still\s+)?in\s+`(?P<state>(?-i:[A-Z][A-Za-z_]*(?:BackOff|Creating|Pending|Error"
+            r"|Failed|Running|Terminating|Completed|Unknown|Evicted|Ready|Progressing|Degraded|Available|_FAILED"
+            r"|_COMPLETE|_IN_PROGRESS|_PENDING)))`",
 
         ),
         assertion="{not_}{state}",
