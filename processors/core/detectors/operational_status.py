@@ -17,7 +17,7 @@ FAILING = (
 )
 HEALTHY = (
     r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
-    r"|responding|accepting\s+connections|serving\s+(?:traffic|requests)"
+    r"|responding|accepting\s+connections"
 )
 INFRA = (
     r"pipelines?|builds?|tests?|test\s+suite|deploy(?:ment)?s?|services?|servers?|databases?|db|queues?|clusters?"

@@ -333,6 +333,29 @@ DETECTORS = (
         examples=("The page renders.", "The Traffic page loads, but the chart is empty."),
     ),
     DetectorSpec(
+        # What a service, revision, ingress or flag is serving: "Revision `x` is serving 100% of traffic", "the
+        # ingress now serves the Let's Encrypt cert", "the previous one is still serving traffic", "Vite is serving on
+        # 5174", "the flag now serves `true` to 10% of users". A state of the deployment, as the labellers read it.
+        id="system_state.serving",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:is|are|was|were|'s|’s)(?:n't|n’t|\s+not)?(?:\s+(?:still|now|currently|already|also|only|no\s+longer))?)"
+            r"\s+(?P<state>serving)(?:[ \t]+(?:a|an|the|all|traffic|requests|on|from|true|false|https?|tls|ssl|version"
+            r"|v\d|its|their|both|every|no)\b|[ \t]+[`\d][^\s,;]*|[ \t]*(?:[.,;!)]|\n|$))",
+            r"\b(?:now|still|currently|only|also|already)\s+(?P<state>serves)\s+(?:(?:a|an|the|all|traffic|requests"
+            r"|true|false|version|v\d|its|their|both)\b|[`\d][^\s,;]*)",
+        ),
+        assertion="{not_}serving",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        # "the function is serving as a cache": a role, not what is served.
+        reject_after=r"\s+as\b",
+        examples=("Revision `invoice-api-00014-xod` is serving 100% of traffic.", "The ingress now serves the new cert.",
+                  "Vite is serving on 5174."),
+    ),
+    DetectorSpec(
         # A job, a run or an upload that finished, said bare: "the export finished", "Rollout finished: ...", "the
         # upload completed". A process state, as "the job is complete" (GUIDE.md files "the job is still in progress"
         # here); how well it finished ("finished without errors") is operational_status.works'.
