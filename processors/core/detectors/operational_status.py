@@ -128,6 +128,26 @@ DETECTORS = (
                   "`bin/rails test test/models/user_test.rb`: 24 runs, no failures."),
     ),
     DetectorSpec(
+        # A run that ended badly, said with how: "`docker compose up` exits immediately for the `worker` service",
+        # "the container exited with code 137", "`git rebase origin/main` stopped with conflicts in two files", "the
+        # job aborted with an error". Bare "exits" or "stopped" narrate code or say an action ("I stopped the job").
+        id="operational_status.exits",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<state>exits|exited|exit|quits|quit|dies|died|aborts|aborted|stops|stopped|halts|halted|terminates"
+            r"|terminated)[ \t]+(?:immediately|right\s+away|instantly|on\s+start(?:up)?|at\s+start(?:up)?"
+            r"|with\s+(?:(?:a|an|exit|status|return)\s+)?(?:code|status|non-?zero|error|errors|conflicts?|a\s+conflict"
+            r"|merge\s+conflicts?|an?\s+(?:error|exception|panic|segfault|traceback))|(?:with\s+)?(?:code|status)\s+[1-9])",
+        ),
+        assertion="exited",
+        subject_before=True,
+        confidence=0.75,
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:I|we|you)(?:\s+\w+ly)?\s+$|(?:n't|n’t|\bnot|\bnever)\s+$",
+        examples=("`docker compose up` exits immediately for the `worker` service.", "The container exited with code 137.",
+                  "`git rebase origin/main` stopped with conflicts in two files."),
+    ),
+    DetectorSpec(
         id="operational_status.failing",
         category="operational_status",
         family="operationalStatus",
@@ -217,7 +237,8 @@ DETECTORS = (
         patterns=(
             r"\b(?:returns|returned|is\s+returning|keeps\s+returning|responds\s+with|responded\s+with|gives|gave|gets|got"
             r"|answers\s+with|comes\s+back\s+with|came\s+back\s+with)\s+(?:a\s+|an\s+|the\s+same\s+|HTTP\s+|status\s+)?"
-            r"(?:\*\*|`)?(?P<state>[1-5]\d\d)\b",
+            # "is returning 503s": the plural of a status, many responses.
+            r"(?:\*\*|`)?(?P<state>[1-5]\d\d)(?:s|’s|'s)?\b",
         ),
         assertion="http_{state}",
         subject_before=True,
@@ -291,7 +312,8 @@ DETECTORS = (
             # A run that finished well: "the build now completes without errors", "`npm install` completed with 2
             # warnings", "finished successfully". Said bare ("the export finished") it is a process state:
             # system_state.finished.
-            r"\b(?P<state>finished|completed|completes|finishes)(?:[ \t]+(?:now|again|this\s+time))*[ \t]+"
+            r"\b(?P<state>finished|completed|completes|finishes|applies|apply|applied|installs|installed|deploys|deployed"
+            r"|migrates|migrated|starts|started|boots|booted|merges|merged)(?:[ \t]+(?:now|again|this\s+time))*[ \t]+"
             r"(?:fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|without\s+(?:any\s+)?(?:errors?"
             r"|warnings?|issues?|problems?|failures?)|with\s+(?:no|zero|only|just|\d+|one|two|three|a\s+few|some)"
             r"\s+(?:[\p{L}-]+\s+)?(?:errors?|warnings?|failures?))\b",
@@ -318,6 +340,9 @@ DETECTORS = (
         patterns=(
             r"\b(?P<cop>(?:did|does|do|has|have)(?:n't|n’t|\s+not|\s+NOT|\s+never))\s+(?:(?:seem|appear)\s+to\s+)?"
             r"(?P<state>fail|failed|crash|crashed|pass|passed|work|worked|run|succeed|succeeded|break|error|go\s+through)\b",
+            # "the blocked card no longer works for Apple Pay", "the build no longer compiles".
+            r"\b(?P<cop>no\s+longer)\s+(?P<state>works|work|runs|run|loads|load|responds|starts|boots|builds|compiles"
+            r"|passes|pass|connects|syncs)\b",
         ),
         assertion="not_{state}",
         negative=True,
@@ -325,7 +350,8 @@ DETECTORS = (
         confidence=0.8,
         # "does not pass the flag", "did not run `make`": the verb takes an object, no outcome.
         reject_after=r"\s+(?:to|the|a|an|it|its|this|that|well|with)\b|\s+[`'\"“‘]",
-        examples=("`Literal[1]` did NOT fail.", "The job didn't crash.", "The code SPRING10 does not seem to work."),
+        examples=("`Literal[1]` did NOT fail.", "The job didn't crash.", "The code SPRING10 does not seem to work.",
+                  "The blocked card no longer works for Apple Pay."),
     ),
     DetectorSpec(
         # A control or a command that does nothing: "the Post button does not respond to clicks", "the play
