@@ -38,6 +38,9 @@ UI_STATES = (
     r"|solved|done|draft|published|unpublished|approved|declined|invited|shared\s+with|unshared|assigned|unassigned"
     r"|linked|unlinked|subscribed|unsubscribed|unpaid|overdue|shipped|delivered|refunded"
     r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
+    # What an ops agent reads off a resource: "the slot is inactive", "the pool is saturated", "the HPA is maxed at
+    # 20 replicas", "the key seems to be unset", "that override file is gitignored".
+    r"|inactive|saturated|maxed(?:\s+out)?|throttled|unset|gitignored"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
     # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
@@ -209,7 +212,9 @@ DETECTORS = (
         patterns=(
             r"\b(?P<cop>has|have|had)(?:n't|n’t|\s+not)?\s+(?:(?:now|already|just|finally|fully|successfully|yet)\s+)?"
             r"(?P<state>loaded|started|finished|completed|stopped|launched|opened|closed|rendered|appeared|exited"
-            r"|collapsed|expanded|disappeared|vanished|reloaded|refreshed|changed|gone\s+away|updated)\b",
+            r"|collapsed|expanded|disappeared|vanished|reloaded|refreshed|changed|gone\s+away|updated"
+            # "the alert has auto-resolved", "the lag has recovered"
+            r"|auto-?resolved|resolved|recovered|cleared)\b",
         ),
         assertion="{state}",
         subject_before=True,
@@ -354,6 +359,24 @@ DETECTORS = (
         reject_after=r"\s+as\b",
         examples=("Revision `invoice-api-00014-xod` is serving 100% of traffic.", "The ingress now serves the new cert.",
                   "Vite is serving on 5174."),
+    ),
+    DetectorSpec(
+        # The plan or tier an account or a line is on: "You're currently on the **Flex 20GB** plan", "it's on the
+        # **Team** plan", "Customer **Kestrel** is on the *Scale* plan". The plan named in emphasis, quotes or capitals.
+        id="system_state.plan",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b{COPULA}\s+(?:now\s+|still\s+|currently\s+|already\s+)?on\s+(?:the|a|an|your|our|their)\s+"
+            r"(?P<state>\*\*[^*\n]+\*\*|\*[^*\n]+\*|_[^_\n]+_|[\"“][^\"”\n]+[\"”]|(?-i:\p{Lu})[\p{L}\p{N}+-]*"
+            r"(?:[ \t]+(?-i:[\p{Lu}\p{N}])[\p{L}\p{N}+-]*)?)[ \t]+(?:plan|tier|subscription|package|edition|bundle)\b",
+        ),
+        assertion="{not_}on_plan",
+        subject_before=True,
+        negation_group="cop",
+        person_subjects=True,
+        confidence=0.7,
+        examples=("You're currently on the **Flex 20GB** plan.", "The workspace is on the Team plan."),
     ),
     DetectorSpec(
         # A job, a run or an upload that finished, said bare: "the export finished", "Rollout finished: ...", "the
@@ -663,12 +686,15 @@ DETECTORS = (
         patterns=(
             r"\b(?:gave|returned|found|shows|showed|yielded|returns)\s+(?P<cop>no|zero|one|two|three|several|\d+)\s+"
             r"(?:matches|results|hits|occurrences)\s+for\s+" + AFTER,
+            # The same as a note: "No hits for `requests_per_minute`.", "3 matches for `init_db` in `src/`".
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<cop>(?-i:No|Zero)|\d+)\s+(?:matches|results|hits|occurrences)"
+            r"\s+for\s+" + AFTER,
         ),
         assertion="{not_}found",
         negation_group="cop",
         confidence=0.75,
         priority=2,  # over system_state.results: the matches of a named thing
-        examples=("The search gave three matches for `init_db`.",),
+        examples=("The search gave three matches for `init_db`.", "No hits for `requests_per_minute`."),
     ),
     DetectorSpec(
         # Search outcomes: "the search returned 14 results", "the query came back with no results".
