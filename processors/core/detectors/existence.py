@@ -283,6 +283,7 @@ DETECTORS = (
         reject_after=r"(?<=\bDone)|(?<=\bBlocked)|(?<=\bTriage)|(?<=\bBacklog)|(?<=\bTodo)|(?<=\bQA)|(?<=\bDoing)"
         r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b",
         examples=(
+            "`CurrencyFormatter` lives in `packages/i18n/src/format.ts`.",
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
             "`appdirs` is not in `install_requires`.",
             "The logo is part of the header.",

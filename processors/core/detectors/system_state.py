@@ -120,7 +120,8 @@ DETECTORS = (
         negation_group="cop",
         confidence=0.9,
         code_narration=r"initiali[sz]ed|registered|loaded|connected|started|mounted",
-        examples=("Node.js is not installed.", "Docker is probably not running.", "The key is also present."),
+        examples=("Node.js is not installed.", "Docker is probably not running.", "The key is also present.",
+                  "The third pod is `Running`."),
     ),
     DetectorSpec(
         id="system_state.ui",
@@ -676,6 +677,7 @@ DETECTORS = (
             'Weather is set to "Never".',
             "The message is still marked as unread.",
             "The EC2 instance is in the stopped state.",
+            "The pods are in `CrashLoopBackOff`.",
         ),
     ),
     DetectorSpec(
