@@ -562,6 +562,14 @@ CATEGORY_OF_SHAPE = [
     ("The alert has auto-resolved.", ["system_state"]),
     ("No hits for `requests_per_minute`.", ["system_state"]),
     ("Hi Jordan — I searched our billing system.", ["entity_name"]),
+    # a value in bold after 'switched to'; what an ops action left a branch or a resource in
+    ("Your line has been switched to **Unlimited Plus**.", ["system_state"]),
+    ("The branch is rebased cleanly on `origin/main`.", ["system_state"]),
+    ("WAL was recycled at the next checkpoint.", ["system_state"]),
+    ("The container is being OOMKilled shortly after startup.", ["operational_status"]),
+    ("A replacement is on its way.", ["system_state"]),
+    # but a bold value a screen shows is read out, as a backticked one is
+    ("The discount line shows **-$0.00**.", []),
 ]
 
 

@@ -13,7 +13,7 @@ from ._fragments import AFTER, COPULA, EMPH
 FAILING = (
     r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging|corrupted|corrupt"
     r"|frozen|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
-    r"|rejected|declined"
+    r"|rejected|declined|oom-?killed|oom\s+killed"
 )
 HEALTHY = (
     r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
@@ -151,7 +151,8 @@ DETECTORS = (
         id="operational_status.failing",
         category="operational_status",
         family="operationalStatus",
-        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{FAILING})\b",),
+        # "is being OOMKilled": what keeps happening to it.
+        patterns=(rf"\b{COPULA}\s+(?:being\s+)?{EMPH}(?P<state>{FAILING})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",

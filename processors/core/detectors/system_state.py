@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA, EMPH, PERFECT_ADVERB, QUOTED, WORD
+from ._fragments import AFTER, AFTER_PLAIN, COPULA, EMPH, PERFECT_ADVERB, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -40,7 +40,7 @@ UI_STATES = (
     r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
     # What an ops agent reads off a resource: "the slot is inactive", "the pool is saturated", "the HPA is maxed at
     # 20 replicas", "the key seems to be unset", "that override file is gitignored".
-    r"|inactive|saturated|maxed(?:\s+out)?|throttled|unset|gitignored"
+    r"|inactive|saturated|maxed(?:\s+out)?|throttled|unset|gitignored|on\s+(?:its|their)\s+way"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
     # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
@@ -64,6 +64,8 @@ _NOTE_STATES = (
     # Not "pending", "shown", "registered": "Redis is pending" would be read as a note about "Redis" (a one-word subject
     # and its copula), over system_state.ui's copula claim.
     r"|drafted|attached|emailed"
+    # An ops agent's notes: "Slot dropped after your OK.", "Branch rebased.", "Deploy rolled back."
+    r"|dropped|rebased|rolled\s+back|redeployed|restarted|reverted|recycled|drained"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -101,6 +103,9 @@ RESULTS = (
     r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
     r"|placed|posted|kept|uploaded|downloaded|dismissed|deleted|removed"
     r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
+    # What an ops or coding agent's action left a branch, a deploy or a node in: "the branch is rebased cleanly", "the
+    # deploy was rolled back", "WAL was recycled at the next checkpoint", "the node was drained".
+    r"|rebased|squashed|rolled\s+back|redeployed|recycled|drained|cordoned|provisioned|rotated|revoked"
     # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
 )
@@ -567,7 +572,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?P<cop>(?:now|still|currently|also|only|no\s+longer)\s+)?(?:shows|displays|lists)\s+" + AFTER,
+            r"\b(?P<cop>(?:now|still|currently|also|only|no\s+longer)\s+)?(?:shows|displays|lists)\s+" + AFTER_PLAIN,
         ),
         assertion="{not_}visible",
         negation_group="cop",
