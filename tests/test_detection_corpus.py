@@ -354,8 +354,8 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     assert labelled == set(messages) and len(messages) == 2970
     assert {m["part"] for m in messages.values()} <= {"tune", "check"}
     checked, _ = bench.load("check")
-    # no detector was tuned on them: the newest blind set only (set 19 was opened in round 18)
-    assert {m["source"] for m in checked.values()} == {"written/tool-swe-20"} and len(checked) == 150
+    # no detector was tuned on them: none now, until blind set 21 lands (set 20 was opened in round 19)
+    assert not checked
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
@@ -492,6 +492,84 @@ CATEGORY_OF_SHAPE = [
     # what the user may not do is a capability; an instruction under a condition is none
     ("The thread is archived, so you can't reply to it.", ["system_state", "capability"]),
     ("If you can't log in, reset the password.", []),
+    # round 19 (set 20: coding, ops and support agents with tools)
+    # a value that moved is no status; a tally's next count is the same clause's claim
+    ("Root usage on `db-replica-2` is down to 38%.", []),
+    ("Errors are down by half since the fix.", []),
+    ("The API is down.", ["operational_status"]),
+    ("`pytest`: 17 passed, 0 failed.", ["operational_status"]),
+    # a bare 'finished' is a process state, how well it finished an outcome
+    ("The export finished.", ["system_state"]),
+    ("The script finished without warnings.", ["operational_status"]),
+    ("`npm install` completed with 2 peer-dependency warnings.", ["operational_status"]),
+    ("I finished the task.", []),
+    # the agent's own rules and tools are self-reference; what the rules say is that one claim
+    ("My instructions for this workspace say I can't push directly to `main`.", ["self_referential"]),
+    ("The policy I follow requires a fraud specialist to review it.", ["self_referential"]),
+    ("That's outside what my tools allow.", ["self_referential"]),
+    ("My guidelines only let me share what admins can see.", ["self_referential"]),
+    ("I have a shell and file-editing tools in this repo.", ["self_referential"]),
+    ("I don't have a browser here.", ["self_referential"]),
+    ("I don't have access to your phone.", ["capability"]),
+    # what the user reported, taken up with sympathy, is not the agent's claim
+    ("I'm sorry to hear your card isn't working.", []),
+    ("Glad to hear the app works again.", []),
+    # a permission an account lacks is a capability; access alone stays where it was
+    ("`etl_writer` has no privileges on `analytics`.", ["capability"]),
+    ("My agent role doesn't have the refund permission.", ["capability"]),
+    # behaviour, adjectives, tallies and headings are no UI state or event
+    ("The pay button is rendered only after the Stripe iframe loads.", []),
+    ("Not done: a cleanup job for expired rows.", []),
+    ("`terraform apply` succeeded with 0 added, 2 changed, 0 destroyed.", ["operational_status"]),
+    ("**Files changed**\n- `auth/session.py`", []),
+    ("For Japan, the **Asia Travel Pass** covers both.", []),
+    ("`Optional[str]` passed where `str` expected.", []),
+    # an adverb between 'has' and 'been' hides neither the copula nor the result
+    ("That migration has already been applied to the dev DB.", ["system_state"]),
+    ("Docker has never been installed.", ["system_state"]),
+    # a check's result in a summary is an outcome; of anything else 'clean' stays a state
+    ("`ruff check .` is clean.", ["operational_status"]),
+    ("Typecheck clean.", ["operational_status"]),
+    ("black + isort OK.", ["operational_status"]),
+    ("mypy: 3 errors, all in `reports/export.py`.", ["operational_status"]),
+    ("`mypy auth/`: no errors.", ["operational_status"]),
+    ("`go test ./api/...` has one failure.", ["operational_status"]),
+    ("The working tree is clean.", ["system_state"]),
+    ("The screen is black.", ["system_state"]),
+    # states as ops tools print them; a class in backticks is no status
+    ("The third pod is `Running`.", ["system_state"]),
+    ("The three `payments-api` pods are in `CrashLoopBackOff`.", ["system_state"]),
+    ("The function is in `MyClass`.", []),
+    ("`new_checkout_flow` is currently **off** for everyone except staff.", ["system_state"]),
+    ("Two different `URLResolver` instances are created.", []),
+    # what a deployment serves; where code lives
+    ("Revision `invoice-api-00014-xod` is serving 100% of traffic.", ["system_state"]),
+    ("The ingress now serves the Let's Encrypt cert.", ["system_state"]),
+    ("The cache is serving as a buffer.", []),
+    ("`CurrencyFormatter` lives in `packages/i18n/src/format.ts`.", ["existence"]),
+    ("She lives in Porto.", []),
+    # run outcomes said with how they ended
+    ("`docker compose up` exits immediately for the `worker` service.", ["operational_status"]),
+    ("`git rebase origin/main` stopped with conflicts in two files.", ["operational_status"]),
+    ("I stopped with the first two files.", []),
+    ("`/v2/search` is returning 503s.", ["operational_status"]),
+    ("The blocked card no longer works for Apple Pay.", ["operational_status"]),
+    ("Both migrations apply cleanly on the prod snapshot.", ["operational_status"]),
+    # account and resource states of support and ops agents
+    ("You're currently on the **Flex 20GB** plan.", ["system_state"]),
+    ("Replication slot is inactive.", ["system_state"]),
+    ("The DB connection pool is saturated.", ["system_state"]),
+    ("The alert has auto-resolved.", ["system_state"]),
+    ("No hits for `requests_per_minute`.", ["system_state"]),
+    ("Hi Jordan — I searched our billing system.", ["entity_name"]),
+    # a value in bold after 'switched to'; what an ops action left a branch or a resource in
+    ("Your line has been switched to **Unlimited Plus**.", ["system_state"]),
+    ("The branch is rebased cleanly on `origin/main`.", ["system_state"]),
+    ("WAL was recycled at the next checkpoint.", ["system_state"]),
+    ("The container is being OOMKilled shortly after startup.", ["operational_status"]),
+    ("A replacement is on its way.", ["system_state"]),
+    # but a bold value a screen shows is read out, as a backticked one is
+    ("The discount line shows **-$0.00**.", []),
 ]
 
 

@@ -246,8 +246,16 @@ _SCREEN_SAYS = re.compile(
 )
 
 
+# What the user told the agent, taken up with sympathy or relief: "I'm sorry to hear your card isn't working",
+# "glad to hear the app works again". The user's report, not something the agent checked.
+_HEARD = re.compile(r"\b(?:sorry|sad|glad|happy|relieved|pleased)\s+to\s+(?:hear|learn|read)(?:\s+that)?\s*$")
+
+
 def _reported(clause: str) -> bool:
-    """Whether the clause ends with someone's verb of saying (`_REPORTED`), a screen not being the sayer."""
+    """Whether the clause ends with someone's verb of saying (`_REPORTED`), a screen not being the sayer, or
+    takes up what the user said (`_HEARD`)."""
+    if _HEARD.search(clause) is not None:
+        return True
     return _REPORTED.search(clause) is not None and _SCREEN_SAYS.search(clause) is None
 
 

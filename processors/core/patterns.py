@@ -409,11 +409,14 @@ def _split_after(source: str) -> tuple[str, str] | None:
     step is the anchored leftmost-first match of one step there, and the
     head matches wherever the whole pattern does, at the same start.
     """
-    from .detectors._fragments import AFTER, AFTER_HEAD, AFTER_STEP  # the detectors import this module
+    from .detectors._fragments import AFTER_FORMS  # the detectors import this module
 
-    if _ANCHOR_START is None or _UNANCHORED is None or not source.endswith(AFTER):
+    if _ANCHOR_START is None or _UNANCHORED is None:
         return None
-    return source[: -len(AFTER)] + AFTER_HEAD, AFTER_STEP
+    for after, head, step in AFTER_FORMS:
+        if source.endswith(after):
+            return source[: -len(after)] + head, step
+    return None
 
 
 def _raw_match(c: _Compiled, text: str, spans, to_char: _CharOffsets | None) -> RawMatch:

@@ -77,19 +77,27 @@ def _in_narration_value(text: str, line: int, pos: int) -> bool:
 
 # What a backticked name names, said before it: "the branch `main`", "the EC2 instance `web-prod-2`", "the
 # document `cover_letter.odt`". With it the subject is a thing, not a bare code value ("`mask` is empty").
-_KIND = (
-    r"\b(?:the|your|my|our|this|that)[ \t]+(?:[\w.-]+[ \t]+)?(?:branch|repo|repository|project|instance|vm|bucket"
+_KINDS = (
+    r"(?:branch|repo|repository|project|instance|vm|bucket"
     r"|job|workflow|run|pipeline|document|spreadsheet|workbook|sheet|folder|file|page|tab|channel|issue|ticket|label"
     r"|tag|cluster|service|pod|deployment|app|site|domain|database|table|queue|topic|volume|disk|image|container"
-    r"|extension|package|account|user|team|group|org|organization|workspace)[ \t]+"
+    r"|extension|package|account|user|team|group|org|organization|workspace)"
 )
+_KIND = r"\b(?:the|your|my|our|this|that)[ \t]+(?:[\w.-]+[ \t]+)?" + _KINDS + r"[ \t]+"
 _KIND_BEFORE = re.compile(_KIND + "$", re.IGNORECASE)  # ends where the backticked name starts
 _KIND_PREFIX = re.compile(_KIND + "`", re.IGNORECASE)  # opens a subject
+# Or after it, as ops agents write it: "the three `payments-api` pods", "the `billing` service". Only kinds that code
+# does not have: "two `URLResolver` instances are created" narrates code.
+_KIND_SUFFIX = re.compile(
+    r"`[ \t]+(?:branch|repo|repository|bucket|job|workflow|pipeline|cluster|service|pod|deployment|container|node"
+    r"|namespace|queue|topic|volume|database|vm|workspace|channel|replica|secret|ingress|stack)(?:s|es)?$",
+    re.IGNORECASE,
+)
 
 
 def names_a_kind(subject: str) -> bool:
-    """Whether a subject says what its backticked name names ("the branch `main`")."""
-    return _KIND_PREFIX.match(subject) is not None
+    """Whether a subject says what its backticked name names ("the branch `main`", "the `payments-api` pods")."""
+    return _KIND_PREFIX.match(subject) is not None or _KIND_SUFFIX.search(subject) is not None
 
 
 def with_kind(text: str, phrase: str, start: int) -> tuple[str, int]:

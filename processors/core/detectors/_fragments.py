@@ -15,12 +15,19 @@ ADVERB = (
     r"|correctly|automatically|officially|technically|fundamentally|genuinely|temporarily|permanently)"
 )
 
+# What stands between "has" and "been": "has already been applied", "have all been cancelled".
+PERFECT_ADVERB = (
+    r"(?:already|now|just|also|all|both|since|finally|recently|ever|actually|probably|likely|apparently|indeed"
+    r"|successfully|each|still|definitely|clearly|correctly|properly|automatically)"
+)
+
 # A copula, optionally modal or hedged, optionally negated: "is", "isn't",
 # "has not been", "might not be", "doesn't seem to be", "is no longer".
 COPULA = (
     r"(?P<cop>(?:"
     r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
-    r"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been"
+    # "has already been", "have all been", "has since been": an adverb between the auxiliary and "been".
+    rf"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+{PERFECT_ADVERB})?\s+been"
     r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?\s+be"
     r"|(?:seems?|appears?|looks?|looked)(?:\s+to\s+be)?"
     r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"
@@ -35,13 +42,22 @@ EMPH = r"(?:\*\*?|_)?"
 
 # A word of a name or path: letters, digits and the punctuation names use.
 WORD = r"[\p{L}\p{N}_][\p{L}\p{N}_.@/+#:\-]*"
-QUOTED = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}')"
+# Also a value in bold, as assistants write what a thing was set or switched to: "switched to **Unlimited Plus**".
+QUOTED = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}'|\*\*[^*\n]{1,80}\*\*)"
 # Up to five words or quoted phrases after a trigger; trimmed in Python.
 AFTER = rf"(?P<subject>(?:{QUOTED}|{WORD})(?:[ \t]+(?:{QUOTED}|{WORD})){{0,4}})"
 # How the pattern engine runs a pattern that ends with AFTER: the head takes the first word,
 # then up to four steps, one anchored search each (the same matches; see patterns._split_after).
 AFTER_HEAD = rf"(?P<subject>(?:{QUOTED}|{WORD}))"
 AFTER_STEP = rf"[ \t]+(?:{QUOTED}|{WORD})"
+# The same without bold: for what a screen shows, where a bold value is read out as a value ("shows **-$0.00**").
+_QUOTED_PLAIN = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|`[^`\n]{1,80}`|'[^'\n]{1,80}')"
+AFTER_PLAIN = rf"(?P<subject>(?:{_QUOTED_PLAIN}|{WORD})(?:[ \t]+(?:{_QUOTED_PLAIN}|{WORD})){{0,4}})"
+# Each words-after window with the head and step the engine runs it as.
+AFTER_FORMS = (
+    (AFTER, AFTER_HEAD, AFTER_STEP),
+    (AFTER_PLAIN, rf"(?P<subject>(?:{_QUOTED_PLAIN}|{WORD}))", rf"[ \t]+(?:{_QUOTED_PLAIN}|{WORD})"),
+)
 # A person's or project's name: capitalised words, or quoted. Case-sensitive.
 NAME = (
     r"(?P<name>\"[^\"\n]{1,60}\"|“[^”\n]{1,60}”|'[^'\n]{1,60}'"

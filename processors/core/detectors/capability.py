@@ -212,6 +212,25 @@ DETECTORS = (
         examples=("Your business class reservation can be cancelled for a full refund.",),
     ),
     DetectorSpec(
+        # What an account, a role or a user is not permitted: "`etl_writer` has no privileges on `analytics`", "my
+        # agent role doesn't have the refund permission". A permission (GUIDE.md: "not allowed or permitted"), not a
+        # thing held (existence.does_not_have); not "access" alone, which labellers read either way ("the VM has no
+        # internet access" is existence to them).
+        id="capability.no_permission",
+        category="capability",
+        family="capability",
+        patterns=(
+            r"\b(?P<cop>(?:has|have|had)\s+no|(?:does|do|did)(?:n't|n’t|\s+not)\s+have|(?:has|have|had)(?:n't|n’t|\s+not))"
+            r"\s+(?:(?:the|any)\s+)?(?:[\p{L}-]+\s+)?(?P<state>permissions?|privileges|grants)\b",
+        ),
+        assertion="not_permitted",
+        negative=True,
+        subject_before=True,
+        confidence=0.75,
+        priority=3,  # over existence.does_not_have and existence.does_not_contain
+        examples=("`etl_writer` has no privileges on `analytics`.", "My agent role doesn't have the refund permission."),
+    ),
+    DetectorSpec(
         # "I am unable to cancel this reservation", "we cannot use Docker here", "I can't remove a passenger".
         id="capability.unable",
         category="capability",
@@ -233,6 +252,11 @@ DETECTORS = (
         confidence=0.8,
         priority=3,
         action_subject=True,
+        # "my instructions for this workspace say I can't push to `main`": what the agent's rules say, one
+        # self-referential claim (self_referential.instructions), not a limit it found.
+        # (The window is the 40 characters before the match: the rules' owner may fall outside it.)
+        reject_before=r"\b(?:instructions|guidelines|rules|policies|prompt)\b[^.!?;\n]{0,30}?"
+        r"\b(?:say|says|said|state|states|tell\s+me|told\s+me)(?:\s+that)?\s+$",
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
         reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$"
         r"|^be\b"  # "I can't be sure", "we cannot be certain": doubt, not a limit

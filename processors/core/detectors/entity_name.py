@@ -98,7 +98,8 @@ DETECTORS = (
             r"|you’re\s+welcome|you\s+are\s+welcome|goodbye|bye|good\s+news|great\s+news|sorry|I'm\s+sorry|I’m\s+sorry)"
             r"[ \t]*,?[ \t]+"
             + NAME
-            + r"(?:[ \t]*[,!:.\n]|$)",
+            # "Hi Jordan — I searched ...": a dash closes the greeting as a comma does.
+            + r"(?:[ \t]*[,!:.\n]|[ \t]*[—–]|[ \t]+-[ \t]|$)",
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"
             r"|maintained|authored|designed|merged|submitted|posted|uploaded|opened|closed|edited|updated|modified"
             r"|published|signed(?:\s+for)?|sent|shared|hosted|organi[sz]ed|run|managed|led)\s+by|assigned\s+to"

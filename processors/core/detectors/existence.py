@@ -267,6 +267,11 @@ DETECTORS = (
             r"|next\s+to|beside)\s+(?:the\s+)?[\"“‘'(]?(?-i:\p{Lu})",
             r"\b(?:sits|lives|appears|shows\s+up|is\s+linked)\s+(?:under|below|above|next\s+to|beside|at\s+the\s+(?:top"
             r"|bottom)|on\s+the\s+(?:left|right))\b",
+            # Where code or data lives, as coding agents say it: "`CurrencyFormatter` lives in `packages/i18n/src/format.ts`",
+            # "reasons live in `refund_events.reason_code`". Only in a backticked name or a path: "she lives in Porto" is
+            # no thing of the task.
+            r"\b(?:lives|live|lived|resides|reside|resided)\s+(?:in|inside|under)\s+(?:the\s+)?(?:`[^`\n]+`"
+            r"|~?[\p{L}\p{N}_.\-]*/[\p{L}\p{N}_./\-]*)",
             # "was already in Documents", "is now in Shared/Finance": a named folder after "already" or "now".
             rf"\b{COPULA}\s+(?:now|already|still)\s+in\s+(?:[\"“]?\p{{Lu}}[\p{{L}}\p{{N}}_/-]*)",
         ),
@@ -278,6 +283,7 @@ DETECTORS = (
         reject_after=r"(?<=\bDone)|(?<=\bBlocked)|(?<=\bTriage)|(?<=\bBacklog)|(?<=\bTodo)|(?<=\bQA)|(?<=\bDoing)"
         r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b",
         examples=(
+            "`CurrencyFormatter` lives in `packages/i18n/src/format.ts`.",
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
             "`appdirs` is not in `install_requires`.",
             "The logo is part of the header.",

@@ -13,11 +13,11 @@ from ._fragments import AFTER, COPULA, EMPH
 FAILING = (
     r"broken|down|failing|crashed|dead|offline|unreachable|unresponsive|unhealthy|degraded|erroring|hanging|corrupted|corrupt"
     r"|frozen|red|not\s+working|not\s+responding|out\s+of\s+service|in\s+a\s+crash\s*loop|crash-?looping|delayed"
-    r"|rejected|declined"
+    r"|rejected|declined|oom-?killed|oom\s+killed"
 )
 HEALTHY = (
     r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
-    r"|responding|accepting\s+connections|serving\s+(?:traffic|requests)"
+    r"|responding|accepting\s+connections"
 )
 INFRA = (
     r"pipelines?|builds?|tests?|test\s+suite|deploy(?:ment)?s?|services?|servers?|databases?|db|queues?|clusters?"
@@ -28,6 +28,27 @@ INFRA = (
 OUTCOMES = (
     r"failed|fails|passed|passes|pass|fail|succeeded|succeeds|crashed|errored|timed\s+out|broke"
     r"|hangs|hung|persists|persisted|went\s+away"
+)
+
+# After "down" or "up" (WORD), how far a value moved: "down to 38%", "up by 2x", "down 20%", "down from 61 GB", "up to 40".
+_MOVED_VALUE = r"(?<=WORD)\s+(?:(?:to|from|by|about|around|roughly|nearly|almost|over|under)\s+)*[~$€£≈]?\d|(?<=WORD)\s+(?:by\s+)?(?:half|a\s+third|a\s+quarter|a\s+lot|sharply|slightly)\b"
+
+# Linters and type checkers, and the test runners and build commands a coding agent names in backticks: what
+# "clean", "OK", "green" or "no errors" is said of in a run's summary ("`ruff check .` is clean", "Typecheck clean",
+# "black + isort OK", "`mypy auth/`: no errors").
+_CHECKERS = (
+    r"lint|linting|linter|typecheck|type[- ]?check(?:ing|er)?|types|mypy|pyright|ruff|eslint|flake8|black|isort"
+    r"|pre-commit|tsc|clippy|prettier|pylint|rubocop|shellcheck|golangci-lint|go\s+vet|stylelint|biome"
+)
+_RUNNERS = (
+    _CHECKERS + r"|pytest|jest|vitest|mocha|tox|nox|go\s+(?:test|build)|cargo\s+(?:test|check|clippy|build)"
+    r"|(?:rails|bin/rails)\s+test|rspec|phpunit|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|lint|typecheck|build|check)"
+    r"|make\s+(?:test|lint|check|build)|mvn\s+(?:test|verify)|gradle\w*\s+(?:test|check|build)|dotnet\s+(?:test|build)"
+)
+# The check as the subject: its name, "X + Y", or the command in backticks ("`pnpm --filter i18n test`").
+_CHECK_SUBJECT = (
+    r"(?P<subject>`(?:[\w./@=-]+[ \t]+)*?(?:" + _RUNNERS + r")\b[^`\n]*`|\b(?:" + _CHECKERS + r")"
+    r"(?:[ \t]*(?:\+|and|&|/)[ \t]*(?:" + _CHECKERS + r"))*)"
 )
 
 # An outcome as a status list or checklist gives it.
@@ -55,6 +76,8 @@ _OUTCOME_NOT_AFTER = (
     r"|a|an|it|its|these|those|them|in\s+the\s+(?:list|dict|array)|unchanged"
     r"|(?:the\s+)?same|is|are|was|were|as\s+(?:a|an|the)|into|by|from|through|along|via)\b"
     r"|\s+[`'\"“‘]|\s+(?:me|us|you|him|her)\b"
+    # "`Optional[str]` passed where `str` expected": a value handed to a call (a type checker's words).
+    r"|(?<=passed)\s+where\b"
     r"|\s+(?:here|there|above|below|earlier|before|in)\s+(?:is|are|was|were|will|would|should|must|can)\b"
 )
 # "the mode string passed", "the arguments passed": a participle after what is given to a call. "Eval: Failed",
@@ -69,14 +92,73 @@ _BARE_LOAD = r"(?:renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|a
 
 DETECTORS = (
     DetectorSpec(
+        # A check's result in a coding agent's summary: "`ruff check .` is clean", "Typecheck clean", "black + isort
+        # OK", "pre-commit all green". Only of a checker or a test command: "the working tree is clean" is a state.
+        id="operational_status.check_clean",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            _CHECK_SUBJECT + r"[ \t]*(?::|→|->|—|–)?[ \t]*(?:(?:is|are|was|were|came\s+back|comes\s+back|stays?|stayed"
+            r"|now|still|also|all|again|fully)[ \t]+)*(?P<state>clean|ok|okay|green|happy)\b",
+        ),
+        assertion="passing",
+        confidence=0.75,
+        priority=2,  # over system_state.ui's "clean"
+        # "black screen", "lint OK to merge?": only at a clause's end or before its next part.
+        reject_after=r"[ \t]+(?:to|for|with|if|when|but\s+for)\b",
+        examples=("`ruff check .` is clean.", "Typecheck clean.", "black + isort OK.", "pre-commit all green."),
+    ),
+    DetectorSpec(
+        # The errors or failures a check reported: "mypy: 3 errors", "`mypy auth/`: no errors", "`go test ./api/...`
+        # has one failure", "`bin/rails test test/models/user_test.rb`: 24 runs, no failures".
+        id="operational_status.check_errors",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            _CHECK_SUBJECT + r"[ \t]*(?:(?::|→|->|—|–)[ \t]*(?:[\d,]+[ \t]+(?:runs?|tests?|examples?|files?|checks?"
+            r"|assertions?)[ \t]*,?[ \t]+)?|[ \t]+(?:has|had|have|reports?|reported|found|finds|shows?|showed|gave|gives"
+            r"|returned|returns)[ \t]+)(?P<cop>no|zero|0|[1-9][\d,]*|one|two|three|four|five|a\s+few|several)[ \t]+"
+            r"(?:new[ \t]+)?(?:type[ \t]+)?(?P<state>errors?|failures?|issues?|problems?|offen[cs]es|violations?)\b",
+        ),
+        assertion="{not_}errors",
+        negation_group="cop",
+        confidence=0.75,
+        priority=2,
+        examples=("mypy: 3 errors.", "`mypy auth/`: no errors.", "`go test ./api/...` has one failure.",
+                  "`bin/rails test test/models/user_test.rb`: 24 runs, no failures."),
+    ),
+    DetectorSpec(
+        # A run that ended badly, said with how: "`docker compose up` exits immediately for the `worker` service",
+        # "the container exited with code 137", "`git rebase origin/main` stopped with conflicts in two files", "the
+        # job aborted with an error". Bare "exits" or "stopped" narrate code or say an action ("I stopped the job").
+        id="operational_status.exits",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<state>exits|exited|exit|quits|quit|dies|died|aborts|aborted|stops|stopped|halts|halted|terminates"
+            r"|terminated)[ \t]+(?:immediately|right\s+away|instantly|on\s+start(?:up)?|at\s+start(?:up)?"
+            r"|with\s+(?:(?:a|an|exit|status|return)\s+)?(?:code|status|non-?zero|error|errors|conflicts?|a\s+conflict"
+            r"|merge\s+conflicts?|an?\s+(?:error|exception|panic|segfault|traceback))|(?:with\s+)?(?:code|status)\s+[1-9])",
+        ),
+        assertion="exited",
+        subject_before=True,
+        confidence=0.75,
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:I|we|you)(?:\s+\w+ly)?\s+$|(?:n't|n’t|\bnot|\bnever)\s+$",
+        examples=("`docker compose up` exits immediately for the `worker` service.", "The container exited with code 137.",
+                  "`git rebase origin/main` stopped with conflicts in two files."),
+    ),
+    DetectorSpec(
         id="operational_status.failing",
         category="operational_status",
         family="operationalStatus",
-        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{FAILING})\b",),
+        # "is being OOMKilled": what keeps happening to it.
+        patterns=(rf"\b{COPULA}\s+(?:being\s+)?{EMPH}(?P<state>{FAILING})\b",),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
         confidence=0.85,
+        # "root usage is down to 38%", "errors are down by half", "latency is down 20%": a value that fell, no status.
+        reject_after=_MOVED_VALUE.replace("WORD", "down"),
         examples=("The pipeline is broken.", "Your flight has been delayed."),
     ),
     DetectorSpec(
@@ -91,7 +173,8 @@ DETECTORS = (
         # "the fix seems to be passing `dtype` to ...", "the user is passing their own `argv`":
         # "passing" takes an object, no status.
         # "I'll look up the hours": a verb, not "looks up"; "your bank's online portal": an adjective.
-        reject_after=r"\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
+        # "is up 12% on last week", "up to 40 requests": a value that rose, no status (see operational_status.failing).
+        reject_after=_MOVED_VALUE.replace("WORD", "up") + r"|\s+[`'\"“‘]|(?<=passing)\s+(?:the|a|an|their|its|his|her|our|my|your|this|that|these|those|it|them)\b"
         r"|(?<=look up)|(?<=looks up)|(?<=looked up)"
         r"|(?<=online)\s+(?:portal|banking|store|shop|account|form|version|services?|help|chat|checkout|booking"
         r"|payment|order|application|course|catalog(?:ue)?|menu|profile|dashboard|system|platform|tools?)\b"
@@ -132,7 +215,11 @@ DETECTORS = (
         reject_subject=_OUTCOME_NOT_SUBJECT,
         # "would previously fail", "will pass": hypothetical. "Boarding pass", "the accessibility pass": a noun.
         reject_before=_HYPOTHETICAL + r"|\b(?:boarding|accessibility|season|day|bus|ski|guest|press|backstage"
-        r"|visitor|parking|weekly|monthly|annual|hall|mountain)\s+$",
+        r"|visitor|parking|weekly|monthly|annual|hall|mountain|travel|data|roaming|transit|rail|metro|festival"
+        r"|vip)\s+$"
+        # The next count of a tally ("59 passed, 2 failed", "17 passed, 0 failed"): one clause, one claim (GUIDE.md),
+        # taken with the tally's first count.
+        r"|\b\d[\d,/]*\s+(?:tests?\s+)?(?:passed|failed|passing|failing|succeeded|skipped|errors?|errored)\s*,\s*\d[\d,/]*\s+$",
         examples=(
             "The reproduction script failed as expected.",
             "`test_pylint_home` failed.",
@@ -151,7 +238,8 @@ DETECTORS = (
         patterns=(
             r"\b(?:returns|returned|is\s+returning|keeps\s+returning|responds\s+with|responded\s+with|gives|gave|gets|got"
             r"|answers\s+with|comes\s+back\s+with|came\s+back\s+with)\s+(?:a\s+|an\s+|the\s+same\s+|HTTP\s+|status\s+)?"
-            r"(?:\*\*|`)?(?P<state>[1-5]\d\d)\b",
+            # "is returning 503s": the plural of a status, many responses.
+            r"(?:\*\*|`)?(?P<state>[1-5]\d\d)(?:s|’s|'s)?\b",
         ),
         assertion="http_{state}",
         subject_before=True,
@@ -210,7 +298,7 @@ DETECTORS = (
         patterns=(
             # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
             # imperative gives no subject, and a condition or plan ("if they work") no assertion.
-            r"\b(?P<state>(?:works|worked|runs|ran|finished|completed|executes|executed|compiles|compiled|builds|built"
+            r"\b(?P<state>(?:works|worked|runs|ran|executes|executed|compiles|compiled|builds|built"
             r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered"
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
@@ -222,6 +310,14 @@ DETECTORS = (
             # out: "the team works on the backend" is an activity).
             r"\b(?P<state>works|worked)(?:[ \t]+(?:now|again|fine|correctly|properly|as\s+expected))?[ \t]+for[ \t]+"
             r"(?:the|this|that|these|those|both|all|each|every|my|your|our|me|us|them)\b",
+            # A run that finished well: "the build now completes without errors", "`npm install` completed with 2
+            # warnings", "finished successfully". Said bare ("the export finished") it is a process state:
+            # system_state.finished.
+            r"\b(?P<state>finished|completed|completes|finishes|applies|apply|applied|installs|installed|deploys|deployed"
+            r"|migrates|migrated|starts|started|boots|booted|merges|merged)(?:[ \t]+(?:now|again|this\s+time))*[ \t]+"
+            r"(?:fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|without\s+(?:any\s+)?(?:errors?"
+            r"|warnings?|issues?|problems?|failures?)|with\s+(?:no|zero|only|just|\d+|one|two|three|a\s+few|some)"
+            r"\s+(?:[\p{L}-]+\s+)?(?:errors?|warnings?|failures?))\b",
         ),
         assertion="working",
         subject_before=True,
@@ -235,7 +331,7 @@ DETECTORS = (
         # homepage loads fine", "fonts render correctly").
         reject_state=_BARE_LOAD,
         examples=("The fix works.", "The reproduction script runs now.", "The script finished without warnings.",
-                  "The retry logic works for both endpoints."),
+                  "The retry logic works for both endpoints.", "`npm run build` now completes without errors."),
     ),
     DetectorSpec(
         # "`Literal[1]` did NOT fail", "the job didn't crash".
@@ -245,6 +341,9 @@ DETECTORS = (
         patterns=(
             r"\b(?P<cop>(?:did|does|do|has|have)(?:n't|n’t|\s+not|\s+NOT|\s+never))\s+(?:(?:seem|appear)\s+to\s+)?"
             r"(?P<state>fail|failed|crash|crashed|pass|passed|work|worked|run|succeed|succeeded|break|error|go\s+through)\b",
+            # "the blocked card no longer works for Apple Pay", "the build no longer compiles".
+            r"\b(?P<cop>no\s+longer)\s+(?P<state>works|work|runs|run|loads|load|responds|starts|boots|builds|compiles"
+            r"|passes|pass|connects|syncs)\b",
         ),
         assertion="not_{state}",
         negative=True,
@@ -252,7 +351,8 @@ DETECTORS = (
         confidence=0.8,
         # "does not pass the flag", "did not run `make`": the verb takes an object, no outcome.
         reject_after=r"\s+(?:to|the|a|an|it|its|this|that|well|with)\b|\s+[`'\"“‘]",
-        examples=("`Literal[1]` did NOT fail.", "The job didn't crash.", "The code SPRING10 does not seem to work."),
+        examples=("`Literal[1]` did NOT fail.", "The job didn't crash.", "The code SPRING10 does not seem to work.",
+                  "The blocked card no longer works for Apple Pay."),
     ),
     DetectorSpec(
         # A control or a command that does nothing: "the Post button does not respond to clicks", "the play

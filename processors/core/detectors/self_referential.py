@@ -16,7 +16,15 @@ DETECTORS = (
             r"|prevents|forbid|forbids|prohibit|prohibits|do\s+not\s+allow|don't\s+allow|don’t\s+allow"
             # "my instructions are not to enter ...", "my instructions don't include any VPN credentials"
             r"|are\s+(?:not\s+)?to|is\s+(?:not\s+)?to|(?:do\s+not|don't|don’t)\s+(?:include|let|permit|mention|cover)"
-            r"|include|limit|limits|keep|keeps)\b",
+            r"|include|limit|limits|keep|keeps"
+            # "my guidelines only let me share ...", "my tools allow read access only"
+            r"|let\s+me|lets\s+me|allow|allows|permit|permits)\b",
+            # "the policy I follow requires ...", "the rules I work under say ...": the agent's own rules, named from
+            # the outside. "that's outside what my tools allow", "beyond what my permissions let me do".
+            r"\bthe\s+(?:policy|policies|rules|guidelines|instructions)\s+I\s+(?:follow|work\s+under|operate\s+under"
+            r"|was\s+given|have\s+been\s+given|am\s+bound\s+by)\b",
+            r"\b(?:outside|beyond)\s+(?:of\s+)?what\s+my\s+(?:tools|permissions|access|role|instructions|guidelines)"
+            r"\s+(?:allow|allows|permit|permits|let\s+me|cover|covers)\b",
             r"\b(?:according\s+to|based\s+on|as\s+per|per|following)\s+my\s+(?:instructions|system\s+prompt|prompt"
             r"|guidelines|training|programming|rules)\b",
             r"\bmy\s+system\s+prompt\b",
@@ -26,7 +34,8 @@ DETECTORS = (
         fixed_subject="self",
         confidence=0.9,
         priority=3,  # over capability: "my guidelines don't allow me to ..." is about the agent's rules
-        examples=("My system prompt says I should only summarise.", "According to my instructions, I cannot do that."),
+        examples=("My system prompt says I should only summarise.", "According to my instructions, I cannot do that.",
+                  "The policy I follow requires a specialist to review it.", "That's outside what my tools allow."),
     ),
     DetectorSpec(
         id="self_referential.identity",
@@ -68,6 +77,10 @@ DETECTORS = (
             r"\bI\s+work\s+only\s+(?:through|with|in)\b",
             r"\bI\s+(?:have|get)\s+no\s+access\s+to\s+(?:the\s+|your\s+|any\s+)?(?:audio|sound|desktop|local\s+files"
             r"|file\s+system|filesystem|camera|microphone|other\s+(?:apps|applications|tabs|windows))\b",
+            # What the agent's harness gives it: "I have a shell and file-editing tools in this repo", "I don't have a
+            # browser or general network access" (not "I don't have access to X": capability.unable's).
+            r"\bI\s+(?:(?:do\s+not|don't|don’t|also|only)\s+)?have\s+(?:a|an|no)\s+(?:(?:web|headless|real|local)\s+)?"
+            r"(?:shell|terminal|browser|internet\s+connection|network\s+connection|code\s+interpreter|sandbox)\b",
         ),
         assertion="self_referential",
         subject_group=None,
@@ -75,7 +88,8 @@ DETECTORS = (
         confidence=0.85,
         priority=2,
         examples=("I only receive screenshots, not audio.", "I can only see what is in the browser tab I control.",
-                  "I have no access to your desktop apps or local files.", "I work only through screenshots."),
+                  "I have no access to your desktop apps or local files.", "I work only through screenshots.",
+                  "I have a shell and file-editing tools in this repo.", "I don't have a browser here."),
     ),
     DetectorSpec(
         id="self_referential.tasked",

@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA, EMPH, QUOTED, WORD
+from ._fragments import AFTER, AFTER_PLAIN, COPULA, EMPH, PERFECT_ADVERB, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -38,6 +38,9 @@ UI_STATES = (
     r"|solved|done|draft|published|unpublished|approved|declined|invited|shared\s+with|unshared|assigned|unassigned"
     r"|linked|unlinked|subscribed|unsubscribed|unpaid|overdue|shipped|delivered|refunded"
     r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
+    # What an ops agent reads off a resource: "the slot is inactive", "the pool is saturated", "the HPA is maxed at
+    # 20 replicas", "the key seems to be unset", "that override file is gitignored".
+    r"|inactive|saturated|maxed(?:\s+out)?|throttled|unset|gitignored|on\s+(?:its|their)\s+way"
     r"|on\s+(?:sale|hold)|in\s+(?:use|effect|review)|under\s+review"
     r"|awaiting\s+(?:\w+\s+)?(?:approval|review|payment|confirmation|moderation|response|pickup|shipment|signature)"
     # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
@@ -61,6 +64,8 @@ _NOTE_STATES = (
     # Not "pending", "shown", "registered": "Redis is pending" would be read as a note about "Redis" (a one-word subject
     # and its copula), over system_state.ui's copula claim.
     r"|drafted|attached|emailed"
+    # An ops agent's notes: "Slot dropped after your OK.", "Branch rebased.", "Deploy rolled back."
+    r"|dropped|rebased|rolled\s+back|redeployed|restarted|reverted|recycled|drained"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -98,6 +103,9 @@ RESULTS = (
     r"|cleared|waived|purchased|created|generated|written|overwritten|patched|renamed|moved|copied|imported"
     r"|placed|posted|kept|uploaded|downloaded|dismissed|deleted|removed"
     r"|rebuilt|recompiled|reinstalled|uninstalled|upgraded|migrated|refreshed|reloaded|restarted|stopped|killed"
+    # What an ops or coding agent's action left a branch, a deploy or a node in: "the branch is rebased cleanly", "the
+    # deploy was rolled back", "WAL was recycled at the next checkpoint", "the node was drained".
+    r"|rebased|squashed|rolled\s+back|redeployed|recycled|drained|cordoned|provisioned|rotated|revoked"
     # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
 )
@@ -107,13 +115,18 @@ DETECTORS = (
         id="system_state.copula",
         category="system_state",
         family="systemState",
-        patterns=(rf"\b{COPULA}\s+{EMPH}(?P<state>{STATES})\b",),
+        patterns=(
+            rf"\b{COPULA}\s+{EMPH}(?P<state>{STATES})\b",
+            # A state as a tool prints it, in backticks: "the third pod is `Running`", "all three are `Running`".
+            rf"\b{COPULA}\s+`(?P<state>{STATES})`",
+        ),
         assertion="{not_}{state}",
         subject_before=True,
         negation_group="cop",
         confidence=0.9,
         code_narration=r"initiali[sz]ed|registered|loaded|connected|started|mounted",
-        examples=("Node.js is not installed.", "Docker is probably not running.", "The key is also present."),
+        examples=("Node.js is not installed.", "Docker is probably not running.", "The key is also present.",
+                  "The third pod is `Running`."),
     ),
     DetectorSpec(
         id="system_state.ui",
@@ -205,7 +218,9 @@ DETECTORS = (
         patterns=(
             r"\b(?P<cop>has|have|had)(?:n't|n’t|\s+not)?\s+(?:(?:now|already|just|finally|fully|successfully|yet)\s+)?"
             r"(?P<state>loaded|started|finished|completed|stopped|launched|opened|closed|rendered|appeared|exited"
-            r"|collapsed|expanded|disappeared|vanished|reloaded|refreshed|changed|gone\s+away|updated)\b",
+            r"|collapsed|expanded|disappeared|vanished|reloaded|refreshed|changed|gone\s+away|updated"
+            # "the alert has auto-resolved", "the lag has recovered"
+            r"|auto-?resolved|resolved|recovered|cleared)\b",
         ),
         assertion="{state}",
         subject_before=True,
@@ -245,13 +260,18 @@ DETECTORS = (
         reject_after=r"\s+(?:by|the|a|an|it|them|this|that|these|those|my|your|our|its|their|his|her|up|for"
         r"|from|into|onto|via|using|me|us|him|all|each|every|some|any)\b|\s+[`'\"“‘]"
         r"|(?<!changed)(?<!reverted)(?<!redirected)(?<!back)\s+to\b|\s+to:"
-        r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)",
+        r"|\s+(?:(?:on|in|since)\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)"
+        # "**Files changed**": a bold heading, no event.
+        r"|\*\*[ \t]*:?[ \t]*(?:\n|$)",
         # "before the page loaded": a time clause; "after logging in, the board loaded" reports it. "Zendesk Support:
         # opened view ...", "Summary: Opened ...": a log line's key, then the agent's own action.
-        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}|:[ \t]*",
+        # "a cleanup job for expired rows", "tabs with changed files": after a preposition the participle is an
+        # adjective before its noun, no event.
+        reject_before=r"\b(?:when|whenever|if|unless|whether|until|once|before)\b[^.!?;\n]{0,40}|:[ \t]*"
+        r"|\b(?:for|of|with|without|about|from|into|at)\s+$",
         # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun; "the hash changed
-        # from ...": a value.
-        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$",
+        # from ...": a value; "0 added, 2 changed, 0 destroyed": a tally of counts.
+        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$|^\d[\d,]*$",
         examples=(
             "The dropdown closed before I could select an option.",
             "The PDF opened in a new tab.",
@@ -324,6 +344,68 @@ DETECTORS = (
         examples=("The page renders.", "The Traffic page loads, but the chart is empty."),
     ),
     DetectorSpec(
+        # What a service, revision, ingress or flag is serving: "Revision `x` is serving 100% of traffic", "the
+        # ingress now serves the Let's Encrypt cert", "the previous one is still serving traffic", "Vite is serving on
+        # 5174", "the flag now serves `true` to 10% of users". A state of the deployment, as the labellers read it.
+        id="system_state.serving",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:is|are|was|were|'s|’s)(?:n't|n’t|\s+not)?(?:\s+(?:still|now|currently|already|also|only|no\s+longer))?)"
+            r"\s+(?P<state>serving)(?:[ \t]+(?:a|an|the|all|traffic|requests|on|from|true|false|https?|tls|ssl|version"
+            r"|v\d|its|their|both|every|no)\b|[ \t]+[`\d][^\s,;]*|[ \t]*(?:[.,;!)]|\n|$))",
+            r"\b(?:now|still|currently|only|also|already)\s+(?P<state>serves)\s+(?:(?:a|an|the|all|traffic|requests"
+            r"|true|false|version|v\d|its|their|both)\b|[`\d][^\s,;]*)",
+        ),
+        assertion="{not_}serving",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.7,
+        # "the function is serving as a cache": a role, not what is served.
+        reject_after=r"\s+as\b",
+        examples=("Revision `invoice-api-00014-xod` is serving 100% of traffic.", "The ingress now serves the new cert.",
+                  "Vite is serving on 5174."),
+    ),
+    DetectorSpec(
+        # The plan or tier an account or a line is on: "You're currently on the **Flex 20GB** plan", "it's on the
+        # **Team** plan", "Customer **Kestrel** is on the *Scale* plan". The plan named in emphasis, quotes or capitals.
+        id="system_state.plan",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b{COPULA}\s+(?:now\s+|still\s+|currently\s+|already\s+)?on\s+(?:the|a|an|your|our|their)\s+"
+            r"(?P<state>\*\*[^*\n]+\*\*|\*[^*\n]+\*|_[^_\n]+_|[\"“][^\"”\n]+[\"”]|(?-i:\p{Lu})[\p{L}\p{N}+-]*"
+            r"(?:[ \t]+(?-i:[\p{Lu}\p{N}])[\p{L}\p{N}+-]*)?)[ \t]+(?:plan|tier|subscription|package|edition|bundle)\b",
+        ),
+        assertion="{not_}on_plan",
+        subject_before=True,
+        negation_group="cop",
+        person_subjects=True,
+        confidence=0.7,
+        examples=("You're currently on the **Flex 20GB** plan.", "The workspace is on the Team plan."),
+    ),
+    DetectorSpec(
+        # A job, a run or an upload that finished, said bare: "the export finished", "Rollout finished: ...", "the
+        # upload completed". A process state, as "the job is complete" (GUIDE.md files "the job is still in progress"
+        # here); how well it finished ("finished without errors") is operational_status.works'.
+        id="system_state.finished",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<state>finished|completed)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time|already|just\s+now))*[ \t]*"
+            r"(?:[.,;:!)]|\n|$|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
+        ),
+        assertion="finished",
+        subject_before=True,
+        confidence=0.7,
+        # As system_state.loads: a prediction or a purpose, a negation, a noun or an adjective before ("the last
+        # completed", "3 completed"); "I finished" and "we completed" are the agent's own actions.
+        reject_before=r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|has|have|had|I|we|you)(?:\s+\w+ly|\s+still|\s+also"
+        r"|\s+now|\s+just|\s+already)?|(?:n't|n’t|\bnot|\bnever)\s+$|\b(?:the|a|an|last|first|next|previous|few|several"
+        r"|many|\d+|all|are|is|was|were|be|been|being|get|got)\s+$",
+        examples=("The export finished.", "Rollout finished: all pods are ready."),
+    ),
+    DetectorSpec(
         # Observation: "I can see a username field", "I see two items named X", "the file now appears in
         # the downloads bar", "the project does not appear on the first page".
         id="system_state.visible",
@@ -391,7 +473,9 @@ DETECTORS = (
         r"|absent"
         # Whether it works is operational status: "the appointment page is down", "the page is working again".
         r"|down|up|working|broken|offline|online|failing|passing|healthy|operational|responding|unresponsive|crashing)",
-        reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]",
+        # "is rendered only after the iframe loads", "is shown once the form validates": when it happens, behaviour.
+        reject_after=r"\s+(?:to|for|when|if|unless|that|than)\b|\s+[`'\"“‘]"
+        r"|\s+(?:only\s+)?(?:after|before|once|until|while|whenever)\b",
         reject_before=_CONDITION_BEFORE,
         examples=("The size selector is outlined in red.", "The network indicator in the corner is red."),
     ),
@@ -488,7 +572,7 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?P<cop>(?:now|still|currently|also|only|no\s+longer)\s+)?(?:shows|displays|lists)\s+" + AFTER,
+            r"\b(?P<cop>(?:now|still|currently|also|only|no\s+longer)\s+)?(?:shows|displays|lists)\s+" + AFTER_PLAIN,
         ),
         assertion="{not_}visible",
         negation_group="cop",
@@ -553,7 +637,10 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            rf"\b{COPULA}\s+(?:back\s+)?{EMPH}(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b)",
+            rf"\b{COPULA}\s+(?:back\s+)?{EMPH}(?P<state>on|off)(?:\*\*)?[ \t]*(?:[.,;!)]|\n|$|[ \t]+(?:and|but|so|now|too|already)\b"
+            # For whom or where a flag is on: "is off for everyone except ...", "is on in production".
+            r"|[ \t]+(?:for[ \t]+(?:everyone|everybody|all|every|each|\d)|in[ \t]+(?:production|prod|staging|dev|all)|everywhere"
+            r"|globally)\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -575,6 +662,11 @@ DETECTORS = (
             # "is marked Complete", "PROJ-311 is in \"In Review\"", "is in the \"Done\" column".
             rf"\b{COPULA}\s+(?P<state>marked|flagged|labell?ed|tagged)\s+(?:as\s+)?" + AFTER,
             rf"\b{COPULA}\s+(?:now\s+)?in\s+(?:the\s+)?(?P<state>\"[^\"\n]{{1,40}}\"|“[^”\n]{{1,40}}”)",
+            # A status as a platform prints it, in backticks: "two pods are in `CrashLoopBackOff`", "the stack is in
+            # `UPDATE_ROLLBACK_FAILED`". Only status words: "is in `MyClass`" says where code is.
+            rf"\b{COPULA}\s+(?:now\s+|still\s+)?in\s+`(?P<state>(?-i:[A-Z][A-Za-z_]*(?:BackOff|Creating|Pending|Error"
+            r"|Failed|Running|Terminating|Completed|Unknown|Evicted|Ready|Progressing|Degraded|Available|_FAILED"
+            r"|_COMPLETE|_IN_PROGRESS|_PENDING)))`",
 
         ),
         assertion="{not_}{state}",
@@ -590,6 +682,7 @@ DETECTORS = (
             'Weather is set to "Never".',
             "The message is still marked as unread.",
             "The EC2 instance is in the stopped state.",
+            "The pods are in `CrashLoopBackOff`.",
         ),
     ),
     DetectorSpec(
@@ -600,12 +693,15 @@ DETECTORS = (
         patterns=(
             r"\b(?:gave|returned|found|shows|showed|yielded|returns)\s+(?P<cop>no|zero|one|two|three|several|\d+)\s+"
             r"(?:matches|results|hits|occurrences)\s+for\s+" + AFTER,
+            # The same as a note: "No hits for `requests_per_minute`.", "3 matches for `init_db` in `src/`".
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<cop>(?-i:No|Zero)|\d+)\s+(?:matches|results|hits|occurrences)"
+            r"\s+for\s+" + AFTER,
         ),
         assertion="{not_}found",
         negation_group="cop",
         confidence=0.75,
         priority=2,  # over system_state.results: the matches of a named thing
-        examples=("The search gave three matches for `init_db`.",),
+        examples=("The search gave three matches for `init_db`.", "No hits for `requests_per_minute`."),
     ),
     DetectorSpec(
         # Search outcomes: "the search returned 14 results", "the query came back with no results".
@@ -651,11 +747,12 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?"
-            r"(?:\s+being)?|(?:is|are)\s+now|got)"
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+" + PERFECT_ADVERB + r")?\s+been"
+            r"|(?:is|are|was|were)(?:n't|n’t)?(?:\s+not)?(?:\s+being)?|(?:is|are)\s+now|got)"
             r"\s+(?:(?:successfully|already|now|also|correctly|properly|fully|automatically|just|since|indeed|still"
             r"|finally|actually|probably|likely|apparently)\s+)?(?P<state>" + RESULTS + r")\b",
-            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?\s+been|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+" + PERFECT_ADVERB + r")?\s+been"
+            r"|(?:was|were)(?:n't|n’t)?(?:\s+not)?|got)"
             r"\s+(?:(?:successfully|already|now|also|just|since|finally|actually|yet)\s+)?(?P<state>" + DONE_TO + r")\b",
         ),
         assertion="{not_}{state}",
