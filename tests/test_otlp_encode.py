@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1 import trace_pb2
 
 from claimwatch.collector.otlp import (
     KeyValueOf,
+    add_event,
+    annotate,
     build_request,
     encode_request,
     iter_spans,
+    upsert_attributes,
 )
+from claimwatch.otel.records import EventRecord
 
 
 def _request() -> ExportTraceServiceRequest:
@@ -85,10 +90,6 @@ _ANNOTATIONS = [
 def test_annotations_merged_as_bytes_are_what_the_writes_make(attrs, events):
     """`annotate` (one merge of the annotations' serialization) gives the span `upsert_attributes` and
     `add_event` would, twice over (the second time from the kept KeyValue serializations)."""
-    from claimwatch.collector.otlp import add_event, annotate, upsert_attributes
-    from claimwatch.otel.records import EventRecord
-    from opentelemetry.proto.trace.v1 import trace_pb2
-
     for _ in range(2):
         base = trace_pb2.Span(trace_id=b"a" * 16, span_id=b"1" * 8, name="chat", end_time_unix_nano=7)
         base.attributes.append(KeyValueOf("gen_ai.output.messages", "[]"))
