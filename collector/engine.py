@@ -34,6 +34,7 @@ from .ledger import Ledger
 from .otlp import (
     ReceivedSpan,
     add_event,
+    annotate,
     any_value,
     attributes,
     build_request,
@@ -290,10 +291,12 @@ class CollectorEngine:
                 return
             if isinstance(item, ReceivedSpan):
                 attrs, events = self.pipeline.annotations(outcome)
-                # Annotation keys are new unless something upstream annotated the span already.
-                upsert_attributes(item.proto.attributes, attrs, not item.record.attributes.keys().isdisjoint(attrs))
-                for event in events:
-                    add_event(item.proto, event.name, event.attributes, event.time_ns)
+                if item.record.attributes.keys().isdisjoint(attrs):
+                    annotate(item.proto, attrs, events)  # the usual case: every annotation key is new
+                else:  # something upstream annotated the span already: replace its keys
+                    upsert_attributes(item.proto.attributes, attrs, True)
+                    for event in events:
+                        add_event(item.proto, event.name, event.attributes, event.time_ns)
             record(outcome, self.store, self.counts)
         except Exception:
             self.counts["span_errors"] += 1

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1 import trace_pb2
 
 from claimwatch.collector.otlp import (
     KeyValueOf,
+    add_event,
+    annotate,
     build_request,
     encode_request,
     iter_spans,
+    upsert_attributes,
 )
+from claimwatch.otel.records import EventRecord
 
 
 def _request() -> ExportTraceServiceRequest:
@@ -68,3 +73,33 @@ def test_a_request_split_for_the_workers_is_byte_for_byte_what_copying_gave(n):
     payloads, counts, total, bad = split_request(request, n)
     assert payloads == _copied_split(request, n)
     assert (total, bad, sum(counts.values())) == (25, 2, 23)
+
+
+_ANNOTATIONS = [
+    ({"claimwatch.verdict": "pass", "claimwatch.enforced": False, "claimwatch.checks": ["output", "actions"],
+      "claimwatch.claims.count": 0, "claimwatch.trust.score": 50, "claimwatch.evaluation_us": 372.6,
+      "claimwatch.claims.categories": [], "claimwatch.zero": 0.0, "claimwatch.negative_zero": -0.0,
+      "claimwatch.long": "x" * 300, "claimwatch.unicode": "é ✓", "claimwatch.nested": [{"a": [1, "b"]}],
+      "claimwatch.none": None, "claimwatch.one": 1, "claimwatch.true": True, "claimwatch.float_one": 1.0},
+     [("gen_ai.evaluation.result", {"gen_ai.evaluation.score.value": 1.0, "gen_ai.evaluation.name": "x"}, 0),
+      ("claimwatch.violation", {"claimwatch.violation.reason": "r" * 400}, 1_700_000_000_000_000_123)]),
+]
+
+
+@pytest.mark.parametrize("attrs, events", _ANNOTATIONS)
+def test_annotations_merged_as_bytes_are_what_the_writes_make(attrs, events):
+    """`annotate` (one merge of the annotations' serialization) gives the span `upsert_attributes` and
+    `add_event` would, twice over (the second time from the kept KeyValue serializations)."""
+    for _ in range(2):
+        base = trace_pb2.Span(trace_id=b"a" * 16, span_id=b"1" * 8, name="chat", end_time_unix_nano=7)
+        base.attributes.append(KeyValueOf("gen_ai.output.messages", "[]"))
+        base.events.add(name="earlier", time_unix_nano=3)
+        written, merged = trace_pb2.Span(), trace_pb2.Span()
+        written.CopyFrom(base)
+        merged.CopyFrom(base)
+        upsert_attributes(written.attributes, attrs, False)
+        for name, event_attrs, time_ns in events:
+            add_event(written, name, event_attrs, time_ns)
+        annotate(merged, attrs, [EventRecord(n, a, t) for n, a, t in events])
+        assert merged == written
+        assert merged.SerializeToString() == written.SerializeToString()
