@@ -135,7 +135,6 @@ class Runs(ClientRuns):
                   "annotations": {"verbosity": "debug"}}  # fmt: skip
         return run(self.ops_collector, self.ops_sink, client, docker, config)
 
-
     def start(self, items, run_of_test: dict, clients: dict) -> None:
         """As ClientRuns.start, and the log-record runs, whose option is the test's parameter."""
         items = list(items)
