@@ -68,6 +68,8 @@ CLIENTS = {"genai": GENAI}
 # The content modes that put the answer on log records: option -> client variant
 LOG_MODES = ("events", "stream-events", "both-events")
 OPERATION_DETAILS = "gen_ai.client.inference.operation.details"
+GENERATE = "generate_content gemini-2.5-flash"
+NOTHING_ELSE = "Nothing else."  # the chat's second answer
 
 
 def each_client(names=tuple(CLIENTS)):
@@ -126,6 +128,12 @@ class Runs(ClientRuns):
         docker = [Reply.tool_call("check_docker"), Reply.text(ANSWER)]
         if scenario == "desk":
             return run(self.desk_collector, self.desk_sink, client + "-desk", [LOOKUP, INSTALL, Reply.text(option)])
+        if scenario == "desk-chat":
+            replies = [LOOKUP, INSTALL, Reply.text(option), Reply.text(NOTHING_ELSE)]
+            return run(self.desk_collector, self.desk_sink, client + "-chat-desk", replies)
+        if scenario == "chat":
+            replies = [*docker, Reply.text(NOTHING_ELSE)]
+            return run(self.ops_collector, self.ops_sink, client + "-chat", replies)
         if option in ("stream", *LOG_MODES, "upload-events"):
             return run(self.ops_collector, self.ops_sink, f"{client}-{option}", docker)
         if option != "in-process":
@@ -177,7 +185,7 @@ def assert_answer_blocked_once_for_the_agent(r: Run, span_name: str) -> None:
 @each_client()
 def test_answer_on_the_span_is_judged_once_for_the_agent_and_blocked(runs, client):
     r = runs.get("ops", client)
-    assert_answer_blocked_once_for_the_agent(r, "generate_content gemini-2.5-flash")
+    assert_answer_blocked_once_for_the_agent(r, GENERATE)
     # The tool's own result is not the agent's output: it travels untouched.
     assert any(TOOL_RESULT in everything(s) for s in r.spans)
 
@@ -186,7 +194,7 @@ def test_answer_on_the_span_is_judged_once_for_the_agent_and_blocked(runs, clien
 @each_client()
 def test_streamed_answer_is_judged_whole_once_and_no_piece_of_it_is_forwarded(runs, client):
     r = runs.get("ops", client, "stream")
-    assert_answer_blocked_once_for_the_agent(r, "generate_content gemini-2.5-flash")
+    assert_answer_blocked_once_for_the_agent(r, GENERATE)
     pieces = [ANSWER[i : i + 12] for i in range(0, len(ANSWER), 12)]  # the fake server's chunks
     assert [(s.name, p) for s in r.spans for p in pieces if p in everything(s)] == []
 
@@ -224,6 +232,40 @@ def test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing(
     assert_no_doubles_and_no_failures(r)
     assert r.processor_stats.get("enforced_blocks") == 1
     assert leaks(r) == []
+
+
+# --- chat: a session of two turns, each model call a trace of its own, the tool run untraced ------------
+
+
+@e2e
+@each_client()
+def test_chat_turns_are_judged_once_each_and_the_blocked_answer_leaves_no_copy_in_later_turns(runs, client):
+    r = runs.get("chat", client)
+    assert r.answer == ANSWER and r.llm_calls == 3
+    assert_no_doubles_and_no_failures(r)
+    rows = output_rows(r)
+    # The tool request (no claim), the answer (blocked), the follow-up's answer (passes): one row each.
+    assert [(x[0], x[1], x[3], x[5] > 0) for x in rows] == [
+        (GENERATE, AGENT, "pass", False), (GENERATE, AGENT, "block", True), (GENERATE, AGENT, "pass", False)
+    ], rows  # fmt: skip
+    # The next turns' requests carry the blocked answer back in their history: redacted there too.
+    assert leaks(r) == []
+    assert any(NOTHING_ELSE in everything(s) for s in r.spans)
+
+
+@e2e
+@each_client()
+def test_chat_answer_contradicting_the_tool_result_in_its_history_is_fabricated(runs, client):
+    r = runs.get("desk-chat", client, CONTRADICTING)
+    assert r.answer == CONTRADICTING
+    assert_no_doubles_and_no_failures(r)
+    # No tool span: the result is evidence as the `tool_call_response` part of the answering call's input.
+    cited = r.rows("SELECT DISTINCT evidence_source, evidence_tool FROM grounding_claims WHERE grade = 'FABRICATED'")
+    assert cited == [("tool_message", "get_reservation")], cited
+    # The model's requests for the tools are LLM outputs with ids: the deny rule blocks the lookup there.
+    rows = r.rows("SELECT source, tool_name, decision, rule_id FROM tool_policy_decisions ORDER BY tool_name")
+    assert rows == [("llm_output", "bash", "allow", None), ("llm_output", "get_reservation", "block", DENY_RULE)], rows
+    assert_actions_graded(r, None)
 
 
 # --- desk: grounding, actions and tool_policy ----------------------------------------------------------
@@ -268,7 +310,7 @@ def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
                         "GROUP BY ALL")  # fmt: skip
     assert violations == [("get_reservation", DENY_RULE, "block", 1)], violations
     # The calls' arguments are no claims of the agent's.
-    assert [x[0] for x in output_rows(r)] == ["generate_content gemini-2.5-flash"]
+    assert [x[0] for x in output_rows(r)] == [GENERATE]
 
 
 # test -> the run it reads: (scenario, option)
@@ -277,6 +319,8 @@ RUN_OF_TEST = {
     test_streamed_answer_is_judged_whole_once_and_no_piece_of_it_is_forwarded.__name__: ("ops", "stream"),
     test_uploaded_content_leaves_nothing_to_judge_and_nothing_fails.__name__: ("ops", "upload-events"),
     test_in_process_processor_blocks_the_answer_for_the_agent_and_leaks_nothing.__name__: ("ops", "in-process"),
+    test_chat_turns_are_judged_once_each_and_the_blocked_answer_leaves_no_copy_in_later_turns.__name__: ("chat", None),
+    test_chat_answer_contradicting_the_tool_result_in_its_history_is_fabricated.__name__: ("desk-chat", CONTRADICTING),
     test_answer_contradicting_the_tool_result_is_fabricated_citing_the_tool_span.__name__: ("desk", CONTRADICTING),
     test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
     test_action_claims_are_graded_against_the_tool_calls.__name__: ("desk", CONTRADICTING),

@@ -12,6 +12,7 @@ The same runner as `tests/helpers/real_clients.py` (same flags, same JSON line o
   `execute_tool <name>` span per tool run, content on the spans
   (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY`);
 - `genai-stream`: the same with `generate_content_stream` (the answer arrives in pieces);
+- `genai-chat`: two turns of a chat session (`client.chats`), the second one's history holding the first answer;
 - `genai[-stream]-events`: content on `gen_ai.client.inference.operation.details` log records only
   (EVENT_ONLY); `genai-both-events`: on the spans and the log records (SPAN_AND_EVENT);
 - `genai-upload`: content neither on spans nor log records but uploaded as files by util-genai's
@@ -66,11 +67,35 @@ def _genai(capture: str, tools: list[Callable[..., str]], prompt: str, stream: b
     return run
 
 
+FOLLOW_UP = "Thanks. Anything else I should know?"
+
+
+def _genai_chat(capture: str, tools: list[Callable[..., str]], prompt: str = rc.PROMPT):
+    """Two turns of a chat session (`client.chats`, where google-genai recommends automatic function
+    calling): the second turn's request carries the first answer back in its history."""
+
+    def run(llm_url: str, provider, logs=None) -> str:
+        _instrument_genai(capture, provider, logs)
+        from google import genai
+        from google.genai import types
+
+        client = genai.Client(api_key="test-key", http_options=types.HttpOptions(base_url=llm_url))
+        config = types.GenerateContentConfig(system_instruction=SYSTEM, tools=list(tools))
+        chat = client.chats.create(model=MODEL, config=config)
+        first = chat.send_message(prompt).text or ""
+        chat.send_message(FOLLOW_UP)
+        return first
+
+    return run
+
+
 DOCKER = [rc.check_docker]
 CLIENTS: dict[str, Callable[..., str]] = {
     "genai": _genai("spans", DOCKER, rc.PROMPT),
     "genai-desk": _genai("spans", list(rc.DESK_TOOLS), rc.DESK_PROMPT),
     "genai-stream": _genai("spans", DOCKER, rc.PROMPT, stream=True),
+    "genai-chat": _genai_chat("spans", DOCKER),
+    "genai-chat-desk": _genai_chat("spans", list(rc.DESK_TOOLS), rc.DESK_PROMPT),
     # `-events`: the runner exports log records too (tests/helpers/real_clients.py)
     "genai-events": _genai("events", DOCKER, rc.PROMPT),
     "genai-stream-events": _genai("events", DOCKER, rc.PROMPT, stream=True),
