@@ -42,7 +42,7 @@ from tests.helpers.client_rows import (
     spans_of,
 )
 from tests.helpers.fake_gemini import FakeGemini
-from tests.helpers.fake_llm import Reply
+from tests.helpers.fake_llm import FakeLLM, Reply
 from tests.helpers.real_clients import AGENT, TOOL_RESULT
 from tests.otlp_helpers import FACTS, Sink, wait_for
 from tests.test_real_clients import ANSWER, ENFORCING, everything, expected
@@ -64,15 +64,21 @@ from tests.test_real_clients_langchain import Run
 e2e = pytest.mark.e2e
 CLIENT_TIMEOUT_S = 90
 GENAI = ("google.genai", "opentelemetry.instrumentation.google_genai")
-CLIENTS = {"genai": GENAI}
+SK = ("semantic_kernel",)
+CLIENTS = {"genai": GENAI, "sk": SK}
 # The content modes that put the answer on log records: option -> client variant
 LOG_MODES = ("events", "stream-events", "both-events")
 OPERATION_DETAILS = "gen_ai.client.inference.operation.details"
 GENERATE = "generate_content gemini-2.5-flash"
 NOTHING_ELSE = "Nothing else."  # the chat's second answer
+SK_PLUGIN = "HostTools"  # tests/helpers/genai_sk_clients.py: the plugin holding the shared tools
+SK_SUB_AGENT = "docker_checker"
+# Semantic Kernel's agent as a plugin of another: its function is `<agent name>-<agent name>`.
+SK_TRANSFER = Reply.tool_call(f"{SK_SUB_AGENT}-{SK_SUB_AGENT}", messages="Is docker running on the build host?")
+SUB_REPORT = "Docker is not running on the build host."  # the sub-agent's answer: contradicts the fact too
 
 
-def each_client(names=tuple(CLIENTS)):
+def each_client(names=("genai",)):
     """Parametrize over clients, skipping those whose packages are missing."""
     return pytest.mark.parametrize(
         "client",
@@ -87,7 +93,7 @@ def each_client(names=tuple(CLIENTS)):
 
 def run(collector, sink: Sink, client: str, replies: list[Reply], in_process: dict | None = None) -> Run:
     """Run `client` in its own process; wait until all it sent is stored and forwarded."""
-    llm = FakeGemini(replies)
+    llm = FakeLLM(replies) if client.startswith("sk") else FakeGemini(replies)
     run_id = f"{client}-{id(llm)}"
     command = [sys.executable, "-m", "tests.helpers.genai_sk_clients", client, "--llm", llm.base_url,
                "--otlp", f"http://{collector.addresses.otlp_http}/v1/traces", "--service", AGENT]  # fmt: skip
@@ -125,6 +131,8 @@ class Runs(ClientRuns):
         super().__init__(tmp_path_factory, ENFORCING, AUDITING, CHECKS)
 
     def _run(self, scenario: str, client: str, option) -> Run:
+        if client == "sk":
+            return self._run_sk(scenario, option)
         docker = [Reply.tool_call("check_docker"), Reply.text(ANSWER)]
         if scenario == "desk":
             return run(self.desk_collector, self.desk_sink, client + "-desk", [LOOKUP, INSTALL, Reply.text(option)])
@@ -142,6 +150,25 @@ class Runs(ClientRuns):
         config = {"validation": FACTS, "agents": ENFORCING, "storage": {"path": str(path)},
                   "annotations": {"verbosity": "debug"}}  # fmt: skip
         return run(self.ops_collector, self.ops_sink, client, docker, config)
+
+    def _run_sk(self, scenario: str, option) -> Run:
+        """Semantic Kernel's scenarios: its tools are named `<plugin>-<function>` in the model's calls."""
+        docker = [Reply.tool_call(f"{SK_PLUGIN}-check_docker"), Reply.text(ANSWER)]
+        if scenario == "desk":
+            replies = [Reply.tool_call(f"{SK_PLUGIN}-{LOOKUP.tool}", **LOOKUP.arguments),
+                       Reply.tool_call(f"{SK_PLUGIN}-{INSTALL.tool}", **INSTALL.arguments), Reply.text(option)]  # fmt: skip
+            return run(self.desk_collector, self.desk_sink, "sk-desk", replies)
+        if scenario == "team":
+            replies = [SK_TRANSFER, docker[0], Reply.text(SUB_REPORT), Reply.text(ANSWER)]
+            return run(self.ops_collector, self.ops_sink, "sk-team", replies)
+        if option == "events":
+            return run(self.ops_collector, self.ops_sink, "sk-events", docker)
+        if option != "in-process":
+            return run(self.ops_collector, self.ops_sink, "sk", docker)
+        path = self.tmp.mktemp("in-process") / "audit.duckdb"
+        config = {"validation": FACTS, "agents": ENFORCING, "storage": {"path": str(path)},
+                  "annotations": {"verbosity": "debug"}}  # fmt: skip
+        return run(self.ops_collector, self.ops_sink, "sk", docker, config)
 
     def start(self, items, run_of_test: dict, clients: dict) -> None:
         """As ClientRuns.start, and the log-record runs, whose option is the test's parameter."""
@@ -313,6 +340,93 @@ def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
     assert [x[0] for x in output_rows(r)] == [GENERATE]
 
 
+# --- Semantic Kernel: a ChatCompletionAgent with a plugin over its OpenAI connector -----------------------
+
+
+@e2e
+@each_client(("sk",))
+@pytest.mark.parametrize("option", [None, "events"])
+def test_sk_answer_is_judged_once_for_the_agent_and_blocked(runs, client, option):
+    r = runs.get("ops", client, option)
+    assert r.answer == ANSWER and r.llm_calls == 2
+    assert_no_doubles_and_no_failures(r)
+    rows = output_rows(r)
+    answered = [x for x in rows if x[5]]
+    assert len(answered) == 1, rows
+    want = expected()
+    _, agent, mode, verdict, enforced, claims, violations, length = answered[0]
+    assert (agent, mode, verdict, enforced) == (AGENT, "enforce", "block", True), rows
+    assert (claims, violations, length) == (len(want.claims), len(want.violations), len(ANSWER)), rows
+    assert leaks(r) == []
+    assert any(TOOL_RESULT in everything(s) for s in r.spans)
+
+
+@e2e
+@each_client(("sk",))
+def test_sk_sub_agent_answer_is_judged_for_the_sub_agent_and_the_root_answer_blocked(runs, client):
+    r = runs.get("team", client)
+    assert r.answer == ANSWER
+    assert_no_doubles_and_no_failures(r)
+    said = sorted(x[1:5] for x in output_rows(r) if x[5])
+    # No rule names the sub-agent: what it says is flagged and travels; the root's answer is blocked.
+    assert said == [(SK_SUB_AGENT, "audit", "flag", False), (AGENT, "enforce", "block", True)], output_rows(r)
+    assert any(SUB_REPORT in everything(s) for s in r.spans)
+    assert [s.name for s in r.spans if "PostgreSQL is down" in everything(s)] == []
+
+
+@e2e
+@each_client(("sk",))
+def test_sk_in_process_processor_blocks_the_answer_and_leaks_nothing(runs, client):
+    r = runs.get("ops", client, "in-process")
+    assert r.answer == ANSWER
+    assert r.rows(
+        "SELECT agent_id, mode, verdict, enforced FROM evaluations WHERE check_name = 'output' AND verdict <> 'pass'"
+    ) == [(AGENT, "enforce", "block", True)]
+    assert_no_doubles_and_no_failures(r)
+    assert leaks(r) == []
+
+
+@e2e
+@each_client(("sk",))
+def test_sk_answer_contradicting_the_tool_result_is_fabricated_citing_the_tool_span(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert r.answer == CONTRADICTING
+    assert_no_doubles_and_no_failures(r)
+    assert_contradictions_fabricated(r)
+    cited = r.rows("SELECT DISTINCT evidence_span_id, evidence_tool FROM grounding_claims WHERE grade = 'FABRICATED'")
+    assert cited == [(r.tool_span(f"{SK_PLUGIN}-get_reservation"), f"{SK_PLUGIN}-get_reservation")], cited
+
+
+@e2e
+@each_client(("sk",))
+def test_sk_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
+    r = runs.get("desk", client, CONSISTENT)
+    assert_no_doubles_and_no_failures(r)
+    assert_consistent_answer_grounded(r)
+
+
+@e2e
+@each_client(("sk",))
+def test_sk_action_claims_are_graded_against_the_tool_calls(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert_actions_graded(r, r.tool_span(f"{SK_PLUGIN}-bash"))
+
+
+@e2e
+@each_client(("sk",))
+def test_sk_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    rows = r.rows("SELECT source, tool_name, decision, rule_id, span_id, tool_call_id FROM tool_policy_decisions "
+                  "ORDER BY tool_name, source")  # fmt: skip
+    lookup = f"{SK_PLUGIN}-get_reservation"
+    assert [x[:4] for x in rows] == [("execute_tool", f"{SK_PLUGIN}-bash", "allow", None),
+                                     ("execute_tool", lookup, "block", DENY_RULE)], rows  # fmt: skip
+    assert rows[1][4] == r.tool_span(lookup)
+    violations = r.rows("SELECT subject, detector_id, verdict, count(*) FROM violations WHERE check_name = 'tool_policy' "
+                        "GROUP BY ALL")  # fmt: skip
+    assert violations == [(lookup, DENY_RULE, "block", 1)], violations
+
+
 # test -> the run it reads: (scenario, option)
 RUN_OF_TEST = {
     test_answer_on_the_span_is_judged_once_for_the_agent_and_blocked.__name__: ("ops", None),
@@ -322,7 +436,83 @@ RUN_OF_TEST = {
     test_chat_turns_are_judged_once_each_and_the_blocked_answer_leaves_no_copy_in_later_turns.__name__: ("chat", None),
     test_chat_answer_contradicting_the_tool_result_in_its_history_is_fabricated.__name__: ("desk-chat", CONTRADICTING),
     test_answer_contradicting_the_tool_result_is_fabricated_citing_the_tool_span.__name__: ("desk", CONTRADICTING),
+    test_sk_sub_agent_answer_is_judged_for_the_sub_agent_and_the_root_answer_blocked.__name__: ("team", None),
+    test_sk_in_process_processor_blocks_the_answer_and_leaks_nothing.__name__: ("ops", "in-process"),
+    test_sk_answer_contradicting_the_tool_result_is_fabricated_citing_the_tool_span.__name__: ("desk", CONTRADICTING),
+    test_sk_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
     test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
     test_action_claims_are_graded_against_the_tool_calls.__name__: ("desk", CONTRADICTING),
     test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
 }
+
+
+# --- What Semantic Kernel writes, read span by span (attributes copied from the runs above) --------------
+
+from claimwatch.otel.records import SpanRecord  # noqa: E402
+
+# Its invoke_agent span: gen_ai.agent.id is the agent object's uuid4, new each time the agent is built.
+_SK_AGENT_SPAN = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": "c5d5c78f-99a2-4ee9-b64f-5f0b4c3e4c4c",
+                  "gen_ai.agent.name": AGENT, "gen_ai.input.messages": "[]",
+                  "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": ANSWER, "name": AGENT}])}  # fmt: skip
+# Its execute_tool span of a plugin's function: `<plugin>-<function>`.
+_SK_TOOL_SPAN = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": f"{SK_PLUGIN}-bash",
+                 "gen_ai.tool.call.id": "call_2", "gen_ai.tool.description": "Runs a shell command on the build host.",
+                 "gen_ai.tool.call.arguments": '{"command": "pip install requests"}',
+                 "gen_ai.tool.call.result": "Successfully installed requests-2.32.3"}  # fmt: skip
+
+
+def _identify(span: SpanRecord, *above: SpanRecord):
+    from claimwatch.checks.pipeline import Pipeline
+
+    chain = [span, *above]
+    linked = [s._replace(parent_span_id=chain[i + 1].span_id if i + 1 < len(chain) else None)
+              for i, s in enumerate(chain)]  # fmt: skip
+    return Pipeline({"validation": FACTS}).identify(linked[0], {s.span_id: s for s in linked}.get)
+
+
+def test_a_uuid_agent_id_beside_the_agent_name_is_not_the_agent():
+    agent = SpanRecord("t", "a1", None, f"invoke_agent {AGENT}", _SK_AGENT_SPAN, ())
+    chat = SpanRecord(
+        "t", "c1", None, "chat gpt-test", {"gen_ai.operation.name": "chat", "gen_ai.system": "openai"}, ()
+    )
+    assert _identify(agent).agent_id == AGENT
+    assert _identify(chat, agent).agent_id == AGENT  # from the ancestor, as the LLM spans below it read it
+    # An id that is no uuid is the agent's (a hosted agent's), and a uuid with no name beside it is all there is.
+    named = {**_SK_AGENT_SPAN, "gen_ai.agent.id": "asst_7Kq2"}
+    assert _identify(SpanRecord("t", "a2", None, "invoke_agent", named, ())).agent_id == "asst_7Kq2"
+    bare = {k: v for k, v in _SK_AGENT_SPAN.items() if k != "gen_ai.agent.name"}
+    assert _identify(SpanRecord("t", "a3", None, "invoke_agent", bare, ())).agent_id == bare["gen_ai.agent.id"]
+
+
+def test_plugin_function_names_are_read_as_their_function_where_only_it_is_known():
+    from claimwatch.policy import PolicyEngine
+    from claimwatch.verify.actions import effects_of
+
+    # The actions check: SK's `HostTools-bash` runs a shell command; a kebab-case tool keeps its own name.
+    [effect] = effects_of(f"{SK_PLUGIN}-bash", '{"command": "pip install requests"}')
+    assert effect.kind == "install", effect
+    assert effects_of(f"{SK_PLUGIN}-bash", '{"command": "pip install requests"}') == effects_of(
+        "bash", '{"command": "pip install requests"}'
+    )
+    assert effects_of("write-file", '{"path": "a.txt", "content": "x"}') == effects_of(
+        "write_file", '{"path": "a.txt", "content": "x"}'
+    )
+    # The policy: the pack's shell rules and tier apply to `HostTools-bash`; a name nobody knows stays whole.
+    engine = PolicyEngine()
+    assert engine.decide(f"{SK_PLUGIN}-bash", {"command": "rm -rf /"}).decision == engine.decide(
+        "bash", {"command": "rm -rf /"}
+    ).decision == "block"  # fmt: skip
+    assert engine._key(f"{SK_PLUGIN}-bash") == "bash" and engine._key("write-file") == "write_file"
+    assert engine._key(f"{SK_PLUGIN}-get_reservation") == "hosttools_get_reservation"
+
+
+def test_sk_tool_span_is_a_call_with_its_arguments_and_result():
+    from claimwatch.grounding.trace import span_passages
+    from claimwatch.verify.actions import tool_call_of_span
+
+    span = SpanRecord("t", "s1", None, f"execute_tool {SK_PLUGIN}-bash", _SK_TOOL_SPAN, ())
+    name, arguments, result, _, call_id = tool_call_of_span(span)
+    assert (name, json.loads(arguments), result, call_id) == (f"{SK_PLUGIN}-bash", {"command": "pip install requests"},
+                                                              "Successfully installed requests-2.32.3", "call_2")  # fmt: skip
+    [passage] = span_passages(span)
+    assert passage.source == "tool_result"

@@ -89,6 +89,75 @@ def _genai_chat(capture: str, tools: list[Callable[..., str]], prompt: str = rc.
     return run
 
 
+# --- Semantic Kernel ----------------------------------------------------------------------------------
+
+SK_AGENT = rc.AGENT
+SK_SUB_AGENT = "docker_checker"
+
+
+def _sk_plugin(tools: list[Callable[..., str]]):
+    """The shared tools as one Semantic Kernel plugin (class name: the plugin's name in tool names)."""
+    from semantic_kernel.functions import kernel_function
+
+    class HostTools:
+        pass
+
+    for tool in tools:
+        method = kernel_function(name=tool.__name__, description=tool.__doc__)(staticmethod(tool).__func__)
+        setattr(HostTools, tool.__name__, staticmethod(method))
+    return HostTools()
+
+
+def _sk_logging(logs) -> None:
+    """What Semantic Kernel's telemetry sample sets up: its own log records (the chat messages as GenAI
+    events) into the OpenTelemetry logger provider through the standard logging module."""
+    import logging
+
+    from opentelemetry import _logs
+    from opentelemetry.sdk._logs import LoggingHandler
+
+    _logs.set_logger_provider(logs)
+    handler = LoggingHandler(logger_provider=logs)
+    handler.addFilter(logging.Filter("semantic_kernel"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+def _sk(tools: list[Callable[..., str]], prompt: str, team: bool = False):
+    def run(llm_url: str, provider, logs=None) -> str:
+        # Read once, when semantic_kernel is first imported.
+        os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
+        from opentelemetry import trace
+
+        trace.set_tracer_provider(provider)
+        if logs is not None:
+            _sk_logging(logs)
+        import asyncio
+
+        from openai import AsyncOpenAI
+        from semantic_kernel.agents import ChatCompletionAgent
+        from semantic_kernel.connectors.ai.open_ai import OpenAIChatCompletion
+
+        def service():
+            client = AsyncOpenAI(base_url=llm_url, api_key="test-key", max_retries=0)
+            return OpenAIChatCompletion(ai_model_id="gpt-test", async_client=client)
+
+        plugins = [_sk_plugin(tools)]
+        if team:  # the sub-agent as the root's plugin, as Semantic Kernel's triage samples do
+            checker = ChatCompletionAgent(service=service(), name=SK_SUB_AGENT, plugins=plugins,
+                                          instructions="Check services on the build host.")  # fmt: skip
+            plugins = [checker]
+        agent = ChatCompletionAgent(service=service(), name=SK_AGENT, instructions=SYSTEM, plugins=plugins)
+
+        async def ask() -> str:
+            return str((await agent.get_response(messages=prompt)).content)
+
+        return asyncio.run(ask())
+
+    return run
+
+
 DOCKER = [rc.check_docker]
 CLIENTS: dict[str, Callable[..., str]] = {
     "genai": _genai("spans", DOCKER, rc.PROMPT),
@@ -102,6 +171,11 @@ CLIENTS: dict[str, Callable[..., str]] = {
     "genai-both-events": _genai("both", DOCKER, rc.PROMPT),
     "genai-upload-events": _genai("upload", DOCKER, rc.PROMPT),
 }
+CLIENTS["sk"] = _sk(DOCKER, rc.PROMPT)
+CLIENTS["sk-desk"] = _sk(list(rc.DESK_TOOLS), rc.DESK_PROMPT)
+CLIENTS["sk-team"] = _sk(DOCKER, rc.PROMPT, team=True)
+CLIENTS["sk-events"] = _sk(DOCKER, rc.PROMPT)  # with the runner's logger provider
+CLIENTS["sk-desk-events"] = _sk(list(rc.DESK_TOOLS), rc.DESK_PROMPT)
 rc.CLIENTS.update(CLIENTS)
 
 
