@@ -175,7 +175,6 @@ CLIENTS["sk"] = _sk(DOCKER, rc.PROMPT)
 CLIENTS["sk-desk"] = _sk(list(rc.DESK_TOOLS), rc.DESK_PROMPT)
 CLIENTS["sk-team"] = _sk(DOCKER, rc.PROMPT, team=True)
 CLIENTS["sk-events"] = _sk(DOCKER, rc.PROMPT)  # with the runner's logger provider
-CLIENTS["sk-desk-events"] = _sk(list(rc.DESK_TOOLS), rc.DESK_PROMPT)
 rc.CLIENTS.update(CLIENTS)
 
 
