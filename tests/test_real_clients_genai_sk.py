@@ -73,6 +73,8 @@ GENERATE = "generate_content gemini-2.5-flash"
 NOTHING_ELSE = "Nothing else."  # the chat's second answer
 SK_PLUGIN = "HostTools"  # tests/helpers/genai_sk_clients.py: the plugin holding the shared tools
 SK_SUB_AGENT = "docker_checker"
+# Semantic Kernel's runs beside the plain one: its log records exported too; the agent's answer streamed.
+SK_MODES = ("events", "stream", "stream-events")
 # Semantic Kernel's agent as a plugin of another: its function is `<agent name>-<agent name>`.
 SK_TRANSFER = Reply.tool_call(f"{SK_SUB_AGENT}-{SK_SUB_AGENT}", messages="Is docker running on the build host?")
 SUB_REPORT = "Docker is not running on the build host."  # the sub-agent's answer: contradicts the fact too
@@ -161,8 +163,8 @@ class Runs(ClientRuns):
         if scenario == "team":
             replies = [SK_TRANSFER, docker[0], Reply.text(SUB_REPORT), Reply.text(ANSWER)]
             return run(self.ops_collector, self.ops_sink, "sk-team", replies)
-        if option == "events":
-            return run(self.ops_collector, self.ops_sink, "sk-events", docker)
+        if option in SK_MODES:
+            return run(self.ops_collector, self.ops_sink, f"sk-{option}", docker)
         if option != "in-process":
             return run(self.ops_collector, self.ops_sink, "sk", docker)
         path = self.tmp.mktemp("in-process") / "audit.duckdb"
@@ -176,7 +178,9 @@ class Runs(ClientRuns):
         super().start(items, run_of_test, clients)
         for item in items:
             params = getattr(getattr(item, "callspec", None), "params", {})
-            if params.get("option") in LOG_MODES and installed(*clients.get(params.get("client"), ("-",))):
+            if params.get("option") in (*LOG_MODES, *SK_MODES) and installed(
+                *clients.get(params.get("client"), ("-",))
+            ):
                 self._submit("ops", params["client"], params["option"])
 
 
@@ -345,12 +349,16 @@ def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
 
 @e2e
 @each_client(("sk",))
-@pytest.mark.parametrize("option", [None, "events"])
+@pytest.mark.parametrize("option", [None, *SK_MODES])
 def test_sk_answer_is_judged_once_for_the_agent_and_blocked(runs, client, option):
     r = runs.get("ops", client, option)
     assert r.answer == ANSWER and r.llm_calls == 2
     assert_no_doubles_and_no_failures(r)
     rows = output_rows(r)
+    # Without its log records, Semantic Kernel's chat spans hold no content: the agent span's output is
+    # the answer. With them, each call's gen_ai.choice record is read, and the agent span is their repeat.
+    judged = ["gen_ai.choice"] * 2 if option and option.endswith("events") else [f"invoke_agent {AGENT}"]
+    assert [x[0] for x in rows] == judged, rows
     answered = [x for x in rows if x[5]]
     assert len(answered) == 1, rows
     want = expected()

@@ -124,7 +124,7 @@ def _sk_logging(logs) -> None:
     root.setLevel(logging.INFO)
 
 
-def _sk(tools: list[Callable[..., str]], prompt: str, team: bool = False):
+def _sk(tools: list[Callable[..., str]], prompt: str, team: bool = False, stream: bool = False):
     def run(llm_url: str, provider, logs=None) -> str:
         # Read once, when semantic_kernel is first imported.
         os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
@@ -151,6 +151,8 @@ def _sk(tools: list[Callable[..., str]], prompt: str, team: bool = False):
         agent = ChatCompletionAgent(service=service(), name=SK_AGENT, instructions=SYSTEM, plugins=plugins)
 
         async def ask() -> str:
+            if stream:
+                return "".join([str(chunk.content) async for chunk in agent.invoke_stream(messages=prompt)])
             return str((await agent.get_response(messages=prompt)).content)
 
         return asyncio.run(ask())
@@ -175,6 +177,8 @@ CLIENTS["sk"] = _sk(DOCKER, rc.PROMPT)
 CLIENTS["sk-desk"] = _sk(list(rc.DESK_TOOLS), rc.DESK_PROMPT)
 CLIENTS["sk-team"] = _sk(DOCKER, rc.PROMPT, team=True)
 CLIENTS["sk-events"] = _sk(DOCKER, rc.PROMPT)  # with the runner's logger provider
+CLIENTS["sk-stream"] = _sk(DOCKER, rc.PROMPT, stream=True)
+CLIENTS["sk-stream-events"] = _sk(DOCKER, rc.PROMPT, stream=True)
 rc.CLIENTS.update(CLIENTS)
 
 
