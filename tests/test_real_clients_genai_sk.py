@@ -524,3 +524,16 @@ def test_sk_tool_span_is_a_call_with_its_arguments_and_result():
                                                               "Successfully installed requests-2.32.3", "call_2")  # fmt: skip
     [passage] = span_passages(span)
     assert passage.source == "tool_result"
+
+
+def test_google_genai_tool_arguments_written_as_code_attributes_are_read_as_named():
+    from claimwatch.verify.actions import effects_of
+
+    # opentelemetry-instrumentation-google-genai 1.1b1's execute_tool span (util-genai 1.1b0), as it wrote it.
+    written = ('{"code.function.parameters.command.type": "str", '
+               '"code.function.parameters.command.value": "pip install requests"}')  # fmt: skip
+    assert effects_of("bash", written) == effects_of("bash", '{"command": "pip install requests"}')
+    [effect] = effects_of("bash", written)
+    assert effect.kind == "install"
+    # Arguments that only partly look alike are not rebuilt: their command stays unread.
+    assert effects_of("bash", '{"code.function.parameters.command.value": "pip install requests", "note": "x"}') == ()

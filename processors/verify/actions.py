@@ -204,10 +204,26 @@ def _compact(value: Any) -> str:
 def _decode(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return _bound_parameters(json.loads(value))
         except ValueError:
             return value
-    return value
+    return _bound_parameters(value)
+
+
+# opentelemetry-instrumentation-google-genai before 1.2 (with util-genai 1.1) writes a tool's arguments as
+# its code attributes, `{"code.function.parameters.command.value": "pip install requests",
+# "code.function.parameters.command.type": "str"}`: read as named, the command was never seen.
+_PARAMETER = re.compile(r"code\.function\.parameters\.(.+)\.value")
+
+
+def _bound_parameters(value: Any) -> Any:
+    """Those code attributes as the arguments they name; any other value unchanged."""
+    if not isinstance(value, Mapping) or not value:
+        return value
+    named = {m.group(1): v for k, v in value.items() if (m := _PARAMETER.fullmatch(str(k)))}
+    if not named or any(not str(k).startswith("code.function.parameters.") for k in value):
+        return value
+    return named
 
 
 def _result_text(value: Any) -> str | None:
