@@ -585,8 +585,17 @@ _RUN_SCOPED_AGENT_ID_SYSTEMS = frozenset({"autogen"})
 _AUTOGEN_TEAM_SUFFIX = re.compile(r"_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
+# A bare UUID in gen_ai.agent.id beside a gen_ai.agent.name is an agent object's id, drawn anew each time the
+# agent is built (Semantic Kernel's `Agent.id` defaults to uuid4, so does CrewAI's): read as the agent, each
+# process run was an agent of its own that no rule names and no dashboard groups; the name is the agent.
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def _agent_id_names_the_agent(attrs: Mapping[str, Any]) -> bool:
-    return A.TRACELOOP_SPAN_KIND not in attrs and attrs.get(A.GEN_AI_SYSTEM) not in _RUN_SCOPED_AGENT_ID_SYSTEMS
+    if A.TRACELOOP_SPAN_KIND in attrs or attrs.get(A.GEN_AI_SYSTEM) in _RUN_SCOPED_AGENT_ID_SYSTEMS:
+        return False
+    agent_id = attrs.get(A.GEN_AI_AGENT_ID)
+    return not (isinstance(agent_id, str) and _UUID.fullmatch(agent_id.strip()) and _str(attrs.get(A.GEN_AI_AGENT_NAME)))
 
 
 def _agent_of_agent_span(span: SpanRecord) -> str | None:

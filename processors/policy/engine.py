@@ -29,7 +29,7 @@ from . import pack
 from .match import DenyMatcher, Match
 from .rules import Rule, builtin_rule
 from .state import DEFAULT_TTL_S, MemoryStore
-from .tools import ToolCatalog, catalog, tool_key
+from .tools import ToolCatalog, catalog, plugin_function, tool_key
 
 
 def _log():
@@ -203,7 +203,7 @@ class PolicyEngine:
 
     def _call(self, tool, arguments, agent, session, trust, mode, cwd) -> _Call:
         s = self.settings
-        key = tool_key(tool)
+        key = self._key(tool)
         rule_trust, rule_mode, profile = None, None, None
         for rule in s.agents:
             if agent is not None and agent_matches(rule.match, agent):
@@ -215,6 +215,19 @@ class PolicyEngine:
         mode = mode or rule_mode or s.default_mode
         tier = s.catalog.tier(key)
         return _Call(tool, key, arguments, agent, session, tier, key in s.catalog.essential, profile, mode, cwd)
+
+    def _key(self, tool) -> str:
+        """The tool's key; a Semantic Kernel `<plugin>-<function>` name is its function's when only that
+        is known (classified, or named by a deny rule): `HostTools-bash` is `bash`, `write-file` stays."""
+        key = tool_key(tool)
+        function = plugin_function(tool)
+        if function is None or self._known(key):
+            return key
+        inner = tool_key(function)
+        return inner if self._known(inner) else key
+
+    def _known(self, key: str) -> bool:
+        return self.settings.catalog.knows(key) or any(key in r.tools for r in self.settings.rules)
 
     # --- the seven steps, in order ----------------------------------------------------------------
     def _kill_switch(self, call: _Call) -> Decision | None:

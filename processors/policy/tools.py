@@ -25,6 +25,18 @@ def tool_key(name: str) -> str:
     return _DATED.sub("", key) or "unknown"
 
 
+# Semantic Kernel names a plugin's function `<plugin>-<function>` in the model's calls and on its tool spans
+# (`HostTools-bash`: OpenAI function names allow no dot). The function is the tool, but a kebab-case tool
+# (`write-file`) is named the same way: the function's name is read only where the whole one says nothing.
+_PLUGIN_FUNCTION = re.compile(r"[A-Za-z0-9_]+-([A-Za-z0-9_]+)")
+
+
+def plugin_function(name: str) -> str | None:
+    """`HostTools-bash` -> `bash`; None for a name not of that shape."""
+    found = _PLUGIN_FUNCTION.fullmatch(str(name).strip())
+    return found.group(1) if found else None
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCatalog:
     """Which class, tier and relevant parameters each tool has; built once from the pack and config."""
@@ -43,6 +55,10 @@ class ToolCatalog:
     def classes_of(self, key: str) -> frozenset[str]:
         """shell, file_write, file_read, or none."""
         return self.classes.get(key, frozenset())
+
+    def knows(self, key: str) -> bool:
+        """Whether the pack or the config classified this tool (a tier, a class or its parameters)."""
+        return key in self.tiers or key in self.classes or key in self.tool_params
 
     def params_for(self, key: str, classes: frozenset[str], rule_params: tuple[str, ...]) -> tuple[str, ...]:
         """The arguments a rule reads on this tool: its own list, the tool's, else its classes'."""

@@ -37,6 +37,7 @@ from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import bound_arguments, tool_call_input, tool_message_content
 from ..otel.extract_llamaindex import tool_output_text, tool_step
 from ..otel.records import SpanRecord
+from ..policy.tools import plugin_function
 from . import commands as C
 from .outcomes import Outcome, outcome_of
 
@@ -114,10 +115,19 @@ _COMMAND_KEYS = ("command", "cmd", "script", "commands", "input", "code", "shell
 _PATCH_PATHS = re.compile(r"^(?:\*\*\* (?:Update|Add|Delete) File: |\+\+\+ b/|\+\+\+ )(\S+)", re.M)
 
 
+_KNOWN_TOOLS = (_SHELL_TOOLS | _WRITE_TOOLS | _EDIT_TOOLS | _PATCH_TOOLS | _DELETE_TOOLS | _TEST_TOOLS
+                | _INSTALL_TOOLS)  # fmt: skip
+
+
 def _norm_tool(name: str) -> str:
-    """`mcp__fs__write_file` -> `writefile`; `functions.Bash` -> `bash`."""
+    """`mcp__fs__write_file` -> `writefile`; `functions.Bash` -> `bash`; Semantic Kernel's `HostTools-bash`
+    -> `bash` (its `<plugin>-<function>`, read so only when the whole name is no tool known here: a
+    kebab-case `write-file` stays `writefile`)."""
     last = re.split(r"__|[.:/]", name)[-1] if name else ""
-    return re.sub(r"[^a-z0-9]", "", last.lower())
+    key = re.sub(r"[^a-z0-9]", "", last.lower())
+    function = plugin_function(last) if key not in _KNOWN_TOOLS else None
+    inner = re.sub(r"[^a-z0-9]", "", function.lower()) if function else ""
+    return inner if inner in _KNOWN_TOOLS else key
 
 
 def _arguments_key(arguments: Any) -> str:
@@ -194,10 +204,26 @@ def _compact(value: Any) -> str:
 def _decode(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return _bound_parameters(json.loads(value))
         except ValueError:
             return value
-    return value
+    return _bound_parameters(value)
+
+
+# opentelemetry-instrumentation-google-genai before 1.2 (with util-genai 1.1) writes a tool's arguments as
+# its code attributes, `{"code.function.parameters.command.value": "pip install requests",
+# "code.function.parameters.command.type": "str"}`: read as named, the command was never seen.
+_PARAMETER = re.compile(r"code\.function\.parameters\.(.+)\.value")
+
+
+def _bound_parameters(value: Any) -> Any:
+    """Those code attributes as the arguments they name; any other value unchanged."""
+    if not isinstance(value, Mapping) or not value:
+        return value
+    named = {m.group(1): v for k, v in value.items() if (m := _PARAMETER.fullmatch(str(k)))}
+    if not named or any(not str(k).startswith("code.function.parameters.") for k in value):
+        return value
+    return named
 
 
 def _result_text(value: Any) -> str | None:
