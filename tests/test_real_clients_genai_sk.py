@@ -67,14 +67,16 @@ GENAI = ("google.genai", "opentelemetry.instrumentation.google_genai")
 SK = ("semantic_kernel",)
 CLIENTS = {"genai": GENAI, "sk": SK}
 # The content modes that put the answer on log records: option -> client variant
-LOG_MODES = ("events", "stream-events", "both-events")
+# (A streamed run with EVENT_ONLY was dropped for CI time: streaming is "stream", records are "events".)
+LOG_MODES = ("events", "both-events")
 OPERATION_DETAILS = "gen_ai.client.inference.operation.details"
 GENERATE = "generate_content gemini-2.5-flash"
 NOTHING_ELSE = "Nothing else."  # the chat's second answer
 SK_PLUGIN = "HostTools"  # tests/helpers/genai_sk_clients.py: the plugin holding the shared tools
 SK_SUB_AGENT = "docker_checker"
 # Semantic Kernel's runs beside the plain one: its log records exported too; the agent's answer streamed.
-SK_MODES = ("events", "stream", "stream-events")
+# (A streamed run without its records was dropped for CI time: "stream-events" streams too.)
+SK_MODES = ("events", "stream-events")
 # Semantic Kernel's agent as a plugin of another: its function is `<agent name>-<agent name>`.
 SK_TRANSFER = Reply.tool_call(f"{SK_SUB_AGENT}-{SK_SUB_AGENT}", messages="Is docker running on the build host?")
 SUB_REPORT = "Docker is not running on the build host."  # the sub-agent's answer: contradicts the fact too
