@@ -16,6 +16,7 @@ from ..core.claims import positional
 from .lexicon import (
     COURTESY,
     GUESS,
+    GUESS_HINTS,
     INTENT,
     LOOSE,
     NEGATORS,
@@ -55,16 +56,13 @@ _CLAUSE_FOLDED = Folded(_CLAUSE).fast
 _INTENT, _GUESS, _REASONING, _OPINION = Folded(INTENT), Folded(GUESS), Folded(REASONING), Folded(OPINION)
 _REASONING_LEAD = Folded(REASONING_LEAD)
 _COURTESY = Folded(COURTESY)
-_GUESS_WORDS = frozenset(("should", "might", "would", "probably", "presumably", "perhaps", "maybe", "likely", "expect",
-                          "suspect", "guess", "something", "seems", "seem", "assume", "assuming", "looks", "appears",
-                          "usually", "typically"))  # fmt: skip
 
 
 def _may_guess(lower: str, bag: set[str]) -> bool:
     """A set test before GUESS. On ASCII text a match of one of GUESS's words between word boundaries is a
     word of the claim, or a part of a hyphenated or apostrophed word, which `bag` also holds; elsewhere
     case folding can match more ("ſhould"), so the pattern decides."""
-    return not bag.isdisjoint(_GUESS_WORDS) or not lower.isascii()
+    return not bag.isdisjoint(GUESS_HINTS) or not lower.isascii()
 
 
 _NOT_CONTENT = STOPWORDS | LOOSE

@@ -260,7 +260,7 @@ GUESS = re.compile(
     r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely|(?:i|we)(?:'d)? expect|i suspect|i guess"
     # Hedges and what one knows in general ("`X` usually handles `Y`"): no report of what the trace showed.
     # "It seems (that) there are no seats" stays a claim: agents hedge their reports of tool results so.
-    r"|or something|seems? (?:to|like)|i assume|assuming|looks like|appears to|usually|typically)\b",
+    r"|or something|(?:seem|seems) (?:to|like)|i assume|assuming|looks like|appears to|usually|typically)\b",
     re.IGNORECASE,
 )
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
@@ -279,3 +279,4 @@ def _hints(pattern: re.Pattern, common: frozenset[str]) -> frozenset[str]:
 _COMMON = frozenset("i in my you we it to am do a an the of s d ll re m t that this is are".split())
 REASONING_HINTS = _hints(REASONING, _COMMON)
 OPINION_HINTS = _hints(OPINION, _COMMON)
+GUESS_HINTS = _hints(GUESS, _COMMON)  # each inflection GUESS matches is written out in it ("seem|seems")
