@@ -356,3 +356,28 @@ def test_a_code_name_may_be_a_whole_part_of_a_longer_snake_case_name_when_it_is_
     assert part.grade.grade != FABRICATED
     (short,) = ground("`save` writes the row.", ["def _save_parents(self): ..."]).claims
     assert short.grade.grade == FABRICATED  # a short name inside another is no evidence of it
+
+
+def test_half_remembered_names_comparative_options_and_narrated_steps_are_not_graded():
+    grades = {c.claim.text: (c.claim.kind, c.grade.grade) for c in ground(
+        "`models.Index` uses the `_idx` suffix by default (I think). Easier way: use `SchemaEditor` here.\n"
+        "THOUGHT: Now I modify `save_new_objects` to check `self.can_create`.\n"
+        "The parser calls `parse_cli_option` or similar.\nI recall seeing `construct_instance` in the file.",
+        ["def construct_instance(form, instance): ..."],
+    ).claims}  # fmt: skip
+    kinds = [kind for text, (kind, grade) in grades.items() if "construct_instance" not in text]
+    assert kinds == ["OPINION"] * 4, grades
+    assert grades["I recall seeing `construct_instance` in the file."] == ("FACTUAL", "GROUNDED")  # a report
+
+
+def test_a_sed_address_range_states_both_its_ends_and_a_tracebacks_header_is_no_antonym():
+    messages = [
+        {"role": "user", "content": "Fix the loop."},
+        {"role": "assistant", "content": "THOUGHT: look.\n```bash\nsed -n '100,120p' app/loop.py\n```"},
+        {"role": "user", "content": "<output>    for row in rows:\n        total += row</output>"},
+    ]
+    (grade,) = _transcript_grades(messages, "Lines 100-120 of `app/loop.py` hold the loop.").values()
+    assert grade.grade != FABRICATED, grade.reason
+    trace = "Traceback (most recent call last):\n  File \"run.py\", line 3\n    print(qs)\nKeyError: 'qs'"
+    (first,) = ground("The first `print(qs)` raises the `KeyError`.", [trace]).claims
+    assert "'last'" not in first.grade.reason and first.grade.grade != FABRICATED

@@ -244,7 +244,15 @@ INTENT = re.compile(
     r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider|let)\b(?![-:])"
     # A suggestion: "A simpler way is to use `X`", "The cleanest fix would be to ...".
     r"|^\s*(?:a|the|one|another)\s+(?:[a-z]+\s+){0,2}(?:way|option|approach|fix|solution|alternative|idea)"
-    r"\s+(?:is|would be|could be|might be)\s+to\b",
+    r"\s+(?:is|would be|could be|might be)\s+to\b"
+    # "Easier way: use `X`", "Alternative approach: ...": a comparative lead-in offers an option. ("The fix:"
+    # may report what was done, so only these.)
+    r"|^\s*(?:(?:an?|the|one|another)\s+)?(?:easier|simpler|better|cleaner|quicker|safer|alternative|another)"
+    r"\s+(?:way|option|approach|fix|solution|idea)\s*:"
+    # A step narrated in the present: "Now I modify `save` to check `x`", "Next we run the tests".
+    r"|^\s*(?:thought:\s*)?(?:now|next|then|first|finally),?\s+(?:i|we)\s+(?:just\s+)?"
+    r"(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try|write|call|edit"
+    r"|open|look|search|find|check|verify|test|apply|install|move|rename|delete)\b",
     re.IGNORECASE,
 )
 # Modal and conditional wording: a prediction or a hypothesis, not a report of what happened.
@@ -260,7 +268,9 @@ GUESS = re.compile(
     r"\b(?:should|might|would|probably|presumably|perhaps|maybe|likely|(?:i|we)(?:'d)? expect|i suspect|i guess"
     # Hedges and what one knows in general ("`X` usually handles `Y`"): no report of what the trace showed.
     # "It seems (that) there are no seats" stays a claim: agents hedge their reports of tool results so.
-    r"|or something|(?:seem|seems) (?:to|like)|i assume|assuming|looks like|appears to|usually|typically)\b",
+    r"|or something|(?:seem|seems) (?:to|like)|i assume|assuming|looks like|appears to|usually|typically"
+    # What the agent half remembers or believes ("`x_y` or similar", "(I think)"); "I recall seeing `x`" reports.
+    r"|i (?:think|believe)|iirc|if i (?:remember|recall)|or similar|as far as i know|afaik)\b",
     re.IGNORECASE,
 )
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.

@@ -31,6 +31,8 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
     # of a tool's output.
     radius = 800 if pool.passages[region.passage].source in ("evidence", "retrieval") else 200
     window = pool.lower(region.passage)[max(0, region.start - radius) : region.end + radius]
+    if "most recent call" in window:  # a traceback's header: its 'last' is no statement about the claim
+        window = window.replace("most recent call last", "")
     lowered = claim.text.lower()
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []

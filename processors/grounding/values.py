@@ -32,6 +32,9 @@ EV_NUMBER = re.compile(
     r"(?<![\w./-])(?<!\d:)(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w/]|:\d|-\d|\.\d)"
     rf"|(?<![\w./-])\d{{1,3}}(?=-\d{{1,3}}{_RANGE_END})"
     r"|(?:(?<=(?<![\w./-])\d-)|(?<=(?<![\w./-])\d\d-)|(?<=(?<![\w./-])\d\d\d-))\d{1,3}" + _RANGE_END
+    # A sed address range's end ("sed -n '100,120p'", "'107,114c\\"): the command letter after it makes it no
+    # thousands group, and its start is read as a number already.
+    + r"|(?<=\d,)\d+(?=[acdips](?!\w))"
 )
 
 
