@@ -381,3 +381,57 @@ def test_a_sed_address_range_states_both_its_ends_and_a_tracebacks_header_is_no_
     trace = "Traceback (most recent call last):\n  File \"run.py\", line 3\n    print(qs)\nKeyError: 'qs'"
     (first,) = ground("The first `print(qs)` raises the `KeyError`.", [trace]).claims
     assert "'last'" not in first.grade.reason and first.grade.grade != FABRICATED
+
+
+def test_a_scaled_or_rounded_figure_is_the_evidences_figure_at_the_claimed_precision():
+    report = json.dumps({"revenue": 471236.18, "q3": 1221907.5, "weekend_dau": [148210, 150977]})
+    grades = {c.claim.text: c.grade for c in ground(
+        "Revenue was about $471K. Q3 came to $1.22 million. Weekend actives were 148-151K. Revenue was $480K.",
+        [report],
+    ).claims}  # fmt: skip
+    assert grades["Revenue was about $471K."].grade == "INFERRED"
+    assert grades["Q3 came to $1.22 million."].grade == "INFERRED"
+    assert grades["Weekend actives were 148-151K."].grade == "INFERRED"
+    assert grades["Revenue was $480K."].grade == FABRICATED  # 8,764 off: more than half of the claimed 1K step
+    (same,) = ground("They may lose $5 million.", ["we may lose 5 mln bucks; budget 120k"]).claims
+    assert same.grade.grade == "GROUNDED", same.grade.reason  # the same scale word in the evidence
+    (k,) = ground("The budget is 120k.", ["Budget: Q2 total 120k; print 41k"]).claims
+    assert k.grade.grade == "GROUNDED", k.grade.reason
+
+
+def test_a_percent_or_a_rate_worked_out_from_the_figures_is_inferred_and_a_wrong_one_is_not():
+    funnel = json.dumps({"visitors": 48210, "started": 9642, "verified": 7233, "seats": 35, "mrr": 1925})
+    grades = {c.claim.text: c.grade for c in ground(
+        "9,642 started signing up, a 20% start rate. About 75% of those verified their email. "
+        "About 62% verified their phone. That is $55 per seat. That is $58 per seat.",
+        [funnel],
+    ).claims}  # fmt: skip
+    assert grades["9,642 started signing up, a 20% start rate."].grade == "INFERRED"
+    assert grades["About 75% of those verified their email."].grade == "INFERRED"
+    assert grades["That is $55 per seat."].grade == "INFERRED" and "1925 / 35" in grades["That is $55 per seat."].reason
+    assert grades["About 62% verified their phone."].grade == FABRICATED
+    assert grades["That is $58 per seat."].grade == FABRICATED
+    (change,) = ground("Revenue was $471K, up 16% from $405K.", [json.dumps({"oct": 471236, "sep": 405112})]).claims
+    assert change.grade.grade == "INFERRED" and "change from" in change.grade.reason
+
+
+def test_times_and_years_inside_iso_timestamps_are_found_and_a_network_prefix_is_no_figure():
+    ticket = json.dumps({"id": "T-66102", "due_at": "2026-03-04T11:15:00Z", "opted_in_at": "2024-02-11T09:00:00Z"})
+    grades = {c.claim.text: c.grade.grade for c in ground(
+        "T-66102 is due at 11:15 UTC. She opted in in February 2024. She opted in in February 2023.", [ticket]
+    ).claims}  # fmt: skip
+    assert grades == {"T-66102 is due at 11:15 UTC.": "GROUNDED", "She opted in in February 2024.": "GROUNDED",
+                      "She opted in in February 2023.": FABRICATED}  # fmt: skip
+    (cidr,) = ground("The rule admits 10.20.0.0/16 on port 5432.", ["ingress: 10.20.0.0/16 tcp 5432"]).claims
+    assert cidr.grade.grade == "GROUNDED", cidr.grade.reason
+    (size,) = ground("143 images take 151.2GB.", ["Images 143 151.2GB"]).claims
+    assert "151" not in size.grade.reason or size.grade.grade != FABRICATED
+
+
+def test_a_negation_is_read_against_a_passage_only_when_the_passage_names_what_it_negates():
+    order = json.dumps({"items": [{"sku": "SHELF-OAK", "status": "delivered"}, {"sku": "LAMP-2", "status": "damaged"}]})
+    (fine,) = ground("The oak shelf from the same order was delivered and isn't affected.", [order]).claims
+    assert fine.grade.grade != FABRICATED, fine.grade.reason
+    (flipped,) = ground("Maria will not bring Branwell from the station.",
+                        ["Maria: I will bring Branwell from the station tomorrow."]).claims  # fmt: skip
+    assert flipped.grade.grade == FABRICATED and "negated" in flipped.grade.reason

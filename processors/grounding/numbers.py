@@ -15,7 +15,7 @@ from .claims import Claim
 from .digits import matches, number_starts
 from .evidence import EvidencePool, Hit
 from .problems import missing_specific
-from .text import Specific, list_marker, parse_number
+from .text import SCALES, Specific, list_marker, parse_number
 from .values import EV_NUMBER, keyed_value
 
 
@@ -100,18 +100,33 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         _, s, e, index = everywhere[first]
         support.append(Hit(index, s, e))
         return
-    # A rounded figure ("about 3.5" for 3.47) is the evidence's figure.
-    decimals = len(spec.text.split(".")[1].rstrip("%")) if "." in spec.text else 0
+    # A rounded figure ("about 3.5" for 3.47, "$471K" for 471,236.18) is the evidence's figure.
+    said = _NUMERAL.search(spec.text)
+    decimals = len(said.group(1) or "") if said else 0
+    written = parse_number(said.group()) if said and spec.kind in ("money", "number") else None
+    scale = round(value / written) if written and abs(value) > abs(written) * 999 else 1.0  # "$471K", "148-151K"
+    half = 0.5 * 10.0**-decimals * scale * (1 + 1e-9)
+    if scale != 1.0 and (same := _same_scale(value / scale, scale, pool)) is not None:
+        support.append(same)  # "$4.2 billion" where the evidence writes "4.2 billion" too
+        return
     for v, s, e, index in everywhere:
-        if v and round(v, decimals) == value and abs(v - value) / abs(v) < 0.05:
+        if v and abs(v - value) <= half and abs(v - value) / abs(v) < 0.05:
             derived.append(f"{spec.text} rounds {_fmt(v)} from {pool.passages[index].cite}")
             support.append(Hit(index, s, e))
             return
+    if spec.kind == "year" and (dated := _year_of_date(int(value), pool)) is not None:
+        support.append(dated)  # "in February 2024" from "2024-02-11T09:00:00Z"
+        return
     if spec.kind == "number" and (tail := _id_tail(spec, claim, pool)) is not None:
         derived.append(f"{spec.text} ends {pool.passages[tail.passage].cite}'s id")
         support.append(tail)
         return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
+    if spec.kind == "percent" and (share := _share(value, half, spec, claim, everywhere, region)) is not None:
+        reason, hits = share
+        derived.append(f"{spec.text} = {reason}")
+        support.extend(hits)
+        return
     how = None if small else _derive(value, everywhere, region)
     if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
         operands = _operands(spec, claim, pool)
@@ -145,8 +160,35 @@ def _id_tail(spec: Specific, claim: Claim, pool: EvidencePool) -> Hit | None:
     return None
 
 
+_NUMERAL = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+
+
+def _same_scale(figure: float, scale: float, pool: EvidencePool) -> Hit | None:
+    """The figure written with the same scale word in the evidence ("4.2 billion", "$471k")."""
+    for v, s, e, index in _all_numbers(pool):
+        if _close(v, figure):
+            word = _WORD_AFTER.match(pool.lower(index), e)
+            if word and SCALES.get(word.group(1)) == scale:
+                return Hit(index, s, word.end())
+    return None
+
+
+_WORD_AFTER = re.compile(r"\s?([a-z]+)")
+
+
+def _year_of_date(year: int, pool: EvidencePool) -> Hit | None:
+    """The year of an ISO date in the evidence ("2024-02-11"), which is read as a date, not a number."""
+    for hit in pool.lookup(f"{year}-", False, 8):
+        text = pool.lower(hit.passage)
+        if (not hit.start or not text[hit.start - 1].isalnum()) and text[hit.end : hit.end + 2].isdigit():
+            return Hit(hit.passage, hit.start, hit.end - 1)
+    return None
+
+
 def _fmt(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+    if float(v).is_integer():
+        return str(int(v))
+    return f"{v:g}" if abs(v) < 1e5 else f"{v:.2f}".rstrip("0").rstrip(".")  # 1221907.5, not 1.22191e+06
 
 
 _UNIT_FACTORS = (60.0, 24.0, 7.0, 12.0, 100.0, 1000.0, 1_000_000.0)
@@ -213,6 +255,9 @@ def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hi
             m = at.get(round(value / a, 6))
             if m is not None and m is not n and m[0] not in (0, 1):
                 return f"{_fmt(a)} x {_fmt(m[0])}", [hit(n), hit(m)]
+            m = at.get(round(value * a, 6))  # a rate: "$55 per seat" from $1,925 for 35 seats
+            if m is not None and m is not n and value not in (0, 1):
+                return f"{_fmt(m[0])} / {_fmt(a)}", [hit(m), hit(n)]
     for n in near[:12]:
         for times in range(2, 10):
             if n[0] > 1 and _close(n[0] * times, value):
@@ -220,6 +265,27 @@ def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hi
     total = sum(n[0] for n in near[:12])
     if len(near) >= 3 and _close(total, value):
         return "the sum of " + " + ".join(_fmt(n[0]) for n in near[:12]), [hit(n) for n in near[:12]]
+    return None
+
+
+def _share(value: float, half: float, spec: Specific, claim: Claim, numbers, region: Hit | None):
+    """A claimed percent as a share or a change of two figures: of the claim's own ("$471K, up 16% from
+    $405K") with each other or with the figures nearest its region, or of the six nearest figures with each
+    other ("7,233 of 9,642 verified: about 75%"). Few pairs, and the claimed precision as the tolerance, keep
+    a made-up percent from being found by chance."""
+    own = [(float(s.value), None) for s in claim.specifics  # type: ignore[arg-type]
+           if s is not spec and s.kind in ("number", "money") and s.value]  # fmt: skip
+    near = [(n[0], Hit(n[3], n[1], n[2])) for n in (_nearest(numbers, region, 6) if region is not None else [])]
+    pairs = [(a, b) for a in own for b in own + near if a is not b]
+    pairs += [(b, a) for a in own for b in near]
+    pairs += [(a, b) for a in near for b in near if a is not b]
+    for (x, at_x), (y, at_y) in pairs:
+        if not y:
+            continue
+        for shown, how in ((x / y * 100, "of"), ((x - y) / abs(y) * 100, "change from")):
+            if abs(shown - value) <= half or (how != "of" and abs(abs(shown) - value) <= half):
+                hits = [h for h in (at_x, at_y) if h is not None]
+                return f"{_fmt(x)} {how} {_fmt(y)} ({shown:.1f}%)", hits
     return None
 
 

@@ -11,7 +11,7 @@ import re
 
 from .claims import Claim
 from .evidence import EvidencePool, Hit
-from .lexicon import ANTONYMS, CLOSED_CLASS, NEGATING_PREFIXES, NEGATION, OPPOSED_PREFIXES
+from .lexicon import ANTONYMS, CLOSED_CLASS, NEGATING_PREFIXES, NEGATION, OPPOSED_PREFIXES, STOPWORDS
 from .problems import Problem, remembered
 from .text import Folded, stem
 from .trace import AGENT_ACTION
@@ -147,6 +147,28 @@ def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
     return None
 
 
+_NEGATED_WORD = re.compile(r"(?:\b(?:not|no|never|cannot|without)\b|n't\b|n’t\b)((?:\W+\w+){1,4})", re.IGNORECASE)
+# Words between a negator and what it negates ("isn't really affected", "wasn't able to cancel").
+_NEGATION_FILLER = frozenset(
+    "a an the any be been being to able yet really very currently even ever at all so too much more longer".split()
+)
+
+
+def _negated_word_in(claim: str, window: str) -> bool:
+    """Whether a word a negator of the claim negates is in the window: "the shelf isn't affected" contradicts a
+    passage only if the passage says "affected". A negation whose target the passage never names (a JSON
+    record's "status": "delivered") cannot be read as contradicted there."""
+    found = False
+    for m in _NEGATED_WORD.finditer(claim):
+        for word in _WORDS.findall(m.group(1).lower()):
+            if word in _NEGATION_FILLER or word in STOPWORDS:
+                continue
+            found = True
+            if stem(word) in window:
+                return True
+    return not found  # no word to look for: as before, the passage's missing negation is enough
+
+
 def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[Problem], words: list[str],
                     stems: list[str]) -> None:  # fmt: skip
     """A negated claim aligned to a passage that states the same thing without negation (and back)."""
@@ -165,7 +187,7 @@ def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list
         return
     # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
     scope = text[region.start : region.end] if prose else window  # a document's own sentence; a log's surroundings
-    if claim.negated and not _NEGATION.search(scope, scope):
+    if claim.negated and not _NEGATION.search(scope, scope) and _negated_word_in(claim.text, window):
         cite = pool.passages[region.passage].cite
         problems.append(
             Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)

@@ -80,6 +80,22 @@ _MONTHS = {
 }  # fmt: skip
 _MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# A figure's scale word or letter: "$471K", "$1.22 million", "412K users", "3 billion". A bare "m" or "b" after
+# a plain number is minutes or bytes as often ("5m" in kubectl's ages): only a capital M or B there.
+_MONEY_SCALE = r"\s?(?:k|m|mm|mn|mln|bn|b|thousand|million|billion|trillion)\b"
+_NUMBER_SCALE = r"\s?(?:k|mln|bn|thousand|million|billion|trillion)\b|(?-i:[MB])\b"
+SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "mln": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
+          "billion": 1e9, "trillion": 1e12}  # fmt: skip
+_RANGE_SCALE = re.compile(rf"\s?[-–]\s?(?:{_NUM})(?:{_NUMBER_SCALE})(?![\w])", re.IGNORECASE)
+_SCALE_AT_END = re.compile(r"(?<=\d)\s?([a-z]+)$", re.IGNORECASE)
+
+
+def scale_of(said: str) -> float:
+    """The factor a figure's scale word gives ("$471K": 1000; "1.22 million": 1e6; "$300": 1)."""
+    m = _SCALE_AT_END.search(said.rstrip())
+    return SCALES.get(m.group(1).lower(), 1.0) if m else 1.0
+
+
 _CURRENCY_WORDS = r"(?:usd|dollars?|bucks|eur|euros?|gbp|pounds?|£|€|\$)"
 
 # Every alternative of SPECIFIC starts at a currency sign or backtick, or at a word boundary before a token
@@ -96,14 +112,16 @@ SPECIFIC = re.compile(
     rf"|(?P<month_date>\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b)"
     rf"|(?P<date_month>\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+\d{{4}})?)"
     r"|(?P<time>\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:[ap]\.?m\.?)(?![a-z]))?|\b\d{1,2}\s*(?:[ap]\.m\.|[ap]m)(?![a-z]))"
-    rf"|(?P<money>(?:[$€£]|\b(?:usd|eur|gbp)\s?)\s?(?:{_NUM})|(?<![\w.])(?:{_NUM})\s?(?:usd|dollars?|euros?|eur|gbp|pounds)\b)"
+    rf"|(?P<money>(?:[$€£]|\b(?:usd|eur|gbp)\s?)\s?(?:{_NUM})(?:{_MONEY_SCALE})?"
+    rf"|(?<![\w.])(?:{_NUM})(?:{_MONEY_SCALE})?\s?(?:usd|dollars?|euros?|eur|gbp|pounds)\b)"
     rf"|(?P<percent>(?<![\w.])(?:{_NUM})\s?(?:%|percent\b))"
     r"|(?P<code>`[\w./:@#-]{1,80}`)"  # an identifier, path or flag; an expression the agent wrote is not a specific
     # A version or an address ("2.8.1", "10.0.0.12") is one id, not the number 2.8.
     r"|(?P<id>\b(?=[\w-]*\d)(?=[\w-]*[a-z_])[a-z][\w-]*\d[\w-]*\b|\b[a-z]+_[\w]+\b|\b\d{5,}\b"
     r"|(?<![\w.])\d+(?:\.\d+){2,}\b(?!\.\d)"
     r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
-    rf"|(?P<number>(?<![\w.])(?:{_NUM})(?![\w])))",
+    # Not the "151" of "151.2GB" nor the "16" of "10.20.0.0/16".
+    rf"|(?P<number>(?<![\w./])(?:{_NUM})(?:{_NUMBER_SCALE})?(?![\w]|\.\d)))",
     re.IGNORECASE,
 )
 # Every match of SPECIFIC holds a trigger (a digit, currency sign, backtick, "@", "_", "www." or "http:"), and
@@ -361,6 +379,10 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             value = parse_number(num.group()) if num else None
             if value is None:
                 continue
+            if kind != "percent" and not raw[-1].isdigit():
+                value *= scale_of(raw.removesuffix("dollars").removesuffix("usd"))  # "$471K", "412K"
+            elif kind == "number" and (shared := _RANGE_SCALE.match(text, m.end())):
+                value *= scale_of(shared.group())  # "148-151K": the range's scale is written once
             if kind == "number":
                 if _enumerator(text, m.start(), m.end(), raw):
                     continue  # "1. ...", "**Flight 2:**": which item of a list, not a quantity

@@ -35,10 +35,16 @@ EV_NUMBER = re.compile(
     # A sed address range's end ("sed -n '100,120p'", "'107,114c\\"): the command letter after it makes it no
     # thousands group, and its start is read as a number already.
     + r"|(?<=\d,)\d+(?=[acdips](?!\w))"
+    # A figure with its scale letter attached ("120k", "$1.2m", "4bn"): the figure, whose scale the grader reads
+    # after it. ("5m" may be minutes too: either way 5 is what it says.)
+    + r"|(?<![\w./-])\d{1,3}(?:,\d{3})*(?:\.\d+)?(?=(?:k|m|mm|mn|mln|bn|b)(?![\w-]))"
 )
 
 
-EV_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])")
+# A time may follow an ISO date's "t" ("2026-03-04t11:15:00z" once lowercased): no word boundary there.
+EV_TIME = re.compile(
+    r"(?:\b|(?<=\dt))\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?|\b\d{1,2}\s*[ap]\.?m\.?(?![a-z])"
+)
 
 
 # An ISO date may run on into its time ("2024-05-02t06:02:56" once lowercased): no word boundary there.
