@@ -435,3 +435,49 @@ def test_a_negation_is_read_against_a_passage_only_when_the_passage_names_what_i
     (flipped,) = ground("Maria will not bring Branwell from the station.",
                         ["Maria: I will bring Branwell from the station tomorrow."]).claims  # fmt: skip
     assert flipped.grade.grade == FABRICATED and "negated" in flipped.grade.reason
+
+
+def test_a_place_named_where_the_evidence_has_its_airport_code_is_found_and_another_place_is_not():
+    flight = json.dumps({"flight": "BA117", "origin": "LHR", "destination": "JFK", "via": "DUB", "dep": "08:25"})
+    grades = {c.claim.text: c.grade.grade for c in ground(
+        "BA117 leaves Heathrow at 08:25 and stops in Dublin. BA117 leaves Gatwick at 08:25.", [flight]
+    ).claims}  # fmt: skip
+    assert grades == {"BA117 leaves Heathrow at 08:25 and stops in Dublin.": "GROUNDED",
+                      "BA117 leaves Gatwick at 08:25.": FABRICATED}  # fmt: skip
+    (word,) = ground("BA117 stops in Dublin.", ['{"flight": "BA117", "note": "dub the audio"}']).claims
+    assert word.grade.grade == FABRICATED  # a lowercase word is no airport code
+
+
+def test_day_ranges_units_attached_to_figures_and_parts_of_a_year_are_read_as_the_evidence_writes_them():
+    stay = json.dumps({"check_in": "2026-01-09", "check_out": "2026-01-13", "bag": "1 x 23kg", "fix_ends": "2028-06-30"})
+    grades = {c.claim.text: c.grade.grade for c in ground(
+        "You are booked from 9 to 13 January. A 23 kg bag is included. The fix ends in mid-2028. "
+        "Between 10 and 13 January the pool is shut.",
+        [stay],
+    ).claims}  # fmt: skip
+    assert grades["You are booked from 9 to 13 January."] == "GROUNDED"
+    assert grades["A 23 kg bag is included."] == "GROUNDED"
+    assert grades["The fix ends in mid-2028."] == "GROUNDED"
+    assert grades["Between 10 and 13 January the pool is shut."] == FABRICATED  # one claim: 10 January is not there
+
+
+def test_a_figure_converted_at_a_rate_the_evidence_gives_is_inferred_within_its_about():
+    quote = json.dumps({"car": "Dacia Duster", "price_isk": 71500, "eur_per_isk": 0.00664})
+    (near,) = ground("The Dacia Duster is 71,500 ISK, about €475.", [quote]).claims
+    assert near.grade.grade == "INFERRED" and "0.00664" in near.grade.reason
+    (far,) = ground("The Dacia Duster is 71,500 ISK, about €520.", [quote]).claims
+    assert far.grade.grade == FABRICATED
+
+
+def test_a_count_in_words_is_found_as_a_figure_and_contradicted_only_by_another_count_of_the_same_thing():
+    report = "The battery lasts 5 hours. NZ won by 4 wickets. Reservations: M05KNL, UHDAHF"
+    grades = {c.claim.text: c.grade for c in ground(
+        "The battery lasts about five hours. NZ won by six wickets. I found two reservations: M05KNL and UHDAHF.",
+        [report],
+    ).claims}  # fmt: skip
+    assert grades["The battery lasts about five hours."].grade == "GROUNDED"
+    assert grades["NZ won by six wickets."].grade == FABRICATED
+    assert "4 wickets" in grades["NZ won by six wickets."].reason
+    assert grades["I found two reservations: M05KNL and UHDAHF."].grade == "GROUNDED"  # the agent's own count
+    listed = ground("Two friends, Steve and Carly, meet at Kings.", ["Steve: Kings at 8? Carly: sure"]).claims
+    assert listed and all(c.grade.grade != FABRICATED for c in listed)

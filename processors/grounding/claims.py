@@ -50,6 +50,7 @@ _CUT_MARK = re.compile(
     r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE
 )  # a cut, not a claim
 _PLAIN = re.compile(r"[a-z]+")
+_BETWEEN = re.compile(r"\bbetween\s+[^\s,;]+(?:\s+[^\s,;]+)?\s*$", re.IGNORECASE)
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
 _CLAUSE_FOLDED = Folded(_CLAUSE).fast
@@ -200,6 +201,8 @@ def _clauses(line: str, start: int, end: int, lower: str, seen: dict[str, list[s
     cursor = start
     breaks = _CLAUSE_FOLDED.finditer(lower, start, end) if line.isascii() else _CLAUSE.finditer(line, start, end)
     for m in breaks:
+        if "between" in lower[max(cursor, m.start() - 40) : m.start()] and _BETWEEN.search(lower, cursor, m.start()):
+            continue  # "between 21 and 27 November" is one span, not two claims
         if _checkable(line, lower, cursor, m.start(), seen) and _checkable(line, lower, m.end(), end, seen):
             pieces.append((cursor, m.start()))
             cursor = m.end()

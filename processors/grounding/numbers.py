@@ -127,6 +127,11 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         derived.append(f"{spec.text} = {reason}")
         support.extend(hits)
         return
+    if spec.kind in ("money", "number") and not small and (rate := _converted(value, half, spec, claim, everywhere, region)):
+        reason, hits = rate
+        derived.append(f"{spec.text} = {reason}")
+        support.extend(hits)
+        return
     how = None if small else _derive(value, everywhere, region)
     if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
         operands = _operands(spec, claim, pool)
@@ -286,6 +291,30 @@ def _share(value: float, half: float, spec: Specific, claim: Claim, numbers, reg
             if abs(shown - value) <= half or (how != "of" and abs(abs(shown) - value) <= half):
                 hits = [h for h in (at_x, at_y) if h is not None]
                 return f"{_fmt(x)} {how} {_fmt(y)} ({shown:.1f}%)", hits
+    return None
+
+
+_ABOUT = re.compile(r"(?:about|around|roughly|approximately|approx\.?|nearly|almost|~|≈)\s*\W{0,2}$", re.IGNORECASE)
+
+
+def _converted(value: float, half: float, spec: Specific, claim: Claim, numbers, region: Hit | None):
+    """A claimed figure as another of the claim's figures at a rate the evidence gives ("71,500 ISK, about
+    €475" at 0.00664): the product or quotient, to the claimed precision, or within 1 % when the claim says
+    "about". Only the claim's own figures times the six figures nearest its region: few pairs."""
+    own = [float(s.value) for s in claim.specifics  # type: ignore[arg-type]
+           if s is not spec and s.kind in ("number", "money") and s.value]  # fmt: skip
+    if not own or region is None:
+        return None
+    about = _ABOUT.search(claim.text[max(0, spec.start - 16) : spec.start]) is not None
+    tolerance = max(half, 0.01 * abs(value)) if about else half
+    for x in own:
+        for n in _nearest(numbers, region, 6):
+            rate = n[0]
+            if rate in (0, 1) or rate == x:
+                continue
+            for shown, how in ((x * rate, "x"), (x / rate, "/")):
+                if abs(shown - value) <= tolerance:
+                    return f"{_fmt(x)} {how} {_fmt(rate)} ({_fmt(round(shown, 2))})", [Hit(n[3], n[1], n[2])]
     return None
 
 

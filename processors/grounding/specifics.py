@@ -15,8 +15,9 @@ from .digits import date_starts, digit_starts, matches
 from .evidence import EvidencePool, Hit
 from .lexicon import HYPOTHETICAL, NEGATION, STATUS_GROUPS
 from .numbers import check_number
+from .places import airport_code
 from .problems import Problem, missing_specific, remembered
-from .text import parse_date, parse_time
+from .text import NUMBER_WORDS, parse_date, parse_time
 from .values import EV_DATE, EV_TIME, keyed_value
 
 # Where each pattern read by `_parsed` can start (`digits`): its matches are looked for only there.
@@ -59,6 +60,8 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
             problems.append(missing_specific(kind, spec.text, pool, region, confidence=0.65 if kind == "code" else 0.9))
     elif kind == "name":
         _check_name(spec, pool, support, problems, region, claim.text)
+    elif kind == "count":
+        _check_count(spec, claim, pool, support, problems, region)
     elif kind == "status":
         _check_status(spec, claim, pool, region, support, problems)
 
@@ -182,6 +185,7 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
     if gloss and pool.find(gloss.group(1).strip(), limit=1):
         return  # "Miami (MIA)": a gloss of something the evidence states, not a new name
     missing = []
+    derived_places: list[Hit] = []
     for word in spec.value:
         if pool.has_word(word):
             continue
@@ -189,11 +193,14 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
             continue  # a typo or spelling variant of a name the evidence has
         if len(word) <= 6 and _acronym(word, pool):
             continue
+        if (code := airport_code(word, pool)) is not None:
+            derived_places.append(code)  # "Heathrow" for the LHR of a flight record
+            continue
         missing.append(word)
     if missing and len(missing) < len(spec.value) and _GENERIC_HEADS.issuperset(missing):
         missing = []  # "Economy Class", "Gold Member", "Javits Center": the evidence has what tells it apart
     if not missing:
-        support.extend(pool.lookup(spec.value[0], True, 1))
+        support.extend(pool.lookup(spec.value[0], True, 1) or derived_places[:1])
         return
     shown = " ".join(missing)
     reason = f"names '{shown}', which no evidence mentions"
@@ -305,6 +312,44 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
             cite = pool.passages[hit.passage].cite
             problems.append(Problem("status", f"claimed {spec.text}; {cite} says {said}", 0.85, hit))
             return
+
+
+_ORDINAL_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+
+
+def _check_count(spec, claim, pool, support, problems, region) -> None:
+    """A count or rank in words: found as the word, its figure ("5 hours") or its ordinal ("3rd"); or
+    contradicted by another count of the same thing ("seven hours" where the evidence says "5 hours").
+    A count the evidence does not state is no problem: it is mostly the agent counting what it listed
+    ("two reservations: M05KNL and UHDAHF")."""
+    value, word = spec.value
+    figure = str(value)
+    ordinal = figure + _ORDINAL_SUFFIX.get(value, "th")
+    hits = pool.lookup(word, True, 1) or pool.lookup(figure, True, 1) or pool.lookup(ordinal, True, 1)
+    if hits:
+        support.append(hits[0])
+        return
+    noun = _NOUN_AFTER.match(claim.text, spec.end)
+    if noun is None or word not in _CARDINALS:
+        return
+    counted = noun.group(1).lower()
+    for hit in pool.lookup(counted, False, 8):
+        before = pool.lower(hit.passage)[max(0, hit.start - 14) : hit.start]
+        other = _COUNT_BEFORE.search(before)
+        if other and _count_value(other.group(1)) not in (None, value):
+            said = pool.lower(hit.passage)[hit.start - len(before) + other.start(1) : hit.end]
+            cite = pool.passages[hit.passage].cite
+            problems.append(Problem("number", f"claimed {spec.text} {counted}; {cite} says {said}", 0.8, hit))
+            return
+
+
+_CARDINALS = frozenset(w for w in NUMBER_WORDS if not w.endswith(("th", "rd")))
+_NOUN_AFTER = re.compile(r"(?:[\s-]+(?:more|other|full|extra|separate|different))?[\s-]+([a-z]{3,})", re.IGNORECASE)
+_COUNT_BEFORE = re.compile(r"\b(\d+|" + "|".join(_CARDINALS) + r")[\s-]*$")
+
+
+def _count_value(said: str) -> int | None:
+    return int(said) if said.isdigit() else NUMBER_WORDS.get(said)
 
 
 def _check_run_status(spec, claim, pool, state, negated, support, problems) -> None:

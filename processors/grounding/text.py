@@ -96,6 +96,7 @@ def scale_of(said: str) -> float:
     return SCALES.get(m.group(1).lower(), 1.0) if m else 1.0
 
 
+_UNIT_SUFFIXES = r"(?:kg|g|km|cm|mm|mi|ml|gb|mb|kb|tb|gib|mib|kib|tib|gi|ki|ti|ms|s|sec|min|mins|h|hr|hrs|px|pt|x)"
 _CURRENCY_WORDS = r"(?:usd|dollars?|bucks|eur|euros?|gbp|pounds?|£|€|\$)"
 
 # Every alternative of SPECIFIC starts at a currency sign or backtick, or at a word boundary before a token
@@ -121,7 +122,7 @@ SPECIFIC = re.compile(
     r"|(?<![\w.])\d+(?:\.\d+){2,}\b(?!\.\d)"
     r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
     # Not the "151" of "151.2GB" nor the "16" of "10.20.0.0/16".
-    rf"|(?P<number>(?<![\w./])(?:{_NUM})(?:{_NUMBER_SCALE})?(?![\w]|\.\d)))",
+    rf"|(?P<number>(?<![\w./])(?:{_NUM})(?:(?:{_NUMBER_SCALE})?(?![\w]|\.\d)|(?={_UNIT_SUFFIXES}\b))))",
     re.IGNORECASE,
 )
 # Every match of SPECIFIC holds a trigger (a digit, currency sign, backtick, "@", "_", "www." or "http:"), and
@@ -341,6 +342,23 @@ def parse_date(kind: str, text: str) -> tuple[int, int, int | None] | None:
 _UNIT_AFTER = re.compile(r"\s*([a-z]+)", re.IGNORECASE)
 
 
+_PART_OF_YEAR = re.compile(r"(?:mid|early|late|end|start)-((?:19|20)\d\d)")
+_DAY_RANGE_AFTER = re.compile(
+    rf"\s*(?:to|-|–|until|through|and)\s*\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b", re.IGNORECASE
+)
+_DAY_RANGE_BEFORE = re.compile(
+    rf"\b({_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\s*(?:to|-|–|until|through|and)\s*$", re.IGNORECASE
+)
+
+
+def _day_range_month(text: str, start: int, end: int) -> int | None:
+    """The month of a day range a bare day number opens or closes ("9 to 13 January", "January 9 to 13")."""
+    after = _DAY_RANGE_AFTER.match(text, end)
+    if after is None:
+        after = _DAY_RANGE_BEFORE.search(text[max(0, start - 24) : start])
+    return _MONTHS.get(after.group(1).lower().rstrip(".")) if after else None
+
+
 def specifics(text: str, opens_sentence: bool = True, context: str | None = None) -> list[Specific]:
     """Every specific stated in `text`, in order.
 
@@ -386,6 +404,10 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             if kind == "number":
                 if _enumerator(text, m.start(), m.end(), raw):
                     continue  # "1. ...", "**Flight 2:**": which item of a list, not a quantity
+                if value <= 31 and raw.isdigit() and (month := _day_range_month(text, m.start(), m.end())):
+                    found.append(("date", raw, (month, int(value), None), m.start(), m.end(), None))
+                    taken.append((m.start(), m.end()))
+                    continue  # "from 9 to 13 January": a day of that month
                 after = _UNIT_AFTER.match(text, m.end())
                 unit = after.group(1).lower() if after else None
                 if 1900 <= value <= 2100 and raw.isdigit():
@@ -400,6 +422,8 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             value = raw.lower().rstrip(".,;:")
             if kind == "id" and len(value) <= 3:
                 continue  # "Py3", "v2", "S3", "xa0": a version or a name's abbreviation, not a record's id
+            if kind == "id" and (year := _PART_OF_YEAR.fullmatch(value)):
+                kind, value = "year", float(year.group(1))  # "mid-2028", "early-2025"
         found.append((kind, raw, value, m.start(), m.end(), unit))
         taken.append((m.start(), m.end()))
     for start, end in _status_spans(text, lower):
@@ -440,8 +464,23 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             words = rest
         if words:
             found.append(("name", said, words, start, end, unit))
+    if _NUMBER_WORD_HINTS.search(lower):
+        for m in _NUMBER_WORD.finditer(lower):
+            if not _overlaps(taken, m.start(), m.end()) and not _LISTED_AFTER.match(text, m.end()):
+                word = m.group(1)
+                found.append(("count", text[m.start() : m.end()], (NUMBER_WORDS[word], word), m.start(), m.end(), None))
     found.sort(key=_START_OF)
     return found
+
+
+# Counts and ranks written as words ("five hours", "by four wickets", "lifted to third"): "one" and "second"
+# are left out, being words of too many other uses ("one of", "a second").
+NUMBER_WORDS = {w: i for i, w in enumerate("_ _ two three four five six seven eight nine ten eleven twelve".split()) if i > 1}
+NUMBER_WORDS.update({w: i for i, w in enumerate("_ _ _ third fourth fifth sixth seventh eighth ninth tenth".split()) if i > 2})
+# "Two friends, Steve and Carly": the count of the names listed next, not a figure to look up.
+_LISTED_AFTER = re.compile(r"\s+[a-z]+,?\s+[A-Z]\w*(?:,\s+[A-Z]\w*)*,?\s+(?:and|&)\s+[A-Z]")
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b(?![-'])")
+_NUMBER_WORD_HINTS = re.compile(r"t(?:wo|hree|en|welve|hird)|f(?:our|ive|ifth)|s(?:ix|even)|eight|nin|eleven")
 
 
 _START_OF = itemgetter(3)

@@ -28,6 +28,7 @@ _BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
 # A short range ("3-4 hours", "pages 10-12") gives both its ends; longer hyphenated digit runs stay no number
 # (dates, phone numbers, "1-800-555").
 _RANGE_END = r"(?![\w/-]|:\d|\.\d)"
+UNIT_SUFFIXES = r"(?:kg|g|km|cm|mm|mi|ml|gb|mb|kb|tb|gib|mib|kib|tib|gi|ki|ti|ms|s|sec|min|mins|h|hr|hrs|px|pt|x)"
 EV_NUMBER = re.compile(
     r"(?<![\w./-])(?<!\d:)(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w/]|:\d|-\d|\.\d)"
     rf"|(?<![\w./-])\d{{1,3}}(?=-\d{{1,3}}{_RANGE_END})"
@@ -38,6 +39,8 @@ EV_NUMBER = re.compile(
     # A figure with its scale letter attached ("120k", "$1.2m", "4bn"): the figure, whose scale the grader reads
     # after it. ("5m" may be minutes too: either way 5 is what it says.)
     + r"|(?<![\w./-])\d{1,3}(?:,\d{3})*(?:\.\d+)?(?=(?:k|m|mm|mn|mln|bn|b)(?![\w-]))"
+    # A figure with its unit attached, as tools print them ("23kg", "512Mi", "39s", "151.2GB", "2h").
+    + r"|(?<![\w./-])\d+(?:\.\d+)?(?=" + UNIT_SUFFIXES + r"(?![\w-]))"
 )
 
 
