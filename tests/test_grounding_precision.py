@@ -481,3 +481,13 @@ def test_a_count_in_words_is_found_as_a_figure_and_contradicted_only_by_another_
     assert grades["I found two reservations: M05KNL and UHDAHF."].grade == "GROUNDED"  # the agent's own count
     listed = ground("Two friends, Steve and Carly, meet at Kings.", ["Steve: Kings at 8? Carly: sure"]).claims
     assert listed and all(c.grade.grade != FABRICATED for c in listed)
+
+
+def test_a_negated_claim_agrees_with_a_passage_that_negates_the_same_word_in_its_own_way():
+    for claim, passage in (
+        ("The results have not yet been published.", "The early results look good. But nothing is published yet."),
+        ("The letter says it points to asthma, not COPD.", "The test fits with asthma rather than COPD, the letter says."),
+        ("INC-3391 is being monitored and is not resolved.", '{"incident": "INC-3391", "resolved": null, "status": "monitoring"}'),
+    ):  # fmt: skip
+        graded = ground(claim, [passage]).claims
+        assert all("negated" not in c.grade.reason for c in graded), (claim, [c.grade.reason for c in graded])

@@ -154,19 +154,32 @@ _NEGATION_FILLER = frozenset(
 )
 
 
-def _negated_word_in(claim: str, window: str) -> bool:
-    """Whether a word a negator of the claim negates is in the window: "the shelf isn't affected" contradicts a
-    passage only if the passage says "affected". A negation whose target the passage never names (a JSON
-    record's "status": "delivered") cannot be read as contradicted there."""
-    found = False
+def _negation_unmet(claim: str, window: str) -> bool:
+    """Whether the passage states, un-negated, what the claim negates: a word the claim's negator negates
+    is in the window ("the shelf isn't affected" needs "affected" there), and no occurrence of it has a
+    negation of its own close by ("nothing is published yet", "asthma rather than COPD", "resolved": null).
+    A negation whose target the passage never names (a JSON record's "status": "delivered") cannot be read
+    as contradicted there."""
+    targets = []
     for m in _NEGATED_WORD.finditer(claim):
-        for word in _WORDS.findall(m.group(1).lower()):
-            if word in _NEGATION_FILLER or word in STOPWORDS:
-                continue
-            found = True
-            if stem(word) in window:
-                return True
-    return not found  # no word to look for: as before, the passage's missing negation is enough
+        targets.extend(stem(w) for w in _WORDS.findall(m.group(1).lower()) if w not in _NEGATION_FILLER and w not in STOPWORDS)
+    if not targets:
+        return True  # no word to look for: as before, the passage's missing negation is enough
+    named = False
+    for target in targets:
+        at = window.find(target)
+        while at != -1:
+            named = True
+            if _NEAR_NEGATION.search(window, max(0, at - 16), at + len(target) + 16):
+                return False  # the passage negates it too, in its own words
+            at = window.find(target, at + 1)
+    return named
+
+
+# A negation next to a word, as passages write it: the usual words, a record's false or null, "rather than".
+_NEAR_NEGATION = re.compile(
+    r"\b(?:not|no|never|nothing|none|cannot|without|null|false|unable|rather than|instead of|n/a)\b|n't\b|n’t\b"
+)
 
 
 def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[Problem], words: list[str],
@@ -187,7 +200,7 @@ def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list
         return
     # Polarity is read from words, not parsed: a hint, recorded below the default flag threshold.
     scope = text[region.start : region.end] if prose else window  # a document's own sentence; a log's surroundings
-    if claim.negated and not _NEGATION.search(scope, scope) and _negated_word_in(claim.text, window):
+    if claim.negated and not _NEGATION.search(scope, scope) and _negation_unmet(claim.text, window):
         cite = pool.passages[region.passage].cite
         problems.append(
             Problem("negation", f"the claim is negated; the passage it rests on ({cite}) is not", 0.6, region)
