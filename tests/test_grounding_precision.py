@@ -491,3 +491,11 @@ def test_a_negated_claim_agrees_with_a_passage_that_negates_the_same_word_in_its
     ):  # fmt: skip
         graded = ground(claim, [passage]).claims
         assert all("negated" not in c.grade.reason for c in graded), (claim, [c.grade.reason for c in graded])
+
+
+def test_a_percent_change_is_worked_out_from_the_claims_own_figures_only_and_in_its_direction():
+    figures = json.dumps({"tickets": 1840, "answered": 412, "satisfied": 358})
+    (csat,) = ground("358 were satisfied, a CSAT of about 78%.", [figures]).claims
+    assert csat.grade.grade == FABRICATED, csat.grade.reason  # 358 of 412 is 87%; 412 is 78% below 1840
+    (fell,) = ground("Revenue fell 14% to $405K from $471K.", [json.dumps({"oct": 405112, "sep": 471236})]).claims
+    assert fell.grade.grade == "INFERRED", fell.grade.reason

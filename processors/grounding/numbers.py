@@ -281,19 +281,24 @@ def _share(value: float, half: float, spec: Specific, claim: Claim, numbers, reg
     own = [(float(s.value), None) for s in claim.specifics  # type: ignore[arg-type]
            if s is not spec and s.kind in ("number", "money") and s.value]  # fmt: skip
     near = [(n[0], Hit(n[3], n[1], n[2])) for n in (_nearest(numbers, region, 6) if region is not None else [])]
-    pairs = [(a, b) for a in own for b in own + near if a is not b]
-    pairs += [(b, a) for a in own for b in near]
-    pairs += [(a, b) for a in near for b in near if a is not b]
-    for (x, at_x), (y, at_y) in pairs:
+    pairs = [(a, b, True) for a in own for b in own + near if a is not b]
+    pairs += [(b, a, False) for a in own for b in near]
+    pairs += [(a, b, False) for a in near for b in near if a is not b]
+    down = _DOWN.search(claim.text) is not None
+    for (x, at_x), (y, at_y), mine in pairs:
         if not y:
             continue
-        for shown, how in ((x / y * 100, "of"), ((x - y) / abs(y) * 100, "change from")):
-            if abs(shown - value) <= half or (how != "of" and abs(abs(shown) - value) <= half):
+        shares = [(x / y * 100, "of")]
+        if mine:  # a change only between the claim's own figures ("$471K, up 16% from $405K")
+            shares.append(((y - x if down else x - y) / abs(y) * 100, "change from"))
+        for shown, how in shares:
+            if abs(shown - value) <= half:
                 hits = [h for h in (at_x, at_y) if h is not None]
                 return f"{_fmt(x)} {how} {_fmt(y)} ({shown:.1f}%)", hits
     return None
 
 
+_DOWN = re.compile(r"\b(?:down|fell|fall(?:en|s|ing)?|drop(?:ped|s)?|decline[ds]?|decreased?|lower|less|shr[ua]nk|cut)\b", re.I)
 _ABOUT = re.compile(r"(?:about|around|roughly|approximately|approx\.?|nearly|almost|~|≈)\s*\W{0,2}$", re.IGNORECASE)
 
 
