@@ -499,3 +499,19 @@ def test_a_percent_change_is_worked_out_from_the_claims_own_figures_only_and_in_
     assert csat.grade.grade == FABRICATED, csat.grade.reason  # 358 of 412 is 87%; 412 is 78% below 1840
     (fell,) = ground("Revenue fell 14% to $405K from $471K.", [json.dumps({"oct": 405112, "sep": 471236})]).claims
     assert fell.grade.grade == "INFERRED", fell.grade.reason
+
+
+def test_a_month_or_quarter_said_without_a_day_is_found_as_the_evidence_writes_it_or_not_at_all():
+    evidence = ['{"period": "2026-11", "solved": 1840, "q": "Q3 2026"} Met 2026-03-04. Reopens in June; Q3 sales up.']
+    grades = {c.claim.text: c.grade.grade for c in ground(
+        "In March the council met. In April the board met. Solved 1,840 tickets in November. "
+        "Q3 sales rose. Q4 sales rose. It reopens in June. You may go in May.",
+        evidence,
+    ).claims}  # fmt: skip
+    assert grades["In March the council met."] == "GROUNDED"  # a date in March
+    assert grades["Solved 1,840 tickets in November."] != FABRICATED  # "2026-11"
+    assert grades["Q3 sales rose."] == "GROUNDED" and grades["It reopens in June."] == "GROUNDED"
+    assert grades["In April the board met."] == FABRICATED and grades["Q4 sales rose."] == FABRICATED
+    assert grades["You may go in May."] == FABRICATED  # the month; "may" before "go" is the verb
+    (verb,) = ground("Users may go to the June release.", evidence).claims
+    assert verb.grade.grade != FABRICATED, verb.grade.reason

@@ -48,6 +48,8 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
             swapped.append((word, opposite))
             continue
         cls = CLOSED_CLASS.get(word)
+        if cls == "month" and any(sp.kind in ("month", "date") for sp in claim.specifics):
+            continue  # a month the claim states is a specific, checked against the evidence's dates as one
         if cls is not None:
             if classed_here is None:
                 classed_here = _closed_class_words(pool, region, radius, window)

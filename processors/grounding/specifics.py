@@ -60,6 +60,8 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
             problems.append(missing_specific(kind, spec.text, pool, region, confidence=0.65 if kind == "code" else 0.9))
     elif kind == "name":
         _check_name(spec, pool, support, problems, region, claim.text)
+    elif kind in ("month", "quarter"):
+        _check_period(spec, pool, support, problems, region)
     elif kind == "count":
         _check_count(spec, claim, pool, support, problems, region)
     elif kind == "status":
@@ -312,6 +314,37 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
             cite = pool.passages[hit.passage].cite
             problems.append(Problem("status", f"claimed {spec.text}; {cite} says {said}", 0.85, hit))
             return
+
+
+_MONTH_NAMES = "_ january february march april may june july august september october november december".split()
+_YEAR_MONTH = {m: re.compile(rf"\b(?:19|20)\d\d-{m:02d}\b") for m in range(1, 13)}
+_QUARTER_WORDS = ("_", "first", "second", "third", "fourth")
+
+
+def _check_period(spec, pool, support, problems, region) -> None:
+    """A month or a quarter: its name, its abbreviation, or a date in it ("2026-03-04" for March); a quarter
+    as "Q3", "3Q" or "third quarter"."""
+    value = spec.value
+    if spec.kind == "month":
+        name = _MONTH_NAMES[value]
+        hits = pool.lookup(name, True, 1) or pool.lookup(name[:3], True, 1)
+        if not hits and pool.search(_YEAR_MONTH[value]):
+            hits = pool.lookup(f"-{value:02d}", False, 1)  # "2026-11" (or a full date in it)
+        if not hits:
+            for index in range(len(pool)):
+                dated = next((Hit(index, s, e) for v, s, e in _parsed(pool, index, EV_DATE, _evidence_date)
+                              if v is not None and v[0] == value), None)  # fmt: skip
+                if dated is not None:
+                    hits = (dated,)
+                    break
+    else:
+        word = _QUARTER_WORDS[value]
+        hits = (pool.lookup(f"q{value}", True, 1) or pool.lookup(f"{value}q", True, 1)
+                or pool.lookup(f"{word} quarter", True, 1) or pool.lookup(f"{word}-quarter", True, 1))  # fmt: skip
+    if hits:
+        support.append(hits[0])
+    else:
+        problems.append(missing_specific("date", spec.text, pool, region, confidence=0.8))
 
 
 _ORDINAL_SUFFIX = {1: "st", 2: "nd", 3: "rd"}

@@ -430,6 +430,15 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
         if not _overlaps(taken, start, end):
             said = text[start:end]
             found.append(("status", said, STATUS_STATE[said.lower()], start, end, None))
+    if _PERIOD_HINT.search(lower):
+        for m in _PERIOD.finditer(text):
+            if not _overlaps(taken, m.start(), m.end()):
+                said = m.group()
+                value = _PERIOD_VALUE.get(said.lower().replace("-", " ").split(" ")[0]) or int(said[1])
+                kind = "month" if m.lastgroup == "month" else "quarter"
+                found.append((kind, said, value, m.start(), m.end(), None))
+                taken.append((m.start(), m.end()))
+        taken.sort()
     whole = context if context is not None else text
     verdicts: dict[str, bool] = {}
     runs: list[frozenset[str] | None] = []  # the letter runs of `whole`, made at the first name
@@ -472,6 +481,19 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
     found.sort(key=_START_OF)
     return found
 
+
+# A month or a quarter said without a day ("in March", "Q3", "third-quarter revenue"). "May" is a month only
+# after a word that takes a time ("in May", "since May"); otherwise it is mostly the verb.
+_PERIOD = re.compile(
+    r"(?P<month>(?<![\w-])(?:January|February|March|April|June|July|August|September|October|November|December"
+    r"|(?:" + "|".join(rf"(?<=\b{w} )" for w in "in of by since until from early late mid through during last next".split())
+    + r")May)\b)"
+    r"|(?P<quarter>\bQ[1-4]\b|(?i:\b(?:first|second|third|fourth)[- ]quarter\b))"
+)
+_PERIOD_HINT = re.compile(r"uary|march|april|may|june|july|august|ber\b|\bq[1-4]\b|quarter")
+_PERIOD_VALUE = {name: i for i, name in enumerate(
+    "_ january february march april may june july august september october november december".split()) if i}
+_PERIOD_VALUE.update({"first": 1, "second": 2, "third": 3, "fourth": 4})
 
 # Counts and ranks written as words ("five hours", "by four wickets", "lifted to third"): "one" and "second"
 # are left out, being words of too many other uses ("one of", "a second").
