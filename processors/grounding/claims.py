@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from ..core.claims import positional
 from .lexicon import (
@@ -28,7 +29,7 @@ from .lexicon import (
     STOPWORDS,
     WORKED,
 )
-from .text import WORD, Folded, Specific, SpecificFields, lower_words, specific_fields
+from .text import WORD, Folded, Specific, SpecificFields, lower_words, specific_fields, word_specifics
 
 FACTUAL, REASONING_KIND, OPINION_KIND = "FACTUAL", "REASONING", "OPINION"
 
@@ -50,6 +51,8 @@ _CUT_MARK = re.compile(
     r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE
 )  # a cut, not a claim
 _PLAIN = re.compile(r"[a-z]+")
+_QUARTER_CODE = re.compile(r"\bq[1-4]\b")
+_START = attrgetter("start")
 _BETWEEN = re.compile(r"\bbetween\s+[^\s,;]+(?:\s+[^\s,;]+)?\s*$", re.IGNORECASE)
 _DIGITISH = re.compile(r"\d|[$€£]")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|no|approx|a\.m|p\.m)\.$", re.IGNORECASE)
@@ -272,13 +275,18 @@ def _reading(stripped: str, fields: list[SpecificFields], seen: dict[str, list[s
     found = tuple([_specific(*f) for f in fields])
     words = _words(lower, seen)
     content = tuple([w for w in words if w not in _NOT_CONTENT])
-    if not found and len(content) < 2:
-        return None
     bag = set(words)
     if "-" in lower or "'" in lower:
         for w in words:
             if "-" in w or "'" in w:
                 bag.update(_PLAIN.findall(w))
+    if "q" in lower and _QUARTER_CODE.search(lower):
+        bag.update(_QUARTER_CODE.findall(lower))  # "Q3" is no word of letters
+    spelled = word_specifics(stripped, lower, bag, fields)
+    if spelled:
+        found = tuple(sorted([*found, *(_specific(*f) for f in spelled)], key=_START))
+    if not found and len(content) < 2:
+        return None
     # Every alternative of INTENT is anchored at ^ (and it is no MULTILINE pattern): match = search.
     if _INTENT.match(stripped, lower) or (_may_guess(lower, bag) and _GUESS.search(stripped, lower)):
         kind = OPINION_KIND  # a plan, a conditional or a guess: nothing is asserted to be so

@@ -430,15 +430,6 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
         if not _overlaps(taken, start, end):
             said = text[start:end]
             found.append(("status", said, STATUS_STATE[said.lower()], start, end, None))
-    if _PERIOD_HINT.search(lower):
-        for m in _PERIOD.finditer(text):
-            if not _overlaps(taken, m.start(), m.end()):
-                said = m.group()
-                value = _PERIOD_VALUE.get(said.lower().replace("-", " ").split(" ")[0]) or int(said[1])
-                kind = "month" if m.lastgroup == "month" else "quarter"
-                found.append((kind, said, value, m.start(), m.end(), None))
-                taken.append((m.start(), m.end()))
-        taken.sort()
     whole = context if context is not None else text
     verdicts: dict[str, bool] = {}
     runs: list[frozenset[str] | None] = []  # the letter runs of `whole`, made at the first name
@@ -473,27 +464,73 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             words = rest
         if words:
             found.append(("name", said, words, start, end, unit))
-    if _NUMBER_WORD_HINTS.search(lower):
-        for m in _NUMBER_WORD.finditer(lower):
-            if not _overlaps(taken, m.start(), m.end()) and not _LISTED_AFTER.match(text, m.end()):
-                word = m.group(1)
-                found.append(("count", text[m.start() : m.end()], (NUMBER_WORDS[word], word), m.start(), m.end(), None))
     found.sort(key=_START_OF)
     return found
 
 
 # A month or a quarter said without a day ("in March", "Q3", "third-quarter revenue"). "May" is a month only
 # after a word that takes a time ("in May", "since May"); otherwise it is mostly the verb.
-_PERIOD = re.compile(
-    r"(?P<month>(?<![\w-])(?:January|February|March|April|June|July|August|September|October|November|December"
-    r"|(?:" + "|".join(rf"(?<=\b{w} )" for w in "in of by since until from early late mid through during last next".split())
-    + r")May)\b)"
-    r"|(?P<quarter>\bQ[1-4]\b|(?i:\b(?:first|second|third|fourth)[- ]quarter\b))"
-)
-_PERIOD_HINT = re.compile(r"uary|march|april|may|june|july|august|ber\b|\bq[1-4]\b|quarter")
-_PERIOD_VALUE = {name: i for i, name in enumerate(
+_MONTH_NUMBER = {name: i for i, name in enumerate(
     "_ january february march april may june july august september october november december".split()) if i}
-_PERIOD_VALUE.update({"first": 1, "second": 2, "third": 3, "fourth": 4})
+_MAY_AFTER = frozenset("in of by since until from early late mid through during last next".split())
+_QUARTER_OF = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_PERIOD_WORDS = frozenset([*_MONTH_NUMBER, "q1", "q2", "q3", "q4", "quarter"])
+
+
+def _whole_words(lower: str, words) -> list[tuple[str, int, int]]:
+    """Where each of `words` occurs in `lower` as a whole word, found with `str.find` (a few C scans: an
+    alternation with word boundaries is tried at every position of the text)."""
+    found = []
+    for word in words:
+        at = lower.find(word)
+        while at != -1:
+            end = at + len(word)
+            if (not at or not lower[at - 1].isalnum()) and (end == len(lower) or not lower[end].isalnum()):
+                found.append((word, at, end))
+            at = lower.find(word, end)
+    return found
+
+
+def _periods(text: str, lower: str) -> list[tuple[str, int, int, int]]:
+    """(kind, start, end, value) of each month name (capitalised, as written) and quarter ("Q3", "third
+    quarter", "third-quarter")."""
+    found = []
+    for name, start, end in _whole_words(lower, _MONTH_NUMBER):
+        if not text[start].isupper() or lower[start - 1 : start] == "-":
+            continue
+        if name == "may" and lower[max(0, start - 9) : start].split()[-1:] not in ([w] for w in _MAY_AFTER):
+            continue
+        found.append(("month", start, end, _MONTH_NUMBER[name]))
+    for said, start, end in _whole_words(lower, ("q1", "q2", "q3", "q4")):
+        if text[start] == "Q":
+            found.append(("quarter", start, end, int(said[1])))
+    for _, start, end in _whole_words(lower, ("quarter",)):
+        before = re.search(r"(first|second|third|fourth)[- ]$", lower[max(0, start - 7) : start])
+        if before:
+            found.append(("quarter", start - len(before.group()), end, _QUARTER_OF[before.group(1)]))
+    return found
+
+
+def word_specifics(text: str, lower: str, bag: set[str], fields: list[SpecificFields]) -> list[SpecificFields]:
+    """The specifics written as words in a claim: months and quarters said without a day, counts and ranks
+    ("five hours", "third"). Asked per claim, of its words (`bag`), so most claims pay one set test; the
+    rest are looked up with `str.find` in the claim's text, skipping what `fields` already holds ("13 January")."""
+    months, counts = not bag.isdisjoint(_PERIOD_WORDS), not bag.isdisjoint(NUMBER_WORDS)
+    if not (months or counts):
+        return []
+    taken = [(f[3], f[4]) for f in fields]
+    found: list[SpecificFields] = []
+    if months:
+        for kind, start, end, value in _periods(text, lower):
+            if not _overlaps(taken, start, end):
+                found.append((kind, text[start:end], value, start, end, None))
+    if counts:
+        for word, start, end in _whole_words(lower, bag.intersection(NUMBER_WORDS)):
+            if (not _overlaps(taken, start, end) and not _LISTED_AFTER.match(text, end)
+                    and lower[end : end + 1] not in "-'"):  # fmt: skip
+                found.append(("count", text[start:end], (NUMBER_WORDS[word], word), start, end, None))
+    return found
+
 
 # Counts and ranks written as words ("five hours", "by four wickets", "lifted to third"): "one" and "second"
 # are left out, being words of too many other uses ("one of", "a second").
@@ -501,8 +538,7 @@ NUMBER_WORDS = {w: i for i, w in enumerate("_ _ two three four five six seven ei
 NUMBER_WORDS.update({w: i for i, w in enumerate("_ _ _ third fourth fifth sixth seventh eighth ninth tenth".split()) if i > 2})
 # "Two friends, Steve and Carly": the count of the names listed next, not a figure to look up.
 _LISTED_AFTER = re.compile(r"\s+[a-z]+,?\s+[A-Z]\w*(?:,\s+[A-Z]\w*)*,?\s+(?:and|&)\s+[A-Z]")
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b(?![-'])")
-_NUMBER_WORD_HINTS = re.compile(r"t(?:wo|hree|en|welve|hird)|f(?:our|ive|ifth)|s(?:ix|even)|eight|nin|eleven")
+
 
 
 _START_OF = itemgetter(3)
