@@ -515,3 +515,14 @@ def test_a_month_or_quarter_said_without_a_day_is_found_as_the_evidence_writes_i
     assert grades["You may go in May."] == FABRICATED  # the month; "may" before "go" is the verb
     (verb,) = ground("Users may go to the June release.", evidence).claims
     assert verb.grade.grade != FABRICATED, verb.grade.reason
+
+
+def test_swapped_directions_outcomes_and_frequencies_are_read_against_the_passage():
+    doc = ("The company narrowed its full-year outlook. Billing is quarterly, by email. "
+           "The team won after a losing run of four games; the new hotel wing is quiet at night.")  # fmt: skip
+    for claim in ("The company widened its full-year outlook.", "Billing is annually, by email.",
+                  "Billing is quarterly, by phone.", "The hotel wing is noisy at night."):  # fmt: skip
+        (graded,) = ground(claim, [doc]).claims
+        assert graded.grade.grade == FABRICATED, (claim, graded.grade.reason)
+    (same,) = ground("Billing is quarterly, by email.", [doc]).claims
+    assert same.grade.grade != FABRICATED

@@ -105,6 +105,12 @@ maximize minimize; maximizes minimizes; maximizing minimizing; improve worsen; i
 outperforms underperforms; efficient inefficient; accurate inaccurate; explicit implicit; linear nonlinear
 convex nonconvex; synchronous asynchronous; deterministic stochastic; discrete continuous; cooperation competition
 cooperative competitive
+widen narrow; widened narrowed; widening narrowing; winning losing; beat missed; beats misses; exceeded missed
+noisy quiet; included optional; permanent temporary; permanent fixed-term; unanimous split; unanimously narrowly
+raise lower; raised lowered; raise cut; raised cut; upgrade downgrade; upgraded downgraded; ahead behind
+profitable unprofitable; surplus deficit; inflow outflow; credit debit; credited debited; overpaid underpaid
+overdue current; delivered undelivered; shipped unshipped; resolved unresolved; assigned unassigned
+billable nonbillable; taxable nonbillable; refundable nonrefundable; mandatory optional; required optional
 """.strip()
 
 ANTONYMS: dict[str, frozenset[str]] = {}
@@ -162,6 +168,9 @@ document: report invoice contract presentation essay thesis paper letter email m
 subject: math maths physics chemistry biology history geography literature economics
 learning_task: classification regression segmentation detection generation translation summarization clustering
 clothing: shirt dress jacket coat shoes jeans skirt sweater hat
+frequency: daily weekly fortnightly monthly quarterly annually yearly biannually hourly
+channel: email sms phone chat post mail letter whatsapp slack
+platform: android ios windows macos linux
 relative: mother father mom dad sister brother son daughter wife husband aunt uncle grandma grandpa grandmother grandfather cousin niece nephew boyfriend girlfriend
 """
 CLOSED_CLASS: dict[str, str] = {}
