@@ -169,7 +169,6 @@ subject: math maths physics chemistry biology history geography literature econo
 learning_task: classification regression segmentation detection generation translation summarization clustering
 clothing: shirt dress jacket coat shoes jeans skirt sweater hat
 frequency: daily weekly fortnightly monthly quarterly annually yearly biannually hourly
-channel: email sms phone chat post mail letter whatsapp slack
 platform: android ios windows macos linux
 relative: mother father mom dad sister brother son daughter wife husband aunt uncle grandma grandpa grandmother grandfather cousin niece nephew boyfriend girlfriend
 """
