@@ -526,3 +526,21 @@ def test_swapped_directions_outcomes_and_frequencies_are_read_against_the_passag
         assert graded.grade.grade == FABRICATED, (claim, graded.grade.reason)
     (same,) = ground("Billing is quarterly, by email.", [doc]).claims
     assert same.grade.grade != FABRICATED
+
+
+def test_the_airport_table_is_read_when_a_grounding_check_starts_and_a_broken_table_is_no_error(monkeypatch):
+    from claimwatch.checks.grounding import GroundingCheck, GroundingConfig
+    from claimwatch.grounding import places
+
+    places._codes_by_word.cache_clear()
+    GroundingCheck(GroundingConfig())
+    assert places._codes_by_word.cache_info().currsize == 1  # read at start-up, not in the first span
+    places._codes_by_word.cache_clear()
+
+    def broken():
+        raise OSError("airports.csv unreadable")
+
+    monkeypatch.setattr(places, "_codes_by_word", broken)
+    places.warm_places()
+    (claim,) = ground("BA117 leaves Heathrow.", ['{"flight": "BA117", "origin": "LHR"}']).claims
+    assert claim.grade.grade == FABRICATED and "heathrow" in claim.grade.reason  # judged without the table

@@ -32,6 +32,7 @@ from ..core.validator import OutputValidator
 from ..grounding import FABRICATED, GROUNDED, INFERRED, OPINION_KIND, Grounder, Report, Settings
 from ..grounding.dynamic import DynamicFact, derive_facts
 from ..grounding.evidence import Passage
+from ..grounding.places import warm_places
 from ..grounding.trace import evidence_for
 from ..otel.extract import may_carry_output
 from ..otel.records import EventRecord, SpanRecord
@@ -142,6 +143,8 @@ class GroundingCheck:
         )
         self.validator = validator if config.dynamic_facts.enabled else None
         self.store_claim_text = store_claim_text
+        # The airport table (~0.1 s to read) at start-up, not inside the first span that names a place.
+        warm_places()
 
     def wants(self, span: SpanRecord) -> bool:
         return may_carry_output(span)

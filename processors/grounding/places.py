@@ -36,6 +36,15 @@ def _codes_by_word() -> dict[str, frozenset[str]]:
     return {word: frozenset(codes) for word, codes in found.items()}
 
 
+def warm_places() -> None:
+    """Read the airport table now (a checker's start-up), so no graded span pays for it. Never raises: a
+    table that cannot be read leaves place names to be judged without it."""
+    try:
+        _codes_by_word()
+    except Exception:  # not cached: a later question tries again, and finds no code if it fails again
+        return
+
+
 def airport_code(word: str, pool: EvidencePool) -> Hit | None:
     """Where the evidence writes, in capitals, the code of an airport that `word` names ("heathrow": LHR)."""
     if len(word) < 4 or not word.isalpha():
@@ -44,7 +53,10 @@ def airport_code(word: str, pool: EvidencePool) -> Hit | None:
 
 
 def _find_code(word: str, pool: EvidencePool) -> Hit | None:
-    codes = _codes_by_word().get(word)
+    try:
+        codes = _codes_by_word().get(word)
+    except Exception:
+        return None
     if not codes:
         return None
     for code in sorted(codes & pool.words):
