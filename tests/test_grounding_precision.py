@@ -544,3 +544,13 @@ def test_the_airport_table_is_read_when_a_grounding_check_starts_and_a_broken_ta
     places.warm_places()
     (claim,) = ground("BA117 leaves Heathrow.", ['{"flight": "BA117", "origin": "LHR"}']).claims
     assert claim.grade.grade == FABRICATED and "heathrow" in claim.grade.reason  # judged without the table
+
+
+def test_a_code_holding_no_and_pythons_none_as_a_value_are_no_negation():
+    record = '{"reservation_id": "NO6SVK", "status": "active"}'
+    (code,) = ground("Reservation NO6SVK is active.", [record]).claims
+    assert code.grade.grade == "GROUNDED" and not code.claim.negated
+    (value,) = ground("`extra_select_mask` is None.", ["self.extra_select_mask = None"]).claims
+    assert not value.claim.negated
+    (negated,) = ground("Reservation NO6SVK is not active.", [record]).claims
+    assert negated.claim.negated

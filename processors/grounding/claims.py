@@ -51,6 +51,21 @@ _CUT_MARK = re.compile(
     r"^\W*(?:\.\.\.|…)?\s*\[\d[\d,]* more (?:characters|chars|lines|bytes)\]\W*$", re.IGNORECASE
 )  # a cut, not a claim
 _PLAIN = re.compile(r"[a-z]+")
+_NEGATOR = re.compile(
+    r"(?<![\w-])(?:not|no|never|nothing|none|cannot|neither|nor|without|nobody|nowhere)(?![\w-])", re.IGNORECASE
+)
+
+
+def _negates(text: str) -> bool:
+    """Whether a negator stands as a word of its own: not the "NO" of a code such as NO6SVK, nor Python's
+    `None` as a value ("`mask` is None"), which a capital after the sentence's start marks."""
+    for m in _NEGATOR.finditer(text):
+        if m.group() == "None" and m.start() > 0:
+            continue
+        return True
+    return False
+
+
 _QUARTER_CODE = re.compile(r"\bq[1-4]\b")
 _START = attrgetter("start")
 _BETWEEN = re.compile(r"\bbetween\s+[^\s,;]+(?:\s+[^\s,;]+)?\s*$", re.IGNORECASE)
@@ -298,7 +313,7 @@ def _reading(stripped: str, fields: list[SpecificFields], seen: dict[str, list[s
         kind = OPINION_KIND
     else:
         kind = REASONING_KIND if _worked(stripped, found) else FACTUAL
-    negated = not bag.isdisjoint(NEGATORS) or "n't" in stripped or "n’t" in stripped
+    negated = "n't" in stripped or "n’t" in stripped or (not bag.isdisjoint(NEGATORS) and _negates(stripped))
     return kind, found, content, negated
 
 
