@@ -554,3 +554,12 @@ def test_a_code_holding_no_and_pythons_none_as_a_value_are_no_negation():
     assert not value.claim.negated
     (negated,) = ground("Reservation NO6SVK is not active.", [record]).claims
     assert negated.claim.negated
+
+
+def test_a_schedules_verb_and_a_numbered_steps_verb_are_no_names():
+    flights = json.dumps([{"flight": "HAT286", "dep": "22:00", "arr": "01:00", "business": 399}])
+    (row,) = ground("- **Flight HAT286:** Departs at 22:00, Arrives at 01:00, Business Class Price: $399", [flights]).claims
+    assert row.grade.grade != FABRICATED and "arrives" not in row.grade.reason, row.grade.reason
+    claims = ground("Recap:\n1. Insert lines at 1829.\n2. Ann and Bo signed.", ["Ann: signed. Bo: signed. line 1829"]).claims
+    names = [s.value for c in claims for s in c.claim.specifics if s.kind == "name"]
+    assert ("insert",) not in names and any("ann" in n for n in names)

@@ -462,10 +462,17 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             unit = "initial" if len(words) == 1 else None
         else:
             words = rest
+        if words and len(words) == 1 and said[-1] == "s" and _TIMED_VERB.match(text, end):
+            continue  # "Departs at 22:00, Arrives at 01:00": a verb of a schedule, not a name
         if words:
             found.append(("name", said, words, start, end, unit))
     found.sort(key=_START_OF)
     return found
+
+
+# What follows a schedule's verb ("Arrives at 01:00", "Opens on 3 May", "Leaves from 9"): a preposition and a
+# figure. A name is seldom followed so.
+_TIMED_VERB = re.compile(r"\s+(?:at|on|by|from|until|in)\s+[\d$€£]")
 
 
 # A month or a quarter said without a day ("in March", "Q3", "third-quarter revenue"). "May" is a month only
@@ -649,6 +656,8 @@ def _list_item(text: str, start: int) -> bool:
 _LINE_LEAD = re.compile(r"[ \t]*(?:[-*•]|\d+[.)])[ \t]+")
 _OPENING_MARKS = tuple('.!?:;*("“-•)#')
 _START = re.compile(r"(?:^|^\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)|[.!?:;]\**\s+|\n\s*(?:[-*•]\s+|\d+[.)]\s+|#+\s+)?|\*\*|[(\"“]\s*)$")
+_JOINED = re.compile(r"\s+(?:and|or)\s")
+_ITEM_START = re.compile(r"(?:^|\n)[ \t]*(?:\d+[.)]|[-*•])[ \t]+(?:\*\*)?$")
 _AFTER_NAME = re.compile(
     r"(?:'s\b|\s+(?:and|or)\s+[A-Z]|,\s+[A-Z][a-z]+\s+and\s|\s+(?!is\b|was\b|has\b|does\b)[a-z]{2,}s\b(?:\s+\S+){2})"
 )
@@ -660,7 +669,11 @@ def _acts_as_name(text: str, m: re.Match, initial: str) -> bool:
     verbish = initial.lower().endswith(("ing", "ed", "ly"))
     if " " in m.group():  # several words (NAME joins them by single spaces): "Sarah Lee", "Looking Glass"
         return not verbish
-    return not verbish and _AFTER_NAME.match(text, m.start() + len(initial)) is not None
+    after = _AFTER_NAME.match(text, m.start() + len(initial))
+    if (after is not None and after.group()[:1].isspace() and not _JOINED.match(after.group())
+            and _ITEM_START.search(text, max(0, m.start() - 12), m.start())):  # fmt: skip
+        return False  # "1. Insert lines at 1829": a step's verb; "1. Ann's" or "- Ann and Bo" still name
+    return not verbish and after is not None
 
 
 def _name_like(word: str, whole: str, runs: frozenset[str] | None = None) -> bool:
