@@ -563,3 +563,16 @@ def test_a_schedules_verb_and_a_numbered_steps_verb_are_no_names():
     claims = ground("Recap:\n1. Insert lines at 1829.\n2. Ann and Bo signed.", ["Ann: signed. Bo: signed. line 1829"]).claims
     names = [s.value for c in claims for s in c.claim.specifics if s.kind == "name"]
     assert ("insert",) not in names and any("ann" in n for n in names)
+
+
+def test_conditions_on_the_agents_own_acts_comparisons_of_code_and_predicted_output_are_not_graded():
+    grades = {c.claim.text: c.claim.kind for c in ground(
+        "`ModelA.f` and `ModelB.f` (if inherited or copied). `10.9` vs `10.9.5`.\n"
+        "So `start_line` will be the LAST occurrence unless I break.\nThe script will print:\n- `typing` (from `typing.List`)\n\n"
+        "The reservation cannot be cancelled unless the airline cancels the flight.",
+        ["def f(): pass"],
+    ).claims}  # fmt: skip
+    assert grades["`ModelA.f` and `ModelB.f` (if inherited or copied)."] == "OPINION"
+    assert grades["`10.9` vs `10.9.5`."] == "REASONING"
+    assert grades["`typing` (from `typing.List`)"] == "OPINION"
+    assert grades["The reservation cannot be cancelled unless the airline cancels the flight."] == "FACTUAL"  # a rule

@@ -90,7 +90,9 @@ _NOT_CONTENT = STOPWORDS | LOOSE
 # "Let's look at / calculate / review ...:" presents what is, so "let me" and "let's" lead no plan here.
 _PLAN_LEAD = re.compile(
     r"(?:thought:\s*)?(?:(?:now|next|first|then),?\s+)?(?:i'll|i will|i'm going to|i am going to|we'll|we will"
-    r"|(?:i|we) (?:need|plan|want) to|(?:my |the )?plan\b|next steps?\b|steps:|to ?do:)",
+    r"|(?:i|we) (?:need|plan|want) to|(?:my |the )?plan\b|next steps?\b|steps:|to ?do:"
+    # A prediction's lead-in: what a run "will find:" or "should print:" is no report of what it did.
+    r"|.*\b(?:will|should|would)\s+(?:find|show|print|return|output|produce|contain|list|match)\b)",
     re.I,
 )
 # A worked example's lead: a labelled input or case ("Input `05`.", "Case 2:", "My logic: ..."), or a
@@ -101,6 +103,7 @@ _WORKED_LEAD = re.compile(
     re.I,
 )
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
+_COMPARED = re.compile(r"\b(?:vs\.?|versus|or|and)(?=\W|$)", re.IGNORECASE)
 
 
 def _reports_amount(text: str, lower: str, found: tuple[Specific, ...]) -> bool:
@@ -133,7 +136,8 @@ def _worked(text: str, found: tuple[Specific, ...]) -> bool:
         return True
     if _WORKED_LEAD.match(text):  # "Input `05`.", "Case 2: ...", "Suppose `x` is 3.", "My logic: `1905`."
         return True
-    return "`" in text and not _INLINE_CODE.sub("", text).strip(" .,:;!*_-")  # nothing but inline code
+    # Nothing but inline code, or code set against code ("`10.9` vs `10.9.5`.").
+    return "`" in text and not _COMPARED.sub("", _INLINE_CODE.sub("", text)).strip(" .,:;!*_-")
 
 
 @dataclass(frozen=True, slots=True)

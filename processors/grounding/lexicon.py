@@ -278,7 +278,10 @@ GUESS = re.compile(
     # "It seems (that) there are no seats" stays a claim: agents hedge their reports of tool results so.
     r"|or something|(?:seem|seems) (?:to|like)|i assume|assuming|looks like|appears to|usually|typically"
     # What the agent half remembers or believes ("`x_y` or similar", "(I think)"); "I recall seeing `x`" reports.
-    r"|i (?:think|believe)|iirc|if i (?:remember|recall)|or similar|as far as i know|afaik)\b",
+    r"|i (?:think|believe)|iirc|if i (?:remember|recall)|or similar|as far as i know|afaik"
+    # A condition on the whole claim: "`f` is copied (if inherited)", "it stays the last one unless I break"
+    # ("it cannot be cancelled unless the airline cancels it" states a rule: still graded).
+    r"|(?<=\()(?:if|when|unless|assuming)|unless (?:i|we))\b",
     re.IGNORECASE,
 )
 # Words that open a non-claim sentence: greetings and questions handled elsewhere.
