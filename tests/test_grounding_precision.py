@@ -576,3 +576,12 @@ def test_conditions_on_the_agents_own_acts_comparisons_of_code_and_predicted_out
     assert grades["`10.9` vs `10.9.5`."] == "REASONING"
     assert grades["`typing` (from `typing.List`)"] == "OPINION"
     assert grades["The reservation cannot be cancelled unless the airline cancels the flight."] == "FACTUAL"  # a rule
+
+
+def test_a_total_is_inferred_from_two_fares_one_search_result_lists_wherever_the_claim_aligns():
+    search = json.dumps([{"flight": "HAT084", "prices": {"economy": 112}}, {"flight": "HAT266", "prices": {"economy": 130}}])
+    booking = json.dumps({"reservation_id": "ZX12AB", "cabin": "economy", "total_price": 0, "status": "draft"})
+    (total,) = ground("**Total Price:** $242 for reservation ZX12AB in economy.", [search, booking]).claims
+    assert total.grade.grade == "INFERRED", total.grade.reason
+    (wrong,) = ground("**Total Price:** $250 for reservation ZX12AB in economy.", [search, booking]).claims
+    assert wrong.grade.grade == FABRICATED

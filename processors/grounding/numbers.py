@@ -136,6 +136,8 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
     if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
         operands = _operands(spec, claim, pool)
         how = _derive(value, everywhere, region, operands) if operands else None
+    if how is None and spec.kind == "money" and _TOTAL.search(claim.text):
+        how = _pair_total(value, pool)
     if how is not None:
         reason, hits = how
         derived.append(f"{spec.text} = {reason}")
@@ -295,6 +297,26 @@ def _share(value: float, half: float, spec: Specific, claim: Claim, numbers, reg
             if abs(shown - value) <= half:
                 hits = [h for h in (at_x, at_y) if h is not None]
                 return f"{_fmt(x)} {how} {_fmt(y)} ({shown:.1f}%)", hits
+    return None
+
+
+_TOTAL = re.compile(r"\b(?:total|totals|totalling|totaling|in all|altogether|combined|sum|together)\b", re.IGNORECASE)
+
+
+def _pair_total(value: float, pool: EvidencePool):
+    """A claimed total as the sum of two figures one passage lists ("the total is $242": the $112 and $130
+    fares of one search result), wherever the claim's words align. Asked only of a total: any two of a
+    list's figures add up to many values."""
+    for index in range(len(pool)):
+        numbers = _numbers(pool, index)
+        if len(numbers) < 2:
+            continue
+        at = {round(v, 6): (v, s, e) for v, s, e in numbers}
+        for v, s, e in numbers:
+            partner = at.get(round(value - v, 6))
+            if partner is not None and partner[1] != s and v > 0 and partner[0] > 0:
+                hits = [Hit(index, s, e), Hit(index, partner[1], partner[2])]
+                return f"{_fmt(v)} + {_fmt(partner[0])} in {pool.passages[index].cite}", hits
     return None
 
 
