@@ -534,14 +534,16 @@ def widened(source: str) -> str | None:
     return None if in_class else "".join(out)
 
 
-def _blanked(text: str, spans: list[tuple[int, int]]) -> bytes:
-    """`text` as UTF-8 with the inside of each span (all but its first and last character) spaces.
+def _set_input(text: str, spans: list[tuple[int, int]]) -> bytes:
+    """`text` as UTF-8 with the inside of each span (all but its first and last character) cut out.
 
     For the set only, which tells which patterns match somewhere. A match that touches no
     span is there unchanged, with the characters on either side of it (all RE2 reads for
     \\b, ^ and $): those are outside the spans or their kept first or last characters. So
-    every pattern with such a match is still picked; a pattern whose matches all touch
-    the spans may not be, and no match of it would be kept.
+    every pattern with such a match is still picked. A pattern whose matches all touch the
+    spans may not be, and no match of it would be kept; one that matches only across a cut
+    is picked for nothing (its run finds what it finds in the text itself). The set reads
+    fewer bytes: code is often a large part of a coding agent's output.
     """
     pieces = []
     at = 0
@@ -549,7 +551,6 @@ def _blanked(text: str, spans: list[tuple[int, int]]) -> bytes:
         if end - start <= 2:
             continue
         pieces.append(text[at : start + 1])
-        pieces.append(" " * (end - start - 2))
         at = end - 1
     pieces.append(text[at:])
     return "".join(pieces).encode("utf-8", "surrogatepass")
@@ -677,7 +678,7 @@ class PatternEngine:
 
         `ignored`: sorted, disjoint character spans (code blocks) where the caller drops
         every match that touches them. The set then reads the text with their insides
-        blanked (`_blanked`), so a pattern that matches only there is never run; the
+        cut out (`_set_input`), so a pattern that matches only there is never run; the
         patterns it picks run on the text itself, so their matches are the same as without
         `ignored`. A pattern's matches are all kept either way, those in the spans included.
         """
@@ -688,7 +689,7 @@ class PatternEngine:
         pass_cost = len(data) * US_PER_BYTE_SCANNED
         if budget is not None and budget.charge(pass_cost * len(self._sets)):
             return matches, timed_out, True
-        picked = _blanked(text, ignored) if ignored else data
+        picked = _set_input(text, ignored) if ignored else data
         if len(self._sets) == 1:
             hits = set_matches(self._sets[0][1], picked)
         else:
