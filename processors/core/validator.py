@@ -331,7 +331,10 @@ def _too_short(text: str, minimum: int) -> bool:
 
 
 def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) -> str:
-    verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
+    verdict = "pass"
+    for violation in violations:  # the highest-ranked policy, the first of equals: max() without a key call each
+        if _RANK[violation.policy] > _RANK[verdict]:
+            verdict = violation.policy
     if truncated and policy.truncated != "ignore" and _RANK[policy.truncated] > _RANK[verdict]:
         # The unchecked tail could hold anything; the agent's policy says what that is worth.
         verdict = policy.truncated
