@@ -197,9 +197,12 @@ def _in_call(text: str, line_start: int, start: int, end: int, line_end: int) ->
     return any(s < end and start < e for s, e in _line_spans(_calls, text, line_start, stop))
 
 
+_INF = float("inf")  # looked up, not built by a call on every overlap test (several per match)
+
+
 def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """True when [start, end) intersects any of the sorted, disjoint `spans`."""
-    i = bisect_right(spans, (start, float("inf"))) - 1
+    i = bisect_right(spans, (start, _INF)) - 1
     if i >= 0 and spans[i][1] > start:
         return True
     return i + 1 < len(spans) and spans[i + 1][0] < end
