@@ -276,7 +276,19 @@ def _narrates_code(subject: str, raw: RawMatch, states: str) -> bool:
 
 def _negated(raw: RawMatch) -> bool:
     group = raw.groups.get(raw.spec.negation_group or "")
-    return bool(group and (group.text.strip().lower() in ("no", "zero", "none") or _NEGATION.search(group.text)))
+    if not group:
+        return False
+    # A function of the group's words, which are a few copulas said again and again ("is not", "has"): remembered.
+    negated = _NEGATED.get(group.text)
+    if negated is None:
+        negated = group.text.strip().lower() in ("no", "zero", "none") or _NEGATION.search(group.text) is not None
+        if len(_NEGATED) >= _MAX_ASSERTIONS:
+            _NEGATED.clear()
+        _NEGATED[group.text] = negated
+    return negated
+
+
+_NEGATED: dict[str, bool] = {}
 
 
 def _assertion(template: str, raw: RawMatch, negative: bool) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import UTC
+from functools import lru_cache
 
 import re2
 
@@ -185,10 +186,10 @@ def _expiry(fact: Fact, loaded_at: float) -> float | None:
     return base.timestamp() + fact.ttl_seconds
 
 
-def _candidates(claim: Claim) -> list[str]:
+def _candidates(claim: Claim) -> list[str] | tuple[str, ...]:
     """Subjects to try: for names the role first ("the user"), then the name itself."""
     if not claim.role:  # most claims: the subject's candidates, in order, each once
-        return list(dict.fromkeys(subject_candidates(normalize_subject(claim.subject)))) if claim.subject else []
+        return _unique_candidates(normalize_subject(claim.subject)) if claim.subject else ()
     out: list[str] = []
     sources = [claim.role, claim.subject] if claim.category == "entity_name" else [claim.subject, claim.role]
     for source in sources:
@@ -197,6 +198,13 @@ def _candidates(claim: Claim) -> list[str]:
                 if candidate not in out:
                     out.append(candidate)
     return out
+
+
+@lru_cache(maxsize=8192)
+def _unique_candidates(normalized: str) -> tuple[str, ...]:
+    """`subject_candidates` without repeats, in order: a function of the subject, and agents name the
+    same subjects again and again."""
+    return tuple(dict.fromkeys(subject_candidates(normalized)))
 
 
 def _claimed(claim: Claim) -> str:

@@ -534,6 +534,28 @@ def widened(source: str) -> str | None:
     return None if in_class else "".join(out)
 
 
+def _set_input(text: str, spans: list[tuple[int, int]]) -> bytes:
+    """`text` as UTF-8 with the inside of each span (all but its first and last character) cut out.
+
+    For the set only, which tells which patterns match somewhere. A match that touches no
+    span is there unchanged, with the characters on either side of it (all RE2 reads for
+    \\b, ^ and $): those are outside the spans or their kept first or last characters. So
+    every pattern with such a match is still picked. A pattern whose matches all touch the
+    spans may not be, and no match of it would be kept; one that matches only across a cut
+    is picked for nothing (its run finds what it finds in the text itself). The set reads
+    fewer bytes: code is often a large part of a coding agent's output.
+    """
+    pieces = []
+    at = 0
+    for start, end in spans:
+        if end - start <= 2:
+            continue
+        pieces.append(text[at : start + 1])
+        at = end - 1
+    pieces.append(text[at:])
+    return "".join(pieces).encode("utf-8", "surrogatepass")
+
+
 class PatternEngine:
     """Runs a fixed list of detector specs over text, at most once per pattern."""
 
@@ -639,7 +661,11 @@ class PatternEngine:
         return _compile_sets(sources, 0)
 
     def scan(
-        self, text: str, budget: Budget | None = None, data: bytes | None = None
+        self,
+        text: str,
+        budget: Budget | None = None,
+        data: bytes | None = None,
+        ignored: list[tuple[int, int]] | None = None,
     ) -> tuple[list[RawMatch], list[str], bool]:
         """Return (matches, ids of patterns that timed out, whether the time budget cut the scan).
 
@@ -649,6 +675,12 @@ class PatternEngine:
         non-ASCII text. RE2 work is charged to the budget by its cost model
         (one pass per set and per matching pattern); backtracking-engine
         patterns by their real time. `data`, when given, is `text` already encoded.
+
+        `ignored`: sorted, disjoint character spans (code blocks) where the caller drops
+        every match that touches them. The set then reads the text with their insides
+        cut out (`_set_input`), so a pattern that matches only there is never run; the
+        patterns it picks run on the text itself, so their matches are the same as without
+        `ignored`. A pattern's matches are all kept either way, those in the spans included.
         """
         matches: list[RawMatch] = []
         timed_out: list[str] = []
@@ -657,10 +689,11 @@ class PatternEngine:
         pass_cost = len(data) * US_PER_BYTE_SCANNED
         if budget is not None and budget.charge(pass_cost * len(self._sets)):
             return matches, timed_out, True
+        picked = _set_input(text, ignored) if ignored else data
         if len(self._sets) == 1:
-            hits = set_matches(self._sets[0][1], data)
+            hits = set_matches(self._sets[0][1], picked)
         else:
-            hits = [first + i for first, rset in self._sets for i in set_matches(rset, data)]
+            hits = [first + i for first, rset in self._sets for i in set_matches(rset, picked)]
         to_char = None if not hits or len(data) == len(text) else _CharOffsets(text, data)
         for set_index in sorted(hits):
             if budget is not None and budget.charge(pass_cost):

@@ -27,7 +27,9 @@ class Found(NamedTuple):
 
 def processing_order(raw: list) -> list[tuple[int, object]]:
     """(rank, match) by priority, highest first, then in text order; rank is the engine's order."""
-    return sorted(enumerate(raw), key=lambda rm: (-rm[1].spec.priority, rm[1].start))
+    # Sorted as tuples, without a key call per match; `rank` is unique, so the matches are never compared.
+    keyed = sorted([(-match.spec.priority, match.start, rank, match) for rank, match in enumerate(raw)])
+    return [(rank, match) for _, _, rank, match in keyed]
 
 
 def dedupe(found: list[Found], limit: int) -> list[Claim]:

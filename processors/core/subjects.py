@@ -90,7 +90,7 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
     if spec.subject_before:
         anchor = raw.groups[spec.subject_includes_match_group].start if spec.subject_includes_match_group else raw.start
         if spec.builtin and not spec.subject_includes_match_group:
-            quantified = _QUANTIFIED.search(text, max(0, anchor - 30), anchor)
+            quantified = _quantified(text, anchor)
             if quantified is not None:
                 return quantified.group("q"), UNRESOLVED, quantified.start("q")
         found = phrase_before(text, anchor)
@@ -222,6 +222,24 @@ _QUANTIFIED = re.compile(
     r"|the\s+rest)[ \t]*$",
     re.IGNORECASE,
 )
+# The last words `_QUANTIFIED` can end with: a window that does not end with one of them (after the spaces and
+# the one newline its `[ \t]*$` allows) is not searched, which is most windows (Python's engine tries the pattern
+# at each of the thirty offsets).
+_QUANTIFIED_ENDS = ("both", "all", "each", "none", "neither", "them", "these", "those", "else", "rest")
+
+
+def _quantified(text: str, anchor: int) -> re.Match | None:
+    """`_QUANTIFIED` searched in the thirty characters before `anchor`."""
+    low = max(0, anchor - 30)
+    tail = text[low:anchor]
+    if tail.isascii():  # other letters may fold to these under IGNORECASE: searched as before
+        if tail.endswith("\n"):
+            tail = tail[:-1]
+        if not tail.rstrip(" \t").lower().endswith(_QUANTIFIED_ENDS):
+            return None
+    return _QUANTIFIED.search(text, low, anchor)
+
+
 # How those subjects read once normalised (leading determiners such as "both" and "all" dropped).
 _QUANTIFIER_KEYS = frozenset(["", "of them", "of these", "of those", "everything else", "rest", "each"])
 

@@ -17,7 +17,10 @@ _EXPRESSION = re.compile(r"[<>=!]")
 
 def fence_spans(text: str) -> list[tuple[int, int]]:
     """Sorted spans of fenced code blocks (``` or ~~~)."""
-    if "```" not in text and "~~~" not in text:
+    # One character first: `in` finds a single character with memchr, a three-character needle at
+    # about a nanosecond a character (1.6 us over 2,000 characters with no fence), and most texts
+    # hold no "~" at all.
+    if ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text):
         return []
     return _fence_spans(text)
 
@@ -194,9 +197,12 @@ def _in_call(text: str, line_start: int, start: int, end: int, line_end: int) ->
     return any(s < end and start < e for s, e in _line_spans(_calls, text, line_start, stop))
 
 
+_INF = float("inf")  # looked up, not built by a call on every overlap test (several per match)
+
+
 def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """True when [start, end) intersects any of the sorted, disjoint `spans`."""
-    i = bisect_right(spans, (start, float("inf"))) - 1
+    i = bisect_right(spans, (start, _INF)) - 1
     if i >= 0 and spans[i][1] > start:
         return True
     return i + 1 < len(spans) and spans[i + 1][0] < end
@@ -205,7 +211,7 @@ def overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 def _fence_spans(text: str) -> list[tuple[int, int]]:
     """Fenced code blocks; an unclosed fence stops at the first line of prose (see `_unclosed_end`)."""
     markers = _find_all(text, "```")  # in order already
-    if "~~~" in text:
+    if "~" in text and "~~~" in text:
         markers = sorted(markers + _find_all(text, "~~~"))
     spans: list[tuple[int, int]] = []
     opened: tuple[int, str] | None = None

@@ -200,10 +200,12 @@ class OutputValidator:
         # letters); claims point back into `text`.
         folded = fold(text)
         seen = folded.text
-        raw, timed_out, bailed = self._engine.scan(seen, budget, folded.data)
+        # Code first: no claim comes of a match that touches it, so the scan does not run the
+        # patterns that match only there (a coding agent's test output says "passed" and "failed").
+        fences = code_spans(seen)
+        raw, timed_out, bailed = self._engine.scan(seen, budget, folded.data, fences)
         if not raw:
             return [], timed_out, bailed
-        fences = code_spans(seen)  # only paid for texts that matched something
         found: list[Found] = []
         # Most specific first: a match inside a claim of a higher-priority detector would
         # lose to it in `_dedupe` anyway, so it is not built at all. `taken` is the union of
@@ -329,7 +331,10 @@ def _too_short(text: str, minimum: int) -> bool:
 
 
 def _verdict(violations: list[Violation], truncated: bool, policy: AgentPolicy) -> str:
-    verdict = max((v.policy for v in violations), key=_RANK.__getitem__, default="pass")
+    verdict = "pass"
+    for violation in violations:  # the highest-ranked policy, the first of equals: max() without a key call each
+        if _RANK[violation.policy] > _RANK[verdict]:
+            verdict = violation.policy
     if truncated and policy.truncated != "ignore" and _RANK[policy.truncated] > _RANK[verdict]:
         # The unchecked tail could hold anything; the agent's policy says what that is worth.
         verdict = policy.truncated
