@@ -1,0 +1,283 @@
+"""Interop with Haystack (deepset) and DSPy (stanfordnlp), end to end and offline.
+
+Each run (`tests/helpers/haystack_dspy_clients.py`) is a process of its own against the fake
+OpenAI-compatible server. Haystack: an `Agent` over `OpenAIChatGenerator`, run as the pipeline component
+named AGENT, calls a Python tool and answers; then a RAG pipeline (BM25 retriever -> ChatPromptBuilder ->
+OpenAIChatGenerator, no agent: known by the process's service.name) answers from the documents it
+retrieved. Traced by Haystack's own tracer (deepset's OpenTelemetryTracer, content tracing on: JSON of
+Haystack's objects under `haystack.*`, no GenAI attribute) or by Arize's OpenInference instrumentation.
+The spans go over real OTLP/HTTP to a running collector that stores rows in DuckDB and forwards to a sink.
+
+- ops: the agent calls `check_docker`, then says docker is not running, which contradicts a fact, and so
+  does the RAG answer. Haystack repeats an answer in the agent's run span, the Agent component's output,
+  the pipeline's output and the next call's input: judged once, and enforcing, no copy may be forwarded;
+- desk: the agent looks a reservation up and runs `pip install`, then answers: grounding, actions and
+  tool_policy must read what each tracing emits; the RAG answer contradicting its document is FABRICATED,
+  citing the retriever's span.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.helpers.client_rows import (
+    RUN_TAG,
+    ClientRuns,
+    assert_no_doubles_and_no_failures,
+    installed,
+    leaks,
+    output_rows,
+    spans_of,
+)
+from tests.helpers.fake_llm import FakeLLM, Reply
+from tests.helpers.haystack_dspy_clients import ANSWERS_SEPARATOR
+from tests.helpers.real_clients import AGENT, RESERVATION, RESERVATION_CODE, TOOL_RESULT
+from tests.otlp_helpers import Sink, wait_for
+from tests.test_real_clients import ANSWER, ENFORCING, everything, expected
+from tests.test_real_clients_checks import (
+    AUDITING,
+    CHECKS,
+    CONSISTENT,
+    CONTRADICTING,
+    INSTALL,
+    LOOKUP,
+    assert_actions_graded,
+    assert_consistent_answer_grounded,
+    assert_contradictions_fabricated,
+    assert_deny_rule_blocks_the_lookup,
+)
+from tests.test_real_clients_langchain import Run
+
+e2e = pytest.mark.e2e
+CLIENT_TIMEOUT_S = 90
+
+_HAYSTACK = ("haystack", "haystack.components.agents")
+# client -> the modules it needs
+CLIENTS = {
+    "haystack-otel": (*_HAYSTACK, "haystack_integrations.tracing.opentelemetry"),
+    "haystack-openinference": (*_HAYSTACK, "openinference.instrumentation.haystack"),
+}
+# The RAG answer contradicts the retrieved document (1 checked bag, $120).
+RAG_CONTRADICTING = f"Your reservation {RESERVATION_CODE} has 2 checked bags and the total price is $150."
+# The process's service.name: a rule names it for the RAG pipeline, which is no agent.
+SERVICE = "hs-app"
+ENFORCING_ALL = {"rules": [*ENFORCING["rules"], {**ENFORCING["rules"][0], "match": SERVICE}]}
+AUDITING_ALL = {"rules": [*AUDITING["rules"], {**AUDITING["rules"][0], "match": SERVICE}]}
+CONSISTENT_CLIENTS = ("haystack-otel",)
+# Haystack's own tracing names the Agent component; OpenInference's Haystack spans (`Agent.run`, a CHAIN)
+# carry no component or agent name: that agent is known by service.name.
+NAMED = {"haystack-otel": AGENT, "haystack-openinference": SERVICE}
+
+
+def each_client(names=tuple(CLIENTS)):
+    """Parametrize over clients, skipping those whose packages are missing."""
+    return pytest.mark.parametrize(
+        "client",
+        [
+            pytest.param(
+                c, marks=pytest.mark.skipif(not installed(*CLIENTS[c]), reason=f"needs {', '.join(CLIENTS[c])}")
+            )
+            for c in names
+        ],
+    )
+
+
+def tool_span(r: Run, tool: str) -> str | None:
+    """The id of the one span that ran `tool` under Haystack's own tracing (`haystack.tool.name`);
+    OpenInference's Haystack instrumentation traces no tool run (None)."""
+    if r.client.startswith("haystack-openinference"):
+        return None
+    found = [s.span_id.hex() for s in r.spans if any(
+        kv.key == "haystack.tool.name" and kv.value.string_value == tool for kv in s.attributes)]
+    assert len(found) == 1, (tool, sorted(s.name for s in r.spans))
+    return found[0]
+
+
+def run(collector, sink: Sink, client: str, replies: list[Reply]) -> tuple[Run, Run]:
+    """Run `client` in its own process; wait until all it sent is stored and forwarded. (the agent's run,
+    the second run's): each holds its own traces."""
+    llm = FakeLLM(replies)
+    run_id = f"{client}-{id(llm)}"
+    command = [
+        sys.executable, "-m", "tests.helpers.haystack_dspy_clients", client, "--llm", llm.base_url,
+        "--otlp", f"http://{collector.addresses.otlp_http}/v1/traces", "--service", SERVICE,
+    ]  # fmt: skip
+    env = {
+        **os.environ,
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        "OPENAI_API_KEY": "test-key",
+        "OTEL_BSP_SCHEDULE_DELAY": "60000",  # one export at shutdown: the whole run in one request
+        "OTEL_RESOURCE_ATTRIBUTES": f"{RUN_TAG}={run_id}",
+        "HAYSTACK_TELEMETRY_ENABLED": "False",  # no posthog calls home
+    }
+    env.pop("OTEL_SEMCONV_STABILITY_OPT_IN", None)
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
+        assert done.returncode == 0, done.stderr[-3000:]
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        wait_for(lambda: collector.engine.flush(10) and len(spans_of(sink, run_id)) >= report["spans"], timeout=30)
+        collector.store.flush(10)
+    finally:
+        llm.close()
+    spans = sorted(spans_of(sink, run_id), key=lambda s: s.start_time_unix_nano)
+    first = spans[0].trace_id  # the agent's trace starts first; the second run is a trace of its own
+    answer, second = report["answer"].split(ANSWERS_SEPARATOR)
+    calls = len(llm.requests)
+    agent = Run(client, answer, collector.store, [s for s in spans if s.trace_id == first], calls - 1)
+    other = Run(client, second, collector.store, [s for s in spans if s.trace_id != first], 1)
+    return agent, other
+
+
+class Runs(ClientRuns):
+    """This file's scenarios on the shared two collectors (the auditing one with grounding, actions and a
+    tool deny rule)."""
+
+    def __init__(self, tmp_path_factory) -> None:
+        super().__init__(tmp_path_factory, ENFORCING_ALL, AUDITING_ALL, CHECKS)
+
+    def _run(self, scenario: str, client: str, option) -> tuple[Run, Run]:
+        if scenario == "desk":
+            rag = RAG_CONTRADICTING if option == CONTRADICTING else ANSWER
+            replies = [LOOKUP, INSTALL, Reply.text(option), Reply.text(rag)]
+            return run(self.desk_collector, self.desk_sink, client + "-desk", replies)
+        replies = [Reply.tool_call("check_docker"), Reply.text(ANSWER), Reply.text(ANSWER)]
+        return run(self.ops_collector, self.ops_sink, client, replies)
+
+    def get(self, scenario: str, client: str, option=None) -> Run:
+        """The agent's run."""
+        return self._submit(scenario, client, option).result()[0]
+
+    def second(self, scenario: str, client: str, option=None) -> Run:
+        """The process's second run (Haystack's RAG pipeline)."""
+        return self._submit(scenario, client, option).result()[1]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, request):
+    runs_ = Runs(tmp_path_factory)
+    runs_.start((i for i in request.session.items if i.module is request.module), RUN_OF_TEST, CLIENTS)
+    try:
+        yield runs_
+    finally:
+        runs_.close()
+
+
+# --- ops: the answer is read, judged once, and kept from flowing downstream when enforced -------------
+
+
+@e2e
+@each_client()
+def test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces(runs, client):
+    r = runs.get("ops", client)
+    assert r.answer == ANSWER
+    want = expected()
+    rows = output_rows(r)
+    # One row per model call: not the agent's run span, the Agent component's output, the pipeline's
+    # output or the next call's input, which all repeat it.
+    assert len(rows) == r.llm_calls == 2, rows
+    assert_no_doubles_and_no_failures(r)
+    answered = [x for x in rows if x[6]]
+    assert len(answered) == 1, rows
+    _, agent, mode, verdict, enforced, claims, violations, _ = answered[0]
+    # The agent is the pipeline component's name, not the process's service.name, where the spans say it.
+    assert (agent, mode, verdict, enforced) == (NAMED[client], "enforce", "block", True), rows
+    assert {x[1] for x in rows} == {NAMED[client]}, rows
+    assert (claims, violations) == (len(want.claims), len(want.violations))
+    assert r.rows("SELECT count(*) FROM violations WHERE check_name = 'output'") == [(len(want.violations),)]
+
+
+@e2e
+@each_client()
+def test_blocked_answer_leaves_no_copy_under_any_key(runs, client):
+    r = runs.get("ops", client)
+    assert leaks(r) == []
+    # The tool's own result is not the agent's output: it travels untouched.
+    assert any(TOOL_RESULT in everything(s) for s in r.spans)
+
+
+@e2e
+@each_client()
+def test_rag_blocked_answer_leaves_no_copy_in_the_pipelines_spans(runs, client):
+    r = runs.second("ops", client)
+    assert r.answer == ANSWER
+    rows = output_rows(r)
+    # One model call, one judged output: the prompt builder's prompt and the pipeline's output are not.
+    assert [x[1:5] for x in rows] == [(SERVICE, "enforce", "block", True)], rows
+    assert_no_doubles_and_no_failures(r)
+    assert leaks(r) == []
+    # The documents are not the answer: they travel untouched.
+    assert any(RESERVATION in everything(s) for s in r.spans)
+
+
+# --- desk: grounding, actions and tool_policy ----------------------------------------------------------
+
+
+@e2e
+@each_client()
+def test_answer_contradicting_the_tool_result_is_fabricated_citing_it(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert r.answer == CONTRADICTING
+    assert_no_doubles_and_no_failures(r)
+    assert r.rows("SELECT DISTINCT agent_id FROM evaluations") == [(NAMED[client],)]
+    assert_contradictions_fabricated(r)
+
+
+@e2e
+@each_client(CONSISTENT_CLIENTS)
+def test_answer_agreeing_with_the_tool_result_is_grounded(runs, client):
+    r = runs.get("desk", client, CONSISTENT)
+    assert_no_doubles_and_no_failures(r)
+    assert_consistent_answer_grounded(r)
+
+
+@e2e
+@each_client()
+def test_action_claims_are_graded_against_the_tool_calls(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert_actions_graded(r, tool_span(r, "bash"))
+
+
+@e2e
+@each_client()
+def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert_deny_rule_blocks_the_lookup(r, tool_span(r, "get_reservation"))
+
+
+@e2e
+@each_client()
+def test_rag_answer_contradicting_a_retrieved_document_is_fabricated_citing_the_retriever(runs, client):
+    r = runs.second("desk", client, CONTRADICTING)
+    assert r.answer == RAG_CONTRADICTING
+    assert_no_doubles_and_no_failures(r)
+    assert len(output_rows(r)) == r.llm_calls == 1, output_rows(r)
+    claims = r.rows(
+        "SELECT grade, issue, verdict, evidence_span_id, evidence_source FROM grounding_claims ORDER BY claim_offset"
+    )
+    money = [c for c in claims if c[1] == "money"]
+    assert [c[:3] for c in money] == [("FABRICATED", "money", "flag")], claims
+    _, _, _, span_id, source = money[0]
+    [cited] = [s for s in r.spans if s.span_id.hex() == span_id]
+    assert source == "retrieval" and "Retriever" in everything(cited) and RESERVATION in everything(cited), (
+        cited.name, source)
+
+
+# test -> the run it reads: (scenario, option)
+RUN_OF_TEST = {
+    test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces.__name__: ("ops", None),
+    test_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
+    test_rag_blocked_answer_leaves_no_copy_in_the_pipelines_spans.__name__: ("ops", None),
+    test_answer_contradicting_the_tool_result_is_fabricated_citing_it.__name__: ("desk", CONTRADICTING),
+    test_answer_agreeing_with_the_tool_result_is_grounded.__name__: ("desk", CONSISTENT),
+    test_action_claims_are_graded_against_the_tool_calls.__name__: ("desk", CONTRADICTING),
+    test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
+    test_rag_answer_contradicting_a_retrieved_document_is_fabricated_citing_the_retriever.__name__: (
+        "desk", CONTRADICTING),
+}
