@@ -45,6 +45,7 @@ from tests.test_real_clients_checks import (
     CHECKS,
     CONSISTENT,
     CONTRADICTING,
+    DENY_RULE,
     INSTALL,
     LOOKUP,
     assert_actions_graded,
@@ -248,7 +249,15 @@ def test_action_claims_are_graded_against_the_tool_calls(runs, client):
 @each_client()
 def test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
     r = runs.get("desk", client, CONTRADICTING)
-    assert_deny_rule_blocks_the_lookup(r, tool_span(r, "get_reservation"))
+    if client == "haystack-otel":
+        assert_deny_rule_blocks_the_lookup(r, tool_span(r, "get_reservation"))
+        return
+    # OpenInference's Haystack spans trace no tool run and give the model's calls no id: the request is
+    # decided where the model made it, once.
+    rows = r.rows("SELECT source, tool_name, decision, rule_id FROM tool_policy_decisions ORDER BY tool_name")
+    assert rows == [("llm_output", "bash", "allow", None), ("llm_output", "get_reservation", "block", DENY_RULE)]
+    violations = r.rows("SELECT subject, detector_id, verdict FROM violations WHERE check_name = 'tool_policy'")
+    assert violations == [("get_reservation", DENY_RULE, "block")]
 
 
 @e2e

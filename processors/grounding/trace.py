@@ -323,6 +323,9 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
     messages: list[tuple[str, str, str | None, str]] = []  # (role, text, tool name, key)
     if GEN_AI_INPUT_MESSAGES in attrs:
         messages = _genai_messages(attrs[GEN_AI_INPUT_MESSAGES])
+    elif (chat := haystack.repr_conversation(attrs.get(INPUT_VALUE))) is not None:
+        # OpenInference's Haystack LLM spans: the tool results are only in input.value (extract_haystack.py)
+        messages = _genai_messages(chat, INPUT_VALUE)
     elif any(k.startswith(OI_INPUT_MESSAGES_PREFIX) for k in attrs):
         messages = _indexed_messages(attrs, _OI_MESSAGE, "llm.input_messages")
     elif any(k.startswith(GEN_AI_PROMPT_PREFIX) for k in attrs):

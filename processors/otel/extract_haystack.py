@@ -17,11 +17,19 @@ and with `HAYSTACK_CONTENT_TRACING_ENABLED=true` writes each step's data as JSON
 A ChatMessage is `{"role", "content": [{"text"}, {"reasoning": {"reasoning_text"}}, {"tool_call": {"tool_name",
 "arguments", "id"}}, {"tool_call_result": {"result", "origin": {tool call}, "error"}}], "name", "meta"}`.
 Only a model call's replies are the agent's output; the rest repeats them or is what the agent was given.
+
+Arize's OpenInference instrumentation of Haystack writes a chat generator's messages as
+`llm.input_messages.{i}.message.role|content` without a tool call or a tool result (a tool message has a
+role and nothing else), and traces no tool run: they are only in the LLM span's `input.value`, JSON whose
+messages are Python reprs (`ChatMessage(_role=<ChatRole.TOOL: 'tool'>, _content=[ToolCallResult(result=
+'...', origin=ToolCall(tool_name='...', arguments={...}, id='...'), error=False)], ...)`), read here.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -188,3 +196,53 @@ def _json(value: Any) -> str:
 
 def _id(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
+
+
+# --- OpenInference's Haystack spans: ChatMessage reprs in an LLM span's input.value ---------------------
+REPR_MARK = "ChatMessage(_role=<ChatRole."
+_STRING = r"'(?:[^'\\]|\\.)*'" + "|" + r'"(?:[^"\\]|\\.)*"'  # a Python string literal, either quote
+_REPR_ROLE = re.compile(r"^ChatMessage\(_role=<ChatRole\.\w+: '(\w+)'>")
+_REPR_TEXT = re.compile(rf"TextContent\(text=({_STRING})\)")
+# A call's arguments are a dict repr: read up to the `id=` that follows it (a value holding "}, id=" is cut).
+_REPR_CALL = rf"ToolCall\(tool_name=({_STRING}), arguments=(\{{.*?\}}), id=(None|{_STRING})"
+_REPR_CALLS = re.compile(_REPR_CALL)
+_REPR_RESULT = re.compile(rf"ToolCallResult\(result=({_STRING}), origin={_REPR_CALL}")
+
+
+def repr_conversation(value: Any) -> list[dict[str, Any]] | None:
+    """The OpenAI-shaped messages of OpenInference's `input.value` on a Haystack chat generator's LLM span
+    (its ChatMessage reprs), or None when it holds none."""
+    if not isinstance(value, str) or REPR_MARK not in value:
+        return None
+    decoded = _decode(value)
+    messages = decoded.get("messages") if isinstance(decoded, Mapping) else None
+    if not isinstance(messages, list):
+        return None
+    out = []
+    for item in messages:
+        role = _REPR_ROLE.match(item) if isinstance(item, str) else None
+        if role is None:
+            continue
+        message: dict[str, Any] = {"role": role.group(1)}
+        texts = [_literal(m.group(1)) for m in _REPR_TEXT.finditer(item)]
+        if message["role"] == "tool":
+            for m in _REPR_RESULT.finditer(item):
+                texts.append(_literal(m.group(1)))
+                message["name"], message["tool_call_id"] = _literal(m.group(2)), _literal(m.group(4))
+        else:
+            calls = [{"id": _literal(m.group(3)), "type": "function",
+                      "function": {"name": _literal(m.group(1)), "arguments": _json(_literal(m.group(2)))}}
+                     for m in _REPR_CALLS.finditer(item)]
+            if calls:
+                message["tool_calls"] = calls
+        message["content"] = "\n\n".join(t for t in texts if isinstance(t, str))
+        out.append(message)
+    return out or None
+
+
+def _literal(text: str) -> Any:
+    """A Python literal's value (a string, a dict of arguments, None); the text itself when it is none."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text

@@ -322,7 +322,9 @@ def input_conversation(span: SpanRecord) -> Any:
     last, found = _last_conversation  # asked twice per output span: for the timeline and for its actions
     if last is span:
         return found
-    found = _openinference_conversation(attrs)
+    # OpenInference's Haystack spans leave tool calls and results out of the indexed messages: they are
+    # only in input.value's ChatMessage reprs (extract_haystack.py).
+    found = haystack.repr_conversation(attrs.get(INPUT_VALUE)) or _openinference_conversation(attrs)
     _last_conversation = (span, found)
     return found
 
