@@ -64,6 +64,7 @@ CLIENTS = {
     "haystack-otel": (*_HAYSTACK, "haystack_integrations.tracing.opentelemetry"),
     "haystack-openinference": (*_HAYSTACK, "openinference.instrumentation.haystack"),
 }
+DSPY = {"dspy": ("dspy", "openinference.instrumentation.dspy")}
 # The RAG answer contradicts the retrieved document (1 checked bag, $120).
 RAG_CONTRADICTING = f"Your reservation {RESERVATION_CODE} has 2 checked bags and the total price is $150."
 # The process's service.name: a rule names it for the RAG pipeline, which is no agent.
@@ -76,17 +77,38 @@ CONSISTENT_CLIENTS = ("haystack-otel",)
 NAMED = {"haystack-otel": AGENT, "haystack-openinference": SERVICE}
 
 
-def each_client(names=tuple(CLIENTS)):
+def each_client(names=tuple(CLIENTS), table=CLIENTS):
     """Parametrize over clients, skipping those whose packages are missing."""
     return pytest.mark.parametrize(
         "client",
         [
             pytest.param(
-                c, marks=pytest.mark.skipif(not installed(*CLIENTS[c]), reason=f"needs {', '.join(CLIENTS[c])}")
+                c, marks=pytest.mark.skipif(not installed(*table[c]), reason=f"needs {', '.join(table[c])}")
             )
             for c in names
         ],
     )
+
+
+dspy_client = each_client(tuple(DSPY), DSPY)
+
+
+def fields(**values) -> Reply:
+    """A reply as DSPy's ChatAdapter asks for it: each output field after its `[[ ## name ## ]]` marker."""
+    body = "\n\n".join(f"[[ ## {name} ## ]]\n{value}" for name, value in values.items())
+    return Reply.text(body + "\n\n[[ ## completed ## ]]")
+
+
+THOUGHT = "I should look at the host first."
+# ReAct's steps: a thought and a tool call each, then `finish`; a last call extracts reasoning and answer.
+# The bash step's arguments say what would be a claim in prose: they are a call, never judged as text.
+NOTE = "The nginx service is not running"
+
+
+def react(*calls: tuple[str, dict], answer: str) -> list[Reply]:
+    steps = [fields(next_thought=THOUGHT, next_tool_name=name, next_tool_args=json.dumps(args)) for name, args in calls]
+    return [*steps, fields(next_thought="I have what I need.", next_tool_name="finish", next_tool_args="{}"),
+            fields(reasoning="The tools answered the question.", answer=answer)]  # fmt: skip
 
 
 def tool_span(r: Run, tool: str) -> str | None:
@@ -144,12 +166,23 @@ class Runs(ClientRuns):
         super().__init__(tmp_path_factory, ENFORCING_ALL, AUDITING_ALL, CHECKS)
 
     def _run(self, scenario: str, client: str, option) -> tuple[Run, Run]:
+        if client == "dspy":
+            return self._dspy(scenario, option)
         if scenario == "desk":
             rag = RAG_CONTRADICTING if option == CONTRADICTING else ANSWER
             replies = [LOOKUP, INSTALL, Reply.text(option), Reply.text(rag)]
             return run(self.desk_collector, self.desk_sink, client + "-desk", replies)
         replies = [Reply.tool_call("check_docker"), Reply.text(ANSWER), Reply.text(ANSWER)]
         return run(self.ops_collector, self.ops_sink, client, replies)
+
+    def _dspy(self, scenario: str, option) -> tuple[Run, Run]:
+        """A dspy.ReAct agent, then a ChainOfThought question (its answer: ANSWER, contradicting a fact)."""
+        cot = fields(reasoning="Docker usually runs there.", answer=ANSWER)
+        if scenario == "desk":
+            calls = (("get_reservation", {"code": RESERVATION_CODE}), ("bash", {"command": "pip install requests"}))
+            return run(self.desk_collector, self.desk_sink, "dspy-desk", [*react(*calls, answer=option), cot])
+        calls = (("check_docker", {}), ("bash", {"command": f"echo '{NOTE}'"}))
+        return run(self.ops_collector, self.ops_sink, "dspy", [*react(*calls, answer=ANSWER), cot])
 
     def get(self, scenario: str, client: str, option=None) -> Run:
         """The agent's run."""
@@ -163,7 +196,7 @@ class Runs(ClientRuns):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, request):
     runs_ = Runs(tmp_path_factory)
-    runs_.start((i for i in request.session.items if i.module is request.module), RUN_OF_TEST, CLIENTS)
+    runs_.start((i for i in request.session.items if i.module is request.module), RUN_OF_TEST, {**CLIENTS, **DSPY})
     try:
         yield runs_
     finally:
@@ -278,6 +311,72 @@ def test_rag_answer_contradicting_a_retrieved_document_is_fabricated_citing_the_
         cited.name, source)
 
 
+# --- DSPy: a ReAct agent's fields, tools and answer ------------------------------------------------------
+
+
+@e2e
+@dspy_client
+def test_dspy_answer_field_is_judged_once_and_blocked_and_tool_fields_are_calls(runs, client):
+    r = runs.get("ops", client)
+    assert r.answer == ANSWER
+    want = expected()
+    rows = output_rows(r)
+    # One row per model call (two tool steps, finish, the extraction): not the Predict, ChainOfThought and
+    # ReAct module spans that repeat the fields as JSON. DSPy's spans name no agent: service.name does.
+    assert len(rows) == r.llm_calls == 4, rows
+    assert_no_doubles_and_no_failures(r)
+    answered = [x for x in rows if x[6]]
+    assert [x[1:7] for x in answered] == [(SERVICE, "enforce", "block", True, len(want.claims), len(want.violations))]
+    # A step's text is its thought alone: no field marker, and the tool arguments (NOTE) are no claim.
+    steps = [x for x in rows if not x[6]]
+    assert sorted((x[5], x[7]) for x in steps) == sorted([(0, len(THOUGHT))] * 2 + [(0, len("I have what I need."))])
+    decided = r.rows("SELECT tool_name, source FROM tool_policy_decisions ORDER BY ALL")
+    assert ("bash", "llm_output") in decided and ("check_docker", "llm_output") in decided, decided
+
+
+@e2e
+@dspy_client
+def test_dspy_blocked_answer_leaves_no_copy_under_any_key(runs, client):
+    r = runs.get("ops", client)
+    # The raw marked output, the Prediction JSON of every module span, the ReAct run's output.
+    assert leaks(r) == []
+    assert any(TOOL_RESULT in everything(s) for s in r.spans)
+
+
+@e2e
+@dspy_client
+def test_dspy_chain_of_thought_answer_is_judged_once_and_blocked(runs, client):
+    r = runs.second("ops", client)
+    assert r.answer == ANSWER
+    rows = output_rows(r)
+    assert [x[1:5] for x in rows] == [(SERVICE, "enforce", "block", True)], rows
+    assert_no_doubles_and_no_failures(r)
+    assert leaks(r) == []
+
+
+@e2e
+@dspy_client
+def test_dspy_answer_contradicting_the_tool_result_is_fabricated_and_actions_graded(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    assert r.answer == CONTRADICTING
+    assert_no_doubles_and_no_failures(r)
+    assert_contradictions_fabricated(r)
+    cited = r.rows("SELECT DISTINCT evidence_tool FROM grounding_claims WHERE grade = 'FABRICATED' AND issue = 'money'")
+    assert cited == [("get_reservation",)]
+    assert_actions_graded(r, None)
+
+
+@e2e
+@dspy_client
+def test_dspy_tool_call_is_blocked_by_a_deny_rule_on_its_arguments(runs, client):
+    r = runs.get("desk", client, CONTRADICTING)
+    rows = r.rows("SELECT source, tool_name, decision, rule_id FROM tool_policy_decisions ORDER BY ALL")
+    lookups = {row for row in rows if row[1] == "get_reservation"}
+    assert lookups == {("llm_output", "get_reservation", "block", DENY_RULE),
+                       ("execute_tool", "get_reservation", "block", DENY_RULE)}, rows  # fmt: skip
+    assert {row[2] for row in rows if row[1] != "get_reservation"} == {"allow"}, rows
+
+
 # test -> the run it reads: (scenario, option)
 RUN_OF_TEST = {
     test_answer_is_judged_once_for_the_agent_and_blocked_when_it_enforces.__name__: ("ops", None),
@@ -289,4 +388,9 @@ RUN_OF_TEST = {
     test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
     test_rag_answer_contradicting_a_retrieved_document_is_fabricated_citing_the_retriever.__name__: (
         "desk", CONTRADICTING),
+    test_dspy_answer_field_is_judged_once_and_blocked_and_tool_fields_are_calls.__name__: ("ops", None),
+    test_dspy_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
+    test_dspy_chain_of_thought_answer_is_judged_once_and_blocked.__name__: ("ops", None),
+    test_dspy_answer_contradicting_the_tool_result_is_fabricated_and_actions_graded.__name__: ("desk", CONTRADICTING),
+    test_dspy_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
 }

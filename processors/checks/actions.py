@@ -156,7 +156,7 @@ class ActionsCheck:
             events=self._events(ctx, decided),
             rows={"action_checks": self._level_rows(r, contradicted, unverified),
                   "action_findings": self._finding_rows(r, decided)},
-            blocked_texts=(text,) if verdict == "block" and text else (),
+            blocked_texts=(ctx.output.blocked_forms if ctx.output is not None else (text,)) if verdict == "block" and text else (),
             detail=r,
         )
 

@@ -34,6 +34,7 @@ from threading import Lock
 from typing import Any
 
 from ..otel import extract_adk as adk
+from ..otel import extract_dspy as dspy
 from ..otel import extract_haystack as haystack
 from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
@@ -302,7 +303,7 @@ def _any_tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
         # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
         args = bound_arguments(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
-        return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
+        return dspy.tool_name(span.name, attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
     step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step
     if step is not None:
         name, args, result, _ = step
@@ -345,6 +346,7 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         if role == "tool":
             out.append(Passage(text, "tool_message", span.span_id, key, name, looks_truncated(text), span.end_ns))
         elif role == "user":
+            text = dspy.user_text(text) if dspy.MARKER in text else text  # not ReAct's trajectory (extract_dspy.py)
             out.append(Passage(text, "user_message", span.span_id, key, None, False, span.end_ns))
             query = text
         elif role in ("system", "developer"):  # instructions and policies the agent was given

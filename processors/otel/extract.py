@@ -36,6 +36,7 @@ from typing import Any
 
 from . import attributes as A
 from . import extract_adk as adk
+from . import extract_dspy as dspy
 from . import extract_haystack as haystack
 from . import extract_litellm as litellm
 from . import extract_vercel as vercel
@@ -79,6 +80,14 @@ class Output:
     source: str
     truncated: bool = False
     tool_calls: tuple[ToolCall, ...] = ()
+    # The text as the model wrote it, when `text` was read out of a structure in it (DSPy's field
+    # markers): a block must keep that form from travelling too.
+    raw: str | None = field(default=None, compare=False)
+
+    @property
+    def blocked_forms(self) -> tuple[str, ...]:
+        """The forms of this output an enforced block redacts wherever they travel."""
+        return (self.text,) if not self.raw else (self.text, self.raw)
 
 
 _EXACT_KEYS = frozenset(
@@ -121,8 +130,18 @@ def extract(span: SpanRecord) -> Output | None:
     for finder in _FINDERS:
         found = finder(span, attrs)
         if found is not None and (found.text.strip() or found.tool_calls):
-            return found
+            return _dspy_fields(found) if dspy.MARKER in found.text else found
     return None
+
+
+def _dspy_fields(found: Output) -> Output:
+    """DSPy's marked output (extract_dspy.py): its text fields are the text, ReAct's tool fields a call."""
+    parsed = dspy.structured(found.text)
+    if parsed is None:
+        return found
+    texts, calls = parsed
+    tools = found.tool_calls + tuple(ToolCall(name, arguments) for name, arguments in calls)
+    return Output("\n\n".join(texts), found.source, found.truncated, tools, raw=found.text)
 
 
 def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:

@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..otel import extract_adk as adk
+from ..otel import extract_dspy as dspy
 from ..otel import extract_haystack as haystack
 from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
@@ -262,7 +263,7 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
         name, args, result, failed = haystack.tool_call(attrs)
         return name, tool_call_input(args), tool_message_content(result), "error" if failed else _status(attrs, span), None
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
-        name = attrs.get(OI_TOOL_NAME) or span.name
+        name = dspy.tool_name(span.name, attrs.get(OI_TOOL_NAME))  # DSPy's: `<tool>.__call__`, no tool.name
         # smolagents and LlamaIndex bind the arguments as {"args": [...], "kwargs": {...}}; LlamaIndex's
         # FunctionTool returns a ToolOutput.
         args = bound_arguments(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))

@@ -15,7 +15,7 @@ added, against the fake OpenAI-compatible server:
   `HAYSTACK_CONTENT_TRACING_ENABLED=true`), and `haystack-openinference[-desk]`, Arize's
   openinference-instrumentation-haystack.
 - DSPy (stanfordnlp) under Arize's openinference-instrumentation-dspy: a `dspy.ReAct` agent with Python tools
-  (the `-desk` variant: `get_reservation`, `bash`; else `check_docker`), its LM `dspy.LM("openai/...",
+  (the `-desk` variant: `get_reservation`, `bash`; else `check_docker`, `bash`), its LM `dspy.LM("openai/...",
   api_base=...)` (LiteLLM underneath) against the fake server, then a `dspy.ChainOfThought` question (no
   agent). DSPy's adapter asks for fields between `[[ ## name ## ]]` markers: the fake server's replies are
   written in that form by the test (`dspy_reply`).
@@ -146,7 +146,7 @@ def _dspy_client(desk: bool) -> Callable[[str, object], str]:
 
         lm = dspy.LM(f"openai/{MODEL}", api_base=llm_url, api_key="test-key", cache=False, num_retries=0)
         dspy.configure(lm=lm)
-        tools = list(rc.DESK_TOOLS) if desk else [rc.check_docker]
+        tools = list(rc.DESK_TOOLS) if desk else [rc.check_docker, rc.bash]
         agent = dspy.ReAct("question -> answer", tools=tools, max_iters=4)
         answer = agent(question=rc.DESK_PROMPT if desk else rc.PROMPT).answer
         thought = dspy.ChainOfThought("question -> answer")(question=COT_QUESTION).answer
