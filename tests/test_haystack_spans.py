@@ -139,3 +139,17 @@ def test_openinference_input_reprs_give_the_tool_calls_and_results_the_indexed_m
     assert [(p.source, p.text, p.tool_name) for p in passages if p.source == "tool_message"] == [
         ("tool_message", RESERVATION, "get_reservation")]
     assert query == "What's in K7QX2?"
+
+
+def test_an_agent_run_as_another_agents_tool_is_named_by_the_tool():
+    component = span("haystack.component.run", {"haystack.component.name": AGENT, "haystack.component.type": "Agent"},
+                     span_id="00000000000000a1")  # fmt: skip
+    outer = span("haystack.agent.run", {}, span_id="00000000000000a2", parent=component.span_id)
+    delegation = span("haystack.agent.step.tool", {"haystack.tool.name": "docker_checker"},
+                      span_id="00000000000000a3", parent=outer.span_id)  # fmt: skip
+    inner = span("haystack.agent.run", {}, span_id="00000000000000a4", parent=delegation.span_id)
+    sub_llm = span("haystack.agent.step.llm", {}, parent=inner.span_id)
+    spans = {s.span_id: s for s in (component, outer, delegation, inner)}
+    assert Pipeline().identify(sub_llm, spans.get).agent_name == "docker_checker"
+    # The delegation call itself is the agent's that made it.
+    assert Pipeline().identify(delegation, spans.get).agent_name == AGENT

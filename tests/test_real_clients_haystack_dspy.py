@@ -36,7 +36,7 @@ from tests.helpers.client_rows import (
     spans_of,
 )
 from tests.helpers.fake_llm import FakeLLM, Reply
-from tests.helpers.haystack_dspy_clients import ANSWERS_SEPARATOR
+from tests.helpers.haystack_dspy_clients import ANSWERS_SEPARATOR, SUB_AGENT
 from tests.helpers.real_clients import AGENT, RESERVATION, RESERVATION_CODE, TOOL_RESULT
 from tests.otlp_helpers import Sink, wait_for
 from tests.test_real_clients import ANSWER, ENFORCING, everything, expected
@@ -151,7 +151,7 @@ def run(collector, sink: Sink, client: str, replies: list[Reply]) -> tuple[Run, 
         llm.close()
     spans = sorted(spans_of(sink, run_id), key=lambda s: s.start_time_unix_nano)
     first = spans[0].trace_id  # the agent's trace starts first; the second run is a trace of its own
-    answer, second = report["answer"].split(ANSWERS_SEPARATOR)
+    answer, _, second = report["answer"].partition(ANSWERS_SEPARATOR)  # the team scenario has one run
     calls = len(llm.requests)
     agent = Run(client, answer, collector.store, [s for s in spans if s.trace_id == first], calls - 1)
     other = Run(client, second, collector.store, [s for s in spans if s.trace_id != first], 1)
@@ -168,6 +168,11 @@ class Runs(ClientRuns):
     def _run(self, scenario: str, client: str, option) -> tuple[Run, Run]:
         if client == "dspy":
             return self._dspy(scenario, option)
+        if scenario == "team":
+            ask = {"role": "user", "content": [{"text": "Is docker running on the build host?"}], "meta": {}, "name": None}
+            replies = [Reply.tool_call(SUB_AGENT, messages=[ask]), Reply.tool_call("check_docker"),
+                       Reply.text(SUB_REPORT), Reply.text(ANSWER)]  # fmt: skip
+            return run(self.ops_collector, self.ops_sink, client + "-team", replies)
         if scenario == "desk":
             rag = RAG_CONTRADICTING if option == CONTRADICTING else ANSWER
             replies = [LOOKUP, INSTALL, Reply.text(option), Reply.text(rag)]
@@ -248,6 +253,31 @@ def test_rag_blocked_answer_leaves_no_copy_in_the_pipelines_spans(runs, client):
     assert leaks(r) == []
     # The documents are not the answer: they travel untouched.
     assert any(RESERVATION in everything(s) for s in r.spans)
+
+
+# --- team: a sub-agent (an Agent as a ComponentTool) is its own agent --------------------------------------
+
+
+SUB_REPORT = "Docker is not running on the build host."
+
+
+@e2e
+@each_client(("haystack-otel",))
+def test_sub_agent_output_is_judged_for_the_sub_agent(runs, client):
+    r = runs.get("team", client)
+    assert r.answer == ANSWER
+    assert_no_doubles_and_no_failures(r)
+    rows = output_rows(r)
+    assert len(rows) == 4, rows  # the delegation, the sub-agent's tool call and report, the answer
+    assert {x[1] for x in rows} == {AGENT, SUB_AGENT}, rows
+    blocked = [x for x in rows if x[3] == "block"]
+    assert [(x[1], x[4]) for x in blocked] == [(AGENT, True)], rows
+    # The sub-agent is audited (no rule names it): its report contradicts the fact too, is flagged and
+    # travels as it was, even inside the agent's conversation; the blocked answer leaves no copy.
+    audited = [x[1:5] for x in rows if x[1] == SUB_AGENT and x[6]]
+    assert audited == [(SUB_AGENT, "audit", "flag", False)], rows
+    assert any(SUB_REPORT in everything(s) for s in r.spans)
+    assert [s.name for s in r.spans if "PostgreSQL is down" in everything(s)] == []
 
 
 # --- desk: grounding, actions and tool_policy ----------------------------------------------------------
@@ -388,6 +418,7 @@ RUN_OF_TEST = {
     test_tool_call_is_blocked_by_a_deny_rule_on_its_arguments.__name__: ("desk", CONTRADICTING),
     test_rag_answer_contradicting_a_retrieved_document_is_fabricated_citing_the_retriever.__name__: (
         "desk", CONTRADICTING),
+    test_sub_agent_output_is_judged_for_the_sub_agent.__name__: ("team", None),
     test_dspy_answer_field_is_judged_once_and_blocked_and_tool_fields_are_calls.__name__: ("ops", None),
     test_dspy_blocked_answer_leaves_no_copy_under_any_key.__name__: ("ops", None),
     test_dspy_chain_of_thought_answer_is_judged_once_and_blocked.__name__: ("ops", None),

@@ -47,8 +47,9 @@ TOOL_OUTPUT = "haystack.agent.step.tool.output"
 TOOL_ERROR = "haystack.tool.error"
 # What `extract` looks for first: a model call's output, under either of the two spans that carry one.
 OUTPUT_KEYS = (STEP_LLM_OUTPUT, COMPONENT_OUTPUT)
-# What identity keeps of an ancestor: an Agent component's name.
-ANCESTOR_KEYS = (COMPONENT_NAME, COMPONENT_TYPE)
+# What identity keeps of an ancestor: an Agent component's name, the tool an agent runs as.
+ANCESTOR_KEYS = (COMPONENT_NAME, COMPONENT_TYPE, TOOL_NAME)
+AGENT_RUN_SPAN = "haystack.agent.run"
 _AGENT_TYPES = frozenset({"Agent"})
 
 
@@ -127,9 +128,12 @@ def tool_call(attrs: Mapping[str, Any]) -> tuple[str, Any, Any, bool] | None:
     return str(name), arguments, result, bool(attrs.get(TOOL_ERROR))
 
 
-def agent_name(span: SpanRecord) -> str | None:
-    """The name an Agent was given as a pipeline component (`pipeline.add_component(name, agent)`)."""
+def agent_name(span: SpanRecord, below: SpanRecord | None = None) -> str | None:
+    """The name an Agent was given as a pipeline component (`pipeline.add_component(name, agent)`), or as
+    a tool (`ComponentTool(component=agent, name=...)`): a tool span with an agent's run `below` it."""
     attrs = span.attributes
+    if below is not None and below.name == AGENT_RUN_SPAN and attrs.get(TOOL_NAME):
+        return str(attrs[TOOL_NAME])
     if attrs.get(COMPONENT_TYPE) not in _AGENT_TYPES:
         return None
     name = attrs.get(COMPONENT_NAME)

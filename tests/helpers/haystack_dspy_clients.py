@@ -45,6 +45,8 @@ RAG_TEMPLATE = (
     "Question: {{ question }}"
 )
 COT_QUESTION = "Is docker running on the build host?"
+# The team variant: the agent hands the question to a sub-agent, an Agent given to it as a ComponentTool.
+SUB_AGENT = "docker_checker"
 
 
 # --- Haystack -------------------------------------------------------------------------------------------
@@ -74,6 +76,24 @@ def _haystack_agent(llm_url: str, tools: list[Callable[..., str]], prompt: str) 
     pipeline = Pipeline()
     pipeline.add_component(rc.AGENT, agent)
     result = pipeline.run({rc.AGENT: {"messages": [ChatMessage.from_user(prompt)]}})
+    return result[rc.AGENT]["last_message"].text or ""
+
+
+def _haystack_team(llm_url: str) -> str:
+    """The agent named AGENT with one tool: SUB_AGENT, an Agent (with `check_docker`) as a ComponentTool."""
+    from haystack import Pipeline
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage
+    from haystack.tools import ComponentTool, create_tool_from_function
+
+    sub = Agent(chat_generator=_generator(llm_url), tools=[create_tool_from_function(rc.check_docker)],
+                system_prompt="Check the docker service and report its state.")  # fmt: skip
+    tool = ComponentTool(component=sub, name=SUB_AGENT, description="Checks the docker service on the build host.",
+                         outputs_to_string={"source": "last_message"})  # fmt: skip
+    agent = Agent(chat_generator=_generator(llm_url), tools=[tool], system_prompt="Delegate host checks.")
+    pipeline = Pipeline()
+    pipeline.add_component(rc.AGENT, agent)
+    result = pipeline.run({rc.AGENT: {"messages": [ChatMessage.from_user(rc.PROMPT)]}})
     return result[rc.AGENT]["last_message"].text or ""
 
 
@@ -115,7 +135,8 @@ def _haystack_openinference(provider) -> None:
     HaystackInstrumentor().instrument(tracer_provider=provider)
 
 
-def _haystack_client(instrument: Callable[[object], None], desk: bool) -> Callable[[str, object], str]:
+def _haystack_client(instrument: Callable[[object], None], desk: bool, team: bool = False
+                     ) -> Callable[[str, object], str]:
     def run(llm_url: str, provider) -> str:
         # A Haystack user's module imports its components first, then turns tracing on (OpenInference wraps
         # the component classes registered by then; others only once a pipeline runs them).
@@ -125,6 +146,8 @@ def _haystack_client(instrument: Callable[[object], None], desk: bool) -> Callab
         from haystack.components.retrievers.in_memory import InMemoryBM25Retriever  # noqa: F401
 
         instrument(provider)
+        if team:
+            return _haystack_team(llm_url)
         if desk:
             answer = _haystack_agent(llm_url, list(rc.DESK_TOOLS), rc.DESK_PROMPT)
         else:
@@ -159,6 +182,7 @@ CLIENTS: dict[str, Callable[[str, object], str]] = {}
 for _name, _instrument in (("haystack-otel", _haystack_tracer), ("haystack-openinference", _haystack_openinference)):
     CLIENTS[_name] = _haystack_client(_instrument, desk=False)
     CLIENTS[f"{_name}-desk"] = _haystack_client(_instrument, desk=True)
+    CLIENTS[f"{_name}-team"] = _haystack_client(_instrument, desk=False, team=True)
 CLIENTS["dspy"] = _dspy_client(desk=False)
 CLIENTS["dspy-desk"] = _dspy_client(desk=True)
 rc.CLIENTS.update(CLIENTS)
