@@ -153,3 +153,26 @@ def test_an_agent_run_as_another_agents_tool_is_named_by_the_tool():
     assert Pipeline().identify(sub_llm, spans.get).agent_name == "docker_checker"
     # The delegation call itself is the agent's that made it.
     assert Pipeline().identify(delegation, spans.get).agent_name == AGENT
+
+
+def test_odd_shapes_raise_nothing_and_read_nothing_they_do_not_hold():
+    odd = [None, 3, "", "not json", "[]", '{"replies": 5}', '{"replies": [5, {"role": "assistant"}]}',
+           '{"replies": [{"role": "assistant", "content": "plain"}]}', ("a", "b"), '{"messages": [{"content": 7}]}',
+           '{"documents": [{"content": 1}, "x"]}', '"ChatMessage(_role=<ChatRole.TOOL: \'tool\'>, _content=[)"']  # fmt: skip
+    keys = ("haystack.agent.step.llm.output", "haystack.agent.step.llm.input", "haystack.component.output",
+            "haystack.component.input", "haystack.agent.step.tool.output", "haystack.agent.step.tool.input")  # fmt: skip
+    pipeline = Pipeline()
+    for value in odd:
+        for key in keys:
+            attrs = {key: value, "haystack.tool.name": "t", "haystack.component.type": "Agent"}
+            record = span("haystack.agent.step.llm", attrs)
+            found = extract(record)
+            assert found is None or not found.text.strip() or found.truncated, (key, value, found)
+            tool_call_of_span(record)
+            input_conversation(record)
+            input_passages(record)
+            span_passages(record)
+            pipeline.identify(record)
+        oi = span("OpenAIChatGenerator.run", {"openinference.span.kind": "LLM", "input.value": value})
+        input_conversation(oi)
+        input_passages(oi)
