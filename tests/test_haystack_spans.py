@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from claimwatch.checks.pipeline import Pipeline
 from claimwatch.grounding.trace import input_passages, span_passages
 from claimwatch.otel.extract import extract
@@ -16,6 +18,11 @@ from tests.test_real_clients import ANSWER
 
 TRACE = "0" * 31 + "1"
 _META = {"model": "gpt-4o-mini", "index": 0, "finish_reason": "stop", "usage": {"completion_tokens": 11}}
+
+
+@pytest.fixture(scope="module")
+def pipeline():
+    return Pipeline()  # ~0.3 s to build: once for the file
 
 
 def span(name, attrs, span_id="00000000000000aa", parent=None):
@@ -104,16 +111,16 @@ def test_a_retrievers_documents_are_evidence_and_the_tool_result_in_the_next_inp
     assert ("tool_message", TOOL_RESULT) in {(p.source, p.text) for p in passages} and query == "Is docker running?"
 
 
-def test_the_agent_is_the_agent_components_name():
+def test_the_agent_is_the_agent_components_name(pipeline):
     component = span("haystack.component.run", {"haystack.component.name": AGENT, "haystack.component.type": "Agent"},
                      span_id="00000000000000a1")  # fmt: skip
     run = span("haystack.agent.run", {}, span_id="00000000000000a2", parent=component.span_id)
     step = span("haystack.agent.step.llm", {}, parent=run.span_id)
     spans = {s.span_id: s for s in (component, run)}
-    assert Pipeline().identify(step, spans.get).agent_name == AGENT
+    assert pipeline.identify(step, spans.get).agent_name == AGENT
     # Another component's name is no agent's (a RAG pipeline's generator is known by service.name).
     llm = span("haystack.component.run", {"haystack.component.name": "llm", "haystack.component.type": "OpenAIChatGenerator"})
-    assert Pipeline().identify(llm).agent_name is None
+    assert pipeline.identify(llm).agent_name is None
 
 
 def test_openinference_input_reprs_give_the_tool_calls_and_results_the_indexed_messages_leave_out():
@@ -141,7 +148,7 @@ def test_openinference_input_reprs_give_the_tool_calls_and_results_the_indexed_m
     assert query == "What's in K7QX2?"
 
 
-def test_an_agent_run_as_another_agents_tool_is_named_by_the_tool():
+def test_an_agent_run_as_another_agents_tool_is_named_by_the_tool(pipeline):
     component = span("haystack.component.run", {"haystack.component.name": AGENT, "haystack.component.type": "Agent"},
                      span_id="00000000000000a1")  # fmt: skip
     outer = span("haystack.agent.run", {}, span_id="00000000000000a2", parent=component.span_id)
@@ -150,18 +157,17 @@ def test_an_agent_run_as_another_agents_tool_is_named_by_the_tool():
     inner = span("haystack.agent.run", {}, span_id="00000000000000a4", parent=delegation.span_id)
     sub_llm = span("haystack.agent.step.llm", {}, parent=inner.span_id)
     spans = {s.span_id: s for s in (component, outer, delegation, inner)}
-    assert Pipeline().identify(sub_llm, spans.get).agent_name == "docker_checker"
+    assert pipeline.identify(sub_llm, spans.get).agent_name == "docker_checker"
     # The delegation call itself is the agent's that made it.
-    assert Pipeline().identify(delegation, spans.get).agent_name == AGENT
+    assert pipeline.identify(delegation, spans.get).agent_name == AGENT
 
 
-def test_odd_shapes_raise_nothing_and_read_nothing_they_do_not_hold():
+def test_odd_shapes_raise_nothing_and_read_nothing_they_do_not_hold(pipeline):
     odd = [None, 3, "", "not json", "[]", '{"replies": 5}', '{"replies": [5, {"role": "assistant"}]}',
            '{"replies": [{"role": "assistant", "content": "plain"}]}', ("a", "b"), '{"messages": [{"content": 7}]}',
            '{"documents": [{"content": 1}, "x"]}', '"ChatMessage(_role=<ChatRole.TOOL: \'tool\'>, _content=[)"']  # fmt: skip
     keys = ("haystack.agent.step.llm.output", "haystack.agent.step.llm.input", "haystack.component.output",
             "haystack.component.input", "haystack.agent.step.tool.output", "haystack.agent.step.tool.input")  # fmt: skip
-    pipeline = Pipeline()
     for value in odd:
         for key in keys:
             attrs = {key: value, "haystack.tool.name": "t", "haystack.component.type": "Agent"}
