@@ -34,6 +34,7 @@ MARKERS: tuple[bytes, ...] = (
     b"ai.telemetry.functionId",
     b"gcp.vertex.agent.",  # Google ADK's legacy schema: a model call's response, a tool's arguments and result
     b".choices",  # LiteLLM's raw response span: llm.<provider>.choices (extract_litellm.py)
+    b"haystack.",  # Haystack's own tracing: model calls, tool runs, an Agent component's name (extract_haystack.py)
 )
 # The checks whose `wants` the markers cover; with any other check enabled, every span is asked.
 COVERED_CHECKS = frozenset({"output", "actions", "tool_policy", "grounding"})

@@ -35,7 +35,8 @@ from .base import CheckContext, CheckResult, CheckSpec, Finding, Migration, own_
 NAME = "actions"
 PREFIX = "claimwatch.actions"
 FINDING_EVENT = f"{PREFIX}.finding"
-_TOOL_KEYS = frozenset({V.GEN_AI_TOOL_NAME, V.OI_TOOL_NAME, V.TRACELOOP_SPAN_KIND, V.vercel.TOOL_CALL_NAME})
+_TOOL_KEYS = frozenset({V.GEN_AI_TOOL_NAME, V.OI_TOOL_NAME, V.TRACELOOP_SPAN_KIND, V.vercel.TOOL_CALL_NAME,
+                        V.haystack.TOOL_NAME})
 _SEVERITY = {STRUCTURE: "medium", TOOL_RESULT: "low"}
 _BLOCK_KEY = {STRUCTURE: "structure", TOOL_RESULT: "tool_result"}
 _LEVEL_NAMES = {STRUCTURE: "structure", TOOL_RESULT: "tool_result", CLAIMS: "claims"}
@@ -155,7 +156,7 @@ class ActionsCheck:
             events=self._events(ctx, decided),
             rows={"action_checks": self._level_rows(r, contradicted, unverified),
                   "action_findings": self._finding_rows(r, decided)},
-            blocked_texts=(text,) if verdict == "block" and text else (),
+            blocked_texts=(ctx.output.blocked_forms if ctx.output is not None else (text,)) if verdict == "block" and text else (),
             detail=r,
         )
 

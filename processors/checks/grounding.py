@@ -264,7 +264,7 @@ class GroundingCheck:
                 "grounding_evaluations": [eval_row],
                 "grounding_claims": self._claim_rows(decided, contradicted, passages, fact_verdict),
             },
-            blocked_texts=(text,) if verdict == "block" else (),
+            blocked_texts=(ctx.output.blocked_forms if ctx.output is not None else (text,)) if verdict == "block" else (),
             detail=report,
         )
 

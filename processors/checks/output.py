@@ -103,7 +103,7 @@ class OutputCheck:
                 "config_hash": self.validator.config_hash,
             },
             rows={"claims": self._claim_rows(r)},
-            blocked_texts=(text,) if r.verdict == "block" else (),
+            blocked_texts=output.blocked_forms if r.verdict == "block" else (),
             error=r.error,
             detail=r,
         )

@@ -26,6 +26,7 @@ from ..core.policy import PolicyResolver, matches
 from ..core.validator import OutputValidator
 from ..otel import attributes as A
 from ..otel import extract_crewai as crewai
+from ..otel import extract_haystack as haystack
 from ..otel import extract_vercel as vercel
 from ..otel.extract import Output, extract
 from ..otel.extract_llamaindex import agent_name as llamaindex_agent_name
@@ -70,7 +71,8 @@ IDENTITY_KEYS = (
     vercel.FUNCTION_ID,
 )
 # And what identity reads of an ancestor only when it has one of those (OpenInference's metadata).
-ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA, A.OPENINFERENCE_GRAPH_NODE, A.GEN_AI_SYSTEM)
+ANCESTOR_KEYS = (*IDENTITY_KEYS, A.OPENINFERENCE_METADATA, A.OPENINFERENCE_GRAPH_NODE, A.GEN_AI_SYSTEM,
+                 *haystack.ANCESTOR_KEYS)
 
 
 def enforces(mode: str, verdict: str) -> bool:
@@ -360,6 +362,7 @@ class Pipeline:
         agent_id = agent_name = session = trust = None
         agent_span_name = None  # an agent span's own name, when no attribute names the agent
         current: SpanRecord | None = span
+        below: SpanRecord | None = None  # the span the walk came up from
         depth = 0
         while current is not None and depth < _MAX_DEPTH:
             attrs = current.attributes
@@ -382,12 +385,14 @@ class Pipeline:
                 # frameworks set `agent.name` only when it ends, after its LLM calls were judged; a
                 # LlamaIndex agent workflow step names it in the event it got (current_agent_name).
                 agent_span_name = openinference_agent_name(current) or llamaindex_agent_name(current)
+                # A Haystack Agent run as a pipeline component, or as another agent's tool, is named so.
+                agent_span_name = agent_span_name or haystack.agent_name(current, below)
             session = session or _str(attrs.get(A.GEN_AI_CONVERSATION_ID)) or _str(attrs.get(A.SESSION_ID))
             trust = trust if trust is not None else _float(attrs.get(A.AGENT_TRUST))
             if agent_id and session and trust is not None:
                 break
             parent = current.parent_span_id
-            current = ancestor(parent) if (ancestor and parent) else None
+            below, current = current, ancestor(parent) if (ancestor and parent) else None
             depth += 1
         if trust is None:
             trust = _float(span.resource.get(A.AGENT_TRUST))

@@ -53,7 +53,7 @@ NAME = "tool_policy"
 PREFIX = "claimwatch.tool_policy"
 DECISION_EVENT = f"{PREFIX}.decision"
 _TOOL_KEYS = frozenset({"gen_ai.tool.name", "tool.name", "traceloop.span.kind", "openinference.span.kind",
-                        "ai.toolCall.name"})
+                        "ai.toolCall.name", "haystack.tool.name"})
 _VERDICT = {"block": "block", "dry_run": "flag", "allow": "pass"}
 _MAX_CALLS_PER_SPAN = 64
 # OpenInference's id on a TOOL span ("the identifier for the result of the tool call"), rarely set.

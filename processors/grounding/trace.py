@@ -34,6 +34,8 @@ from threading import Lock
 from typing import Any
 
 from ..otel import extract_adk as adk
+from ..otel import extract_dspy as dspy
+from ..otel import extract_haystack as haystack
 from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
 from ..otel.extract import ANSWER_TOOLS
@@ -76,7 +78,8 @@ _OI_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.content$")
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 _EVIDENCE_KEYS = frozenset(
     {GEN_AI_TOOL_RESULT, GEN_AI_INPUT_MESSAGES, OUTPUT_VALUE, TRACELOOP_ENTITY_OUTPUT, PYDANTIC_AI_TOOL_RESPONSE,
-     ANTHROPIC_TOOL_RESULT, adk.TOOL_RESPONSE, vercel.PROMPT_MESSAGES, *vercel.TOOL_RESULT_KEYS}
+     ANTHROPIC_TOOL_RESULT, adk.TOOL_RESPONSE, vercel.PROMPT_MESSAGES, *vercel.TOOL_RESULT_KEYS,
+     haystack.TOOL_OUTPUT, haystack.COMPONENT_OUTPUT, haystack.STEP_LLM_INPUT}
 )
 
 
@@ -256,6 +259,9 @@ def span_passages(span: SpanRecord) -> list[Passage]:
         out.append(_passage(attrs[key], "retrieval", span, key))
     if not docs and TRACELOOP_ENTITY_OUTPUT in attrs:  # OpenLLMetry's LlamaIndex retriever step: its nodes
         out.extend(_passage(text, "retrieval", span, TRACELOOP_ENTITY_OUTPUT) for text in retrieved_texts(span))
+    if haystack.COMPONENT_OUTPUT in attrs:  # Haystack's own tracing: a retriever component's documents
+        key = haystack.COMPONENT_OUTPUT
+        out.extend(_passage(text, "retrieval", span, key) for text in haystack.retrieved_texts(attrs))
     return [p for p in out if p.text.strip()]
 
 
@@ -290,11 +296,14 @@ def _any_tool_result(span: SpanRecord) -> tuple[str | None, str | None, Any, str
     if vercel.TOOL_CALL_RESULT in attrs:
         name, arguments, result, _ = vercel.tool_call(attrs)
         return name, _text(arguments), result, vercel.TOOL_CALL_RESULT
+    if haystack.TOOL_OUTPUT in attrs:  # Haystack's own tracing: an Agent's tool run
+        name, arguments, result, _ = haystack.tool_call(attrs)
+        return name, _text(arguments), result, haystack.TOOL_OUTPUT
     kind = str(attrs.get(OI_SPAN_KIND, "")).upper()
     if kind == "TOOL" and OUTPUT_VALUE in attrs:
         # input.value holds the call's arguments; tool.parameters is the tool's JSON Schema (OpenInference).
         args = bound_arguments(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
-        return _str(attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
+        return dspy.tool_name(span.name, attrs.get(OI_TOOL_NAME)), _text(args), attrs[OUTPUT_VALUE], OUTPUT_VALUE
     step = tool_step(span)  # OpenLLMetry's LlamaIndex call_tool step
     if step is not None:
         name, args, result, _ = step
@@ -315,6 +324,9 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
     messages: list[tuple[str, str, str | None, str]] = []  # (role, text, tool name, key)
     if GEN_AI_INPUT_MESSAGES in attrs:
         messages = _genai_messages(attrs[GEN_AI_INPUT_MESSAGES])
+    elif (chat := haystack.repr_conversation(attrs.get(INPUT_VALUE))) is not None:
+        # OpenInference's Haystack LLM spans: the tool results are only in input.value (extract_haystack.py)
+        messages = _genai_messages(chat, INPUT_VALUE)
     elif any(k.startswith(OI_INPUT_MESSAGES_PREFIX) for k in attrs):
         messages = _indexed_messages(attrs, _OI_MESSAGE, "llm.input_messages")
     elif any(k.startswith(GEN_AI_PROMPT_PREFIX) for k in attrs):
@@ -323,6 +335,9 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         messages = _genai_messages(vercel.input_messages(attrs[vercel.PROMPT_MESSAGES]), vercel.PROMPT_MESSAGES)
     elif (raw := litellm.raw_input(attrs)) is not None:  # LiteLLM's raw request span (extract_litellm.py)
         messages = _genai_messages(raw, "llm.raw.messages")
+    elif (chat := haystack.input_messages(attrs)) is not None:  # Haystack's own tracing: a model call's input
+        key = haystack.STEP_LLM_INPUT if haystack.STEP_LLM_INPUT in attrs else haystack.COMPONENT_INPUT
+        messages = _genai_messages(chat, key)
     out: list[Passage] = []
     query = None
     for role, text, name, key in messages:
@@ -331,6 +346,7 @@ def input_passages(span: SpanRecord) -> tuple[list[Passage], str | None]:
         if role == "tool":
             out.append(Passage(text, "tool_message", span.span_id, key, name, looks_truncated(text), span.end_ns))
         elif role == "user":
+            text = dspy.user_text(text) if dspy.MARKER in text else text  # not ReAct's trajectory (extract_dspy.py)
             out.append(Passage(text, "user_message", span.span_id, key, None, False, span.end_ns))
             query = text
         elif role in ("system", "developer"):  # instructions and policies the agent was given

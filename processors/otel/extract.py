@@ -12,7 +12,9 @@ or query response it carries, see `extract_llamaindex.py`; a CrewAI task's or
 crew's as its final answer, see `extract_crewai.py`); the Vercel AI SDK's
 `ai.response.*` on its model-call spans (`extract_vercel.py`); Google ADK's legacy
 `gcp.vertex.agent.llm_response` on its `call_llm` spans, and an ADK Event in
-OpenInference's `output.value` read as its model content (`extract_adk.py`).
+OpenInference's `output.value` read as its model content (`extract_adk.py`); Haystack's own
+tracing, a model call's `replies` in `haystack.agent.step.llm.output` or a chat generator
+component's `haystack.component.output` (`extract_haystack.py`).
 
 Text and reasoning parts are validated; tool calls are recorded, not validated
 as prose, except a call of an output tool: an agent that answers in a
@@ -34,6 +36,8 @@ from typing import Any
 
 from . import attributes as A
 from . import extract_adk as adk
+from . import extract_dspy as dspy
+from . import extract_haystack as haystack
 from . import extract_litellm as litellm
 from . import extract_vercel as vercel
 from .extract_crewai import run_output as crewai_run_output
@@ -76,10 +80,19 @@ class Output:
     source: str
     truncated: bool = False
     tool_calls: tuple[ToolCall, ...] = ()
+    # The text as the model wrote it, when `text` was read out of a structure in it (DSPy's field
+    # markers): a block must keep that form from travelling too.
+    raw: str | None = field(default=None, compare=False)
+
+    @property
+    def blocked_forms(self) -> tuple[str, ...]:
+        """The forms of this output an enforced block redacts wherever they travel."""
+        return (self.text,) if not self.raw else (self.text, self.raw)
 
 
 _EXACT_KEYS = frozenset(
-    {A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, adk.LLM_RESPONSE, *vercel.OUTPUT_KEYS}
+    {A.GEN_AI_OUTPUT_MESSAGES, A.OUTPUT_VALUE, A.TRACELOOP_ENTITY_OUTPUT, adk.LLM_RESPONSE, *vercel.OUTPUT_KEYS,
+     *haystack.OUTPUT_KEYS}
 )
 _PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
 
@@ -117,8 +130,18 @@ def extract(span: SpanRecord) -> Output | None:
     for finder in _FINDERS:
         found = finder(span, attrs)
         if found is not None and (found.text.strip() or found.tool_calls):
-            return found
+            return _dspy_fields(found) if dspy.MARKER in found.text else found
     return None
+
+
+def _dspy_fields(found: Output) -> Output:
+    """DSPy's marked output (extract_dspy.py): its text fields are the text, ReAct's tool fields a call."""
+    parsed = dspy.structured(found.text)
+    if parsed is None:
+        return found
+    texts, calls = parsed
+    tools = found.tool_calls + tuple(ToolCall(name, arguments) for name, arguments in calls)
+    return Output("\n\n".join(texts), found.source, found.truncated, tools, raw=found.text)
 
 
 def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
@@ -344,6 +367,21 @@ def _from_adk_response(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | N
     return Output("\n\n".join(texts), adk.LLM_RESPONSE, False, tuple(ToolCall(n, _as_text(a), i) for n, a, i in calls))
 
 
+def _from_haystack(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
+    """Haystack's own tracing (extract_haystack.py): a model call's replies, never an Agent's, a prompt
+    builder's or a pipeline's outputs, which repeat them or are what the agent was given."""
+    if not (haystack.STEP_LLM_OUTPUT in attrs or haystack.COMPONENT_OUTPUT in attrs):
+        return None
+    found = haystack.model_output(attrs)
+    if found is None:
+        return None
+    texts, calls, cut = found
+    key = haystack.STEP_LLM_OUTPUT if haystack.STEP_LLM_OUTPUT in attrs else haystack.COMPONENT_OUTPUT
+    if cut:
+        return Output(_salvage(str(attrs[key])), key, truncated=True)
+    return Output("\n\n".join(texts), key, False, tuple(ToolCall(n, a, i) for n, a, i in calls))
+
+
 def _from_litellm_raw(span: SpanRecord, attrs: Mapping[str, Any]) -> Output | None:
     """LiteLLM's raw response span (extract_litellm.py): the one record of a call made under an open span."""
     found = litellm.raw_output(attrs)
@@ -446,4 +484,5 @@ _FINDERS = (
     _from_vercel_ai,
     _from_adk_response,
     _from_litellm_raw,
+    _from_haystack,
 )

@@ -30,6 +30,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..otel import extract_adk as adk
+from ..otel import extract_dspy as dspy
+from ..otel import extract_haystack as haystack
 from ..otel import extract_litellm as litellm
 from ..otel import extract_vercel as vercel
 from ..otel.extract import extract, may_carry_output
@@ -257,8 +259,11 @@ def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str 
     if vercel.TOOL_CALL_NAME in attrs:
         name, args, result, call_id = vercel.tool_call(attrs)
         return name, args, result, _status(attrs, span), call_id
+    if haystack.TOOL_NAME in attrs:  # Haystack's own tracing: an Agent's tool run (extract_haystack.py)
+        name, args, result, failed = haystack.tool_call(attrs)
+        return name, tool_call_input(args), tool_message_content(result), "error" if failed else _status(attrs, span), None
     if str(attrs.get(OI_SPAN_KIND, "")).upper() == "TOOL":
-        name = attrs.get(OI_TOOL_NAME) or span.name
+        name = dspy.tool_name(span.name, attrs.get(OI_TOOL_NAME))  # DSPy's: `<tool>.__call__`, no tool.name
         # smolagents and LlamaIndex bind the arguments as {"args": [...], "kwargs": {...}}; LlamaIndex's
         # FunctionTool returns a ToolOutput.
         args = bound_arguments(attrs.get(INPUT_VALUE, attrs.get(OI_TOOL_PARAMETERS)))
@@ -309,6 +314,8 @@ def input_conversation(span: SpanRecord) -> Any:
     value = attrs.get(GEN_AI_INPUT_MESSAGES)
     if value is None and vercel.PROMPT_MESSAGES in attrs:
         return vercel.input_messages(attrs[vercel.PROMPT_MESSAGES])
+    if value is None and (haystack.STEP_LLM_INPUT in attrs or haystack.COMPONENT_INPUT in attrs):
+        return haystack.input_messages(attrs)  # Haystack's own tracing (extract_haystack.py), else None
     if value is None and str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
         return litellm.raw_input(attrs)  # LiteLLM's raw request span (extract_litellm.py), else None
     if value is not None or str(attrs.get(OI_SPAN_KIND, "")).upper() != "LLM":
@@ -316,7 +323,9 @@ def input_conversation(span: SpanRecord) -> Any:
     last, found = _last_conversation  # asked twice per output span: for the timeline and for its actions
     if last is span:
         return found
-    found = _openinference_conversation(attrs)
+    # OpenInference's Haystack spans leave tool calls and results out of the indexed messages: they are
+    # only in input.value's ChatMessage reprs (extract_haystack.py).
+    found = haystack.repr_conversation(attrs.get(INPUT_VALUE)) or _openinference_conversation(attrs)
     _last_conversation = (span, found)
     return found
 
