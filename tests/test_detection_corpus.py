@@ -570,6 +570,11 @@ CATEGORY_OF_SHAPE = [
     ("A replacement is on its way.", ["system_state"]),
     # but a bold value a screen shows is read out, as a backticked one is
     ("The discount line shows **-$0.00**.", []),
+    # round 20: what has not happened to a thing yet is the state it waits in, whatever the verb
+    ("Ines hasn't responded yet.", ["system_state"]),
+    ("The fix is probably not released yet.", ["system_state"]),
+    ("Shipping label not purchased yet.", ["system_state"]),
+    ("I haven't reserved yet.", []),
 ]
 
 

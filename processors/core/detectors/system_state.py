@@ -773,6 +773,29 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # What has not happened to a thing yet: "it hasn't shipped yet", "Ines hasn't responded yet", "the fix is
+        # probably not released yet", "Shipping label not purchased yet", "not yet acknowledged". "Yet" makes any
+        # participle a state the thing is still waiting in (pending), whatever the verb: no list of verbs to keep.
+        id="system_state.not_yet",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not)(?:\s+(?:yet\s+)?been)?"
+            r"|(?:is|are|was|were)(?:n't|n’t|(?:\s+(?:probably|likely|still|also|apparently))?\s+not)"
+            r"|(?:may|might|could)\s+not\s+(?:be|have\s+been)|not)\s+(?:\*\*)?"
+            r"(?P<state>\p{L}+(?:ed|en)|set|run|sent|built|paid|done|begun|made|shown|seen|held|read|put|sold|taken"
+            r"|given|written|gone|come)(?:\s+or\s+\p{L}+(?:ed|en))?(?:\*\*)?\s+yet\b",
+            r"\b(?P<cop>not)\s+yet\s+(?P<state>\p{L}+(?:ed|en)|set|run|sent|built|paid|done|begun|made|shown|seen"
+            r"|held|sold|taken|given|written)\b",
+        ),
+        assertion="not_{state}",
+        negative=True,
+        subject_before=True,
+        confidence=0.7,
+        examples=("It hasn't shipped yet.", "The refund has not been approved yet.", "Shipping label not purchased yet.",
+                  "The incident is not yet acknowledged."),
+    ),
+    DetectorSpec(
         id="system_state.not_found",
         category="system_state",
         family="systemState",
