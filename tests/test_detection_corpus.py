@@ -457,7 +457,8 @@ CATEGORY_OF_SHAPE = [
     ("I'm in charge of the rollout.", []),
     # a check mark after a name inside a line is that thing's outcome; after what a step did or left, it is not
     ("Stages: Checkout ✓, Instrumented tests ✗.", ["operational_status", "operational_status"]),
-    ("- **#1047 Harbor Dental:** reminder sent ✅", []),
+    # (what the line says of its key is a state: "reminder sent", as the labeller of set 13 read it)
+    ("- **#1047 Harbor Dental:** reminder sent ✅", ["system_state"]),
     # a thing on screen named by its quoted label shows its state; a backticked command's output does not
     ('The light "Bedside Left" shows "Unreachable".', ["system_state"]),
     ("`ls` shows analyze.py and fetch.py.", []),
@@ -575,6 +576,11 @@ CATEGORY_OF_SHAPE = [
     ("The fix is probably not released yet.", ["system_state"]),
     ("Shipping label not purchased yet.", ["system_state"]),
     ("I haven't reserved yet.", []),
+    # a status list's key is its subject whole, prepositions and all; a mark or an adverb may stand around the state
+    ("- Mute participants on entry: off\n", ["system_state"]),
+    ("- ❌ **Waiting room:** still on.\n", ["system_state"]),
+    ("- **SSL certificate:** still pending\n", ["system_state"]),
+    ("**Thought:** On the Members page, scrolling down.", []),
 ]
 
 

@@ -110,6 +110,18 @@ RESULTS = (
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
 )
 
+# A mark a status list may lead its key with: "- ✅ **Join anytime:** enabled", "- ⏳ `e2e (webkit)`: still running".
+_MARK = "(?:[✅❌⚠⏳✔✓✗✘]\ufe0f?[ \\t]+)?"
+# The value of a key in a status list: a state, after an adverb ("still pending", "now on") or a note's noun ("reminder
+# sent", "order placed"). Not "included", "none", "yes", "no": a fare's or a booking's values, read out (GUIDE.md).
+_KEY_STATE = (
+    r"(?:(?:still|now|already|currently)[ \t]+)?(?P<cop>(?:not|NOT|Not)[ \t]+(?:yet[ \t]+)?)?"
+    rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed|failed"
+    r"|passed|skipped|scheduled|turned\s+(?:on|off)|online|unchanged|left\s+empty"
+    r"|(?:reminder|email|invite|invitation|message|order|payment|reply|ticket|update|results?)[ \t]+(?:sent|placed|posted"
+    r"|available|received|scheduled|applied))\b"
+)
+
 DETECTORS = (
     DetectorSpec(
         id="system_state.copula",
@@ -893,21 +905,28 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]+?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
-            rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off"
-            r"|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed)\b",
+            # The key is the subject whole ("Mute participants on entry: off", "Branch protection for `main`: enabled"),
+            # prepositions and all; a mark may lead it ("- ✅ **Join anytime:** enabled"), an adverb the state ("still
+            # pending", "now on"), and a note's noun the participle ("- **#1047 Harbor Dental:** reminder sent").
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+" + _MARK + r"(?:\*\*)?(?P<key>[^\n:*|]+?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
+            rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?{_KEY_STATE}",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
-            r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]+?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
-            rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|set|confirmed|cancell?ed|failed|passed)\b",
+            r"(?m)^[ \t]*" + _MARK + r"\*\*(?P<key>[^\n:*|]+?):?\*\*:?[ \t]*" + _KEY_STATE,
         ),
         assertion="{not_}{state}",
+        subject_before=True,
+        subject_includes_match_group="key",
         negation_group="cop",
         confidence=0.85,
         priority=2,
         # A key is short: bounded here, not in the patterns (a bounded repeat under a line anchor makes the
         # scan's automaton large).
         reject_subject=r"^.{61,}$",
-        examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n"),
+        # "**Thought:** On the Members page, ...": a preposition, no state.
+        reject_after=r"(?<=[Oo]n)[ \t]+(?:the|a|an|this|that|my|your|its|their)\b",
+        examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n",
+                  "- Mute participants on entry: off\n", "- ✅ **Join anytime:** enabled\n",
+                  "- **SSL certificate:** still pending\n", "- **#1047 Harbor Dental:** reminder sent\n"),
     ),
     DetectorSpec(
         # Telegraphic notes, as agents write progress and memory: "Email sent.", "Branch updated.", "Comment
