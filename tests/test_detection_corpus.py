@@ -581,6 +581,13 @@ CATEGORY_OF_SHAPE = [
     ("- ❌ **Waiting room:** still on.\n", ["system_state"]),
     ("- **SSL certificate:** still pending\n", ["system_state"]),
     ("**Thought:** On the Members page, scrolling down.", []),
+    # "No" and a noun phrase as a clause of its own says the thing is not there; below every other detector
+    ("No reply yet.", ["existence"]),
+    ("Status is Waiting for support; no assignee.", ["system_state", "existence"]),
+    ("No refund was issued.", ["system_state"]),
+    ("No worries! I can help.", []),
+    ("No action needed right now.", []),
+    ('The year alone is "1990". No letters, no spaces.', []),
 ]
 
 

@@ -378,6 +378,34 @@ DETECTORS = (
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
     ),
     DetectorSpec(
+        # "No" and a noun phrase as a clause of its own: "No reply yet.", "No 7:30 slots.", "Status is Waiting for
+        # support; no assignee.", "Scrolled to the end: still no attachment.", "No download, no dialog." A note that
+        # the thing is not there, as "there is no X" says it in full. With a verb ("No one has replied") the clause is
+        # another detector's, or none: the subject stops short of one.
+        id="existence.no_fragment",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"(?:^|[.!?;][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*|:[ \t]+)(?:still[ \t]+)?(?P<cop>(?-i:[Nn])o)[ \t]+"
+            r"(?P<subject>[\p{L}\p{N}`\"“'](?:[^\n.;!?,:()—–]|:\d)*)(?:[.;!,)—–]|\n|$)",
+        ),
+        assertion="not_exists",
+        negative=True,
+        confidence=0.7,
+        # A verb makes it a sentence ("No change is needed", "No one has replied"); more than six words, a sentence too;
+        # "no box needed", "no action required": what is not needed, no thing missing; "No problem", "No worries".
+        reject_subject=r"^(?:\S+\s+){6,}|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|will"
+        r"|would|should|shall|may|might|must|seems?|appears?|appeared|needed|required|necessary|needs?|requires?"
+        r"|matters?|thanks|worries|problem|problems|rush|idea|wonder|doubt|way|luck|dice|kidding|offense|pressure)\b"
+        # "\"1990\". No letters, no spaces.": what a string holds is its value (GUIDE.md), no thing of the task.
+        r"|^(?:letters?|spaces?|characters?|chars?|digits?|whitespace|newlines?|quotes?|commas?|dots?|dashes?"
+        r"|hyphens?|brackets?|prefix|suffix|padding|decimals?)$",
+        # Below every other detector: "No refund was issued", "No filters are applied yet" say what an action left a
+        # record in (system_state.result, system_state.not_yet), as their labellers read them; this takes the rest.
+        priority=0,
+        examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
+    ),
+    DetectorSpec(
         # "No open tickets match the filter" (what a search finds is discovery: system_state.results).
         id="existence.matches",
         category="existence",
