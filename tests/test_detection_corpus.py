@@ -588,6 +588,10 @@ CATEGORY_OF_SHAPE = [
     ("No worries! I can help.", []),
     ("No action needed right now.", []),
     ('The year alone is "1990". No letters, no spaces.', []),
+    # the agent's own tools and memory are self-reference, as its shell and browser are
+    ("I don't have a booking tool connected here.", ["self_referential"]),
+    ("My toolset here is read-only.", ["self_referential"]),
+    ("The repo doesn't have a lint tool configured.", ["existence"]),
 ]
 
 
