@@ -592,6 +592,12 @@ CATEGORY_OF_SHAPE = [
     ("I don't have a booking tool connected here.", ["self_referential"]),
     ("My toolset here is read-only.", ["self_referential"]),
     ("The repo doesn't have a lint tool configured.", ["existence"]),
+    # what a thing has, in the plural and with no article, is there; a state or a value after it is not this claim
+    ('Column D ("Region") has blanks in rows 14, 27 and 63.', ["existence"]),
+    ("Daly City has openings next week.", ["existence"]),
+    ("The store page has no reviews.", ["existence"]),
+    ("It has values 0-255.", []),
+    ("Standard file objects have string modes.", []),
 ]
 
 

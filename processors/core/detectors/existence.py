@@ -173,6 +173,11 @@ DETECTORS = (
             # \"Rename\" and \"Move to Trash\"", "the place card has Directions, Save, Share and More".
             r"\b(?:has|have|had|offers|offer)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>"
             + _ENTRY + r"(?:,[ \t]+" + _ENTRY + r")*,?[ \t]+(?:and|or)[ \t]+" + _ENTRY + r")",
+            # With no article: things in the plural ("column D has blanks in rows 14 and 27", "Daly City has openings next
+            # week", "the table has columns Rank, Name, Height"), both of two ("the downloads page has both a stable
+            # release and a pre-release").
+            r"\b(?:has|have|had)\s+(?:(?:only|also|still|now|already)\s+)?(?P<subject>(?:[\p{L}-]+\s+)?[\p{L}][\p{L}-]*[^s\W]s)\b",
+            r"\b(?:has|have|had)\s+(?:(?:only|also|still|now|already)\s+)?both\s+" + AFTER,
         ),
         assertion="exists",
         role_before=True,
@@ -181,6 +186,13 @@ DETECTORS = (
         reject_subject=r"^(?:look|go|try|chance|way|lot|bit|few|couple|moment|second|minute|problem|question|issue"
         r"|bug|typo|point|feeling|sense|role|hand|say|effect|impact|default|value|argument|parameter|method"
         r"|function|attribute|field|option|options|choice|choices|reference|check|test|call|copy|balance|flaw"
+        # The same in the plural, which the article-less pattern takes: "it has values 0-255", "has implications".
+        r"|problems|questions|issues|bugs|typos|points|feelings|effects|implications|consequences|values|arguments"
+        r"|parameters|methods|functions|attributes|references|checks|tests|calls|thanks|regards|plans|hopes|doubts"
+        # "has no reviews" is existence.does_not_have's, negative; "has focus", "have status": no plural, a state.
+        r"|no|not|none|nothing|similar|focus|status|[\w-]*(?:us|is)$"
+        # "file objects have string modes", "has integer keys": members named by their type narrate code.
+        r"|^(?:string|str|integer|int|float|bool|boolean|list|dict|tuple|bytes?|binary|numeric)\s"
         # "Have a fantastic day": a wish.
         r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total"
         r"|(?:milli|micro)?seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|ms|[kmgt]i?b|bytes?"
@@ -189,9 +201,12 @@ DETECTORS = (
         r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`",
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
+        # "have prices raised by 10%", "has Status = In progress": the object's state or value follows, not what is there.
+        reject_after=r"[ \t]+(?:=|[^\W\d_]+ed\b)",
         examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.',
                   "The reservation has travel insurance.",
-                  "The place card has Directions, Save, Share and More."),
+                  "The place card has Directions, Save, Share and More.", "Daly City has openings next week.",
+                  "The downloads page has both a stable release and a pre-release."),
     ),
     DetectorSpec(
         # What is left, counted: "5 issues remain", "no refills remain on the prescription", "only one room is
