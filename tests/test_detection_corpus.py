@@ -598,6 +598,10 @@ CATEGORY_OF_SHAPE = [
     ("The store page has no reviews.", ["existence"]),
     ("It has values 0-255.", []),
     ("Standard file objects have string modes.", []),
+    # a thing on screen over another is a UI state; of a policy, what it pays for
+    ("A cookie consent dialog covers most of the page.", ["system_state"]),
+    ("The keyboard is covering the Ingredients field.", ["system_state"]),
+    ("The warranty covers the repair.", []),
 ]
 
 

@@ -313,6 +313,26 @@ DETECTORS = (
                   'Typing "Tom" filtered the dropdown to a single entry.'),
     ),
     DetectorSpec(
+        # A thing on screen over another: "a cookie consent dialog covers most of the page", "a popup asking me to
+        # subscribe is covering the page", "the keyboard is covering the Ingredients field". A UI state; only of UI
+        # nouns ("the plan covers the repair" is what a policy pays for).
+        id="system_state.covering",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b(?P<head>{UI_NOUNS}|keyboard|overlay|layer)s?(?:\*\*)?(?:[ \t]+(?:titled|labelled|labeled|saying|asking)"
+            r"[ \t]+[^\n.;]*?)?[ \t]+(?P<state>covers|covered|(?:is|are|was|were)[ \t]+(?:still[ \t]+)?covering)"
+            r"[ \t]+(?:most|part|half|all|the|a|an|my|your)\b",
+        ),
+        assertion="covering",
+        subject_before=True,
+        subject_includes_match_group="head",
+        confidence=0.7,
+        reject_before=_CONDITION_BEFORE,
+        examples=("A cookie consent dialog covers most of the page.", "The keyboard is covering the Ingredients field.",
+                  'A modal titled "Subscribe to our newsletter" is covering the content.'),
+    ),
+    DetectorSpec(
         # A page or a list that "is up" is on screen, loaded: "the printer settings page is up", "Results are up", "the
         # prescription list is up". A UI state (GUIDE.md: "the dashboard has loaded"), not a service's health, which
         # operational_status.healthy keeps ("Redis is up"); over it where both match.
