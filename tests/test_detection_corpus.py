@@ -602,6 +602,11 @@ CATEGORY_OF_SHAPE = [
     ("A cookie consent dialog covers most of the page.", ["system_state"]),
     ("The keyboard is covering the Ingredients field.", ["system_state"]),
     ("The warranty covers the repair.", []),
+    # "none of" a set has or is a thing, whatever the verb; a person out of office is a state a calendar gives
+    ('None of them has "W-2" in the file name.', ["existence"]),
+    ("None of the three museums offers free Sunday entry.", ["existence"]),
+    ("D. None of the other options match the correct element", []),
+    ("Tom is out of office until Dec 6.", ["system_state"]),
 ]
 
 

@@ -421,6 +421,28 @@ DETECTORS = (
         examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
     ),
     DetectorSpec(
+        # "None of" a set has or is a thing: "None of them has \"W-2\" in the file name", "none of them are PDFs", "None of
+        # the three museums offers free Sunday entry", "None of the references are in the `billing` package". Whatever
+        # the verb, no member of the set is or holds it. Below every other detector, as existence.no_fragment: "none
+        # of the tests are failing" is an outcome.
+        id="existence.none_of",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?-i:[Nn])one[ \t]+of[ \t]+(?:the|them|these|those|my|your|its|their)\b[^.;:\n]*?[ \t](?P<state>has|have|had|is"
+            r"|are|was|were|contains?|includes?|offers?|lists?|shows?|mentions?|points?|cites?|match(?:es)?|supports?"
+            r"|allows?|carry|carries|accepts?)\b",
+        ),
+        assertion="not_exists",
+        negative=True,
+        fixed_subject="none",
+        confidence=0.65,
+        priority=0,
+        # "D. None of the other options match": a choice among answers, read out.
+        reject_before=r"(?:^|\n)[ \t]*[A-Z][.)][ \t]*$",
+        examples=('None of them has "W-2" in the file name.', "None of the three museums offers free Sunday entry."),
+    ),
+    DetectorSpec(
         # "No open tickets match the filter" (what a search finds is discovery: system_state.results).
         id="existence.matches",
         category="existence",

@@ -46,6 +46,9 @@ UI_STATES = (
     # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
     # responses". Not "is asking for": as often what a form asks the user for, no state (measured: 4 of 11).
     r"|waiting\s+(?:for|at|on)|accepting\s+(?:new\s+)?(?:responses|submissions|patients|applications|orders|bookings)"
+    # Whether a person is there to act, as a calendar or a directory gives it: "Tom is out of office until Dec 6", "she is
+    # on sabbatical until January".
+    r"|out\s+of\s+(?:the\s+)?office|on\s+(?:sabbatical|leave|vacation|holiday|PTO|parental\s+leave|sick\s+leave)"
 )
 # A status as a page gives it: quoted or in bold, a few words.
 _STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
