@@ -607,7 +607,24 @@ CATEGORY_OF_SHAPE = [
     ("None of the three museums offers free Sunday entry.", ["existence"]),
     ("D. None of the other options match the correct element", []),
     ("Tom is out of office until Dec 6.", ["system_state"]),
+    # a second predicate after "and" / "but" shares the clause's subject; each predicate keeps its own claim
+    ("The product has been saved and is now enabled on the storefront.", ["system_state", "system_state"]),
+    ('The Outlook rule "Move newsletters" exists but is turned off.', ["existence", "system_state"]),
+    ("I checked the logs and is running.", []),
+    ('#90417 errored: "Ticket is closed and cannot be updated".', ["operational_status"]),
 ]
+
+
+def test_a_coordinated_predicate_takes_the_clause_subject_as_a_guess(validator):
+    claims = validator.detect("The timesheet for the week of Nov 16 was submitted and is now locked.")
+    locked = [c for c in claims if c.matched_text == "is now locked"]
+    assert len(locked) == 1 and locked[0].subject == "The timesheet"
+    # resolved like a pronoun: a guess, at a lower confidence than the same claim with its subject written out
+    (plain,) = [c for c in validator.detect("The timesheet is now locked.") if c.detector_id == locked[0].detector_id]
+    assert locked[0].confidence < plain.confidence
+    # when an action happened is a value, as its date is
+    text = "The reservation is in Basic Economy and was created more than 24 hours ago."
+    assert not [c for c in validator.detect(text) if c.detector_id == "system_state.result"]
 
 
 @pytest.mark.parametrize(("text", "categories"), CATEGORY_OF_SHAPE)

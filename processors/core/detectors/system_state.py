@@ -796,8 +796,9 @@ DETECTORS = (
         confidence=0.75,
         code_narration=r".*",
         # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
+        # "was created more than 24 hours ago": when, a value.
         reject_after=r"\s+(?:on\s+\d|in\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
-        r"|as\s+follows)|" + _BY_SOMEONE,
+        r"|as\s+follows|[^.;\n]{0,30}\bago\b)|" + _BY_SOMEONE,
         examples=(
             "Your reservation has been successfully cancelled.",
             "The placeholder was not replaced.",
