@@ -612,6 +612,9 @@ CATEGORY_OF_SHAPE = [
     ('The Outlook rule "Move newsletters" exists but is turned off.', ["existence", "system_state"]),
     ("I checked the logs and is running.", []),
     ('#90417 errored: "Ticket is closed and cannot be updated".', ["operational_status"]),
+    # a progress note that only says what is still so
+    ("Still spinning after the reload.", ["system_state"]),
+    ("I still think so.", []),
 ]
 
 

@@ -981,6 +981,23 @@ DETECTORS = (
         examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
     ),
     DetectorSpec(
+        # A progress note that only says what is still so: "Still spinning after the reload.", "Still loading after
+        # ~20s.", "Still in queue." About the thing the agent is waiting on, which the note does not name: stored
+        # unchecked, as a bare pronoun is.
+        id="system_state.still_note",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)(?-i:Still)[ \t]+(?P<state>spinning|loading|stuck|blank"
+            r"|empty|starting|running|pending|waiting|processing|queued|in[ \t]+(?:queue|progress|review)|uploading|syncing"
+            r"|booting|frozen|hanging|locked|unassigned|disabled|greyed[ \t]+out|grayed[ \t]+out)\b",
+        ),
+        assertion="{state}",
+        fixed_subject="it",
+        confidence=0.6,
+        examples=("Still spinning after the reload.", "Still in queue."),
+    ),
+    DetectorSpec(
         # An absolute clause: "With Redis running, we start the worker."
         id="system_state.with_clause",
         category="system_state",
