@@ -615,6 +615,9 @@ CATEGORY_OF_SHAPE = [
     # a progress note that only says what is still so
     ("Still spinning after the reload.", ["system_state"]),
     ("I still think so.", []),
+    # a status as a note gives it, key and value; not a path through a menu
+    ("Added her laptop to the group. Status → In progress.", ["system_state"]),
+    ("Checked Status → Targets in the Prometheus UI.", []),
 ]
 
 

@@ -565,6 +565,23 @@ DETECTORS = (
                   "The ticket PAY-318 is still in **In Review**.", 'PAY-311 is in the "Blocked" column.'),
     ),
     DetectorSpec(
+        # A status as a note gives it, key and value: "Status: **Stale**.", "Application status: **In Process**.",
+        # "Status → In progress." The value ends its clause: "Status → Targets in the Prometheus UI" is a path.
+        id="system_state.status_note",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?;][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>(?:[\p{L}]+[ \t]+)?(?:status|state|stage))[ \t]*(?::|→)"
+            r"[ \t]*(?P<state>\*\*[^*\n]{1,40}\*\*|\*[^*\n]{1,40}\*|[\"“][^\"”\n]{1,40}[\"”]|(?-i:\p{Lu})[\p{L}-]*"
+            r"(?:[ \t]+(?-i:\p{Lu})?[\p{L}-]+)?)[ \t]*(?:[.;,]|\n|$)",
+        ),
+        assertion="status",
+        confidence=0.7,
+        # "Last status: ...", "Next state: ...": a key about another time or a plan.
+        reject_subject=r"^(?:next|target|desired|expected|previous|last|old|new|initial)\b",
+        examples=("Status: **Stale**.", "Application status: **In Process**.", "Status → In progress."),
+    ),
+    DetectorSpec(
         # Nothing changed after an action: "the URL did not change", "the list did not grow".
         id="system_state.did_not_change",
         category="system_state",
