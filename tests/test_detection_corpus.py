@@ -354,8 +354,8 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     assert labelled == set(messages) and len(messages) == 3120
     assert {m["part"] for m in messages.values()} <= {"tune", "check"}
     checked, _ = bench.load("check")
-    # no detector was tuned on them: the newest blind set only (set 20 was opened in round 19)
-    assert {m["source"] for m in checked.values()} == {"written/mixed-21"} and len(checked) == 150
+    # no detector was tuned on them: none now, until blind set 22 lands (set 21 was opened in round 20)
+    assert not checked
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
@@ -457,7 +457,8 @@ CATEGORY_OF_SHAPE = [
     ("I'm in charge of the rollout.", []),
     # a check mark after a name inside a line is that thing's outcome; after what a step did or left, it is not
     ("Stages: Checkout ✓, Instrumented tests ✗.", ["operational_status", "operational_status"]),
-    ("- **#1047 Harbor Dental:** reminder sent ✅", []),
+    # (what the line says of its key is a state: "reminder sent", as the labeller of set 13 read it)
+    ("- **#1047 Harbor Dental:** reminder sent ✅", ["system_state"]),
     # a thing on screen named by its quoted label shows its state; a backticked command's output does not
     ('The light "Bedside Left" shows "Unreachable".', ["system_state"]),
     ("`ls` shows analyze.py and fetch.py.", []),
@@ -570,7 +571,66 @@ CATEGORY_OF_SHAPE = [
     ("A replacement is on its way.", ["system_state"]),
     # but a bold value a screen shows is read out, as a backticked one is
     ("The discount line shows **-$0.00**.", []),
+    # round 20: what has not happened to a thing yet is the state it waits in, whatever the verb
+    ("Ines hasn't responded yet.", ["system_state"]),
+    ("The fix is probably not released yet.", ["system_state"]),
+    ("Shipping label not purchased yet.", ["system_state"]),
+    ("I haven't reserved yet.", []),
+    # a status list's key is its subject whole, prepositions and all; a mark or an adverb may stand around the state
+    ("- Mute participants on entry: off\n", ["system_state"]),
+    ("- ❌ **Waiting room:** still on.\n", ["system_state"]),
+    ("- **SSL certificate:** still pending\n", ["system_state"]),
+    ("**Thought:** On the Members page, scrolling down.", []),
+    # "No" and a noun phrase as a clause of its own says the thing is not there; below every other detector
+    ("No reply yet.", ["existence"]),
+    ("Status is Waiting for support; no assignee.", ["system_state", "existence"]),
+    ("No refund was issued.", ["system_state"]),
+    ("No worries! I can help.", []),
+    ("No action needed right now.", []),
+    ('The year alone is "1990". No letters, no spaces.', []),
+    # the agent's own tools and memory are self-reference, as its shell and browser are
+    ("I don't have a booking tool connected here.", ["self_referential"]),
+    ("My toolset here is read-only.", ["self_referential"]),
+    ("The repo doesn't have a lint tool configured.", ["existence"]),
+    # what a thing has, in the plural and with no article, is there; a state or a value after it is not this claim
+    ('Column D ("Region") has blanks in rows 14, 27 and 63.', ["existence"]),
+    ("Daly City has openings next week.", ["existence"]),
+    ("The store page has no reviews.", ["existence"]),
+    ("It has values 0-255.", []),
+    ("Standard file objects have string modes.", []),
+    # a thing on screen over another is a UI state; of a policy, what it pays for
+    ("A cookie consent dialog covers most of the page.", ["system_state"]),
+    ("The keyboard is covering the Ingredients field.", ["system_state"]),
+    ("The warranty covers the repair.", []),
+    # "none of" a set has or is a thing, whatever the verb; a person out of office is a state a calendar gives
+    ('None of them has "W-2" in the file name.', ["existence"]),
+    ("None of the three museums offers free Sunday entry.", ["existence"]),
+    ("D. None of the other options match the correct element", []),
+    ("Tom is out of office until Dec 6.", ["system_state"]),
+    # a second predicate after "and" / "but" shares the clause's subject; each predicate keeps its own claim
+    ("The product has been saved and is now enabled on the storefront.", ["system_state", "system_state"]),
+    ('The Outlook rule "Move newsletters" exists but is turned off.', ["existence", "system_state"]),
+    ("I checked the logs and is running.", []),
+    ('#90417 errored: "Ticket is closed and cannot be updated".', ["operational_status"]),
+    # a progress note that only says what is still so
+    ("Still spinning after the reload.", ["system_state"]),
+    ("I still think so.", []),
+    # a status as a note gives it, key and value; not a path through a menu
+    ("Added her laptop to the group. Status → In progress.", ["system_state"]),
+    ("Checked Status → Targets in the Prometheus UI.", []),
 ]
+
+
+def test_a_coordinated_predicate_takes_the_clause_subject_as_a_guess(validator):
+    claims = validator.detect("The timesheet for the week of Nov 16 was submitted and is now locked.")
+    locked = [c for c in claims if c.matched_text == "is now locked"]
+    assert len(locked) == 1 and locked[0].subject == "The timesheet"
+    # resolved like a pronoun: a guess, at a lower confidence than the same claim with its subject written out
+    (plain,) = [c for c in validator.detect("The timesheet is now locked.") if c.detector_id == locked[0].detector_id]
+    assert locked[0].confidence < plain.confidence
+    # when an action happened is a value, as its date is
+    text = "The reservation is in Basic Economy and was created more than 24 hours ago."
+    assert not [c for c in validator.detect(text) if c.detector_id == "system_state.result"]
 
 
 @pytest.mark.parametrize(("text", "categories"), CATEGORY_OF_SHAPE)

@@ -94,6 +94,10 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
             if quantified is not None:
                 return quantified.group("q"), UNRESOLVED, quantified.start("q")
         found = phrase_before(text, anchor)
+        if found is None and spec.builtin and not spec.subject_includes_match_group:
+            shared = _shared_subject(text, anchor)
+            if shared is not None:
+                return shared, RESOLVED, anchor  # the claim starts at its own predicate: the first one keeps its claim
         if spec.subject_includes_match_group:
             start = found[1] if found else anchor
             subject = _SPACES.sub(" ", text[start : raw.groups[spec.subject_includes_match_group].end])
@@ -144,6 +148,55 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
         if found and not is_pronoun(normalize_subject(found[0])):
             role, start = found
     return subject, role, start
+
+
+# "The product has been saved and | is now enabled", "WELCOME10 exists and | is **Active**": a second predicate
+# after "and" or "but" shares the clause's subject. The conjunction (and adverbs after it) just before the match.
+_AND_BEFORE = re.compile(
+    r"(?:,[ \t]*)?\b(?:and|but)(?:[ \t]+(?:now|still|also|then|already|currently|probably|is|are|was|were|has|have))?"
+    r"[ \t]*$",
+    re.IGNORECASE,
+)
+# Where the clause holding the first predicate starts: a sentence's or a line's start, a bullet, a semicolon, a
+# comma ("In Discounts, WELCOME10 exists and ...").
+_CLAUSE_START = re.compile(r"(?:^|[.!?;:,][ \t]+|\n[ \t]*(?:[-*•+][ \t]+|\d+[.)][ \t]+)?)(?=\S)")
+# A verb the first predicate may start with that the phrase does not stop at: "the rule \"X\" exists but ...".
+_LEADING_CONJUNCTION = re.compile(r"(?:and|but|so|or|then|while)[ \t]+", re.I)
+_VERB_TAIL = re.compile(r"[ \t]+(?:exists|appears|shows|looks|seems|remains|stays|works|runs|loads|opened|closed)$", re.I)
+
+
+def _shared_subject(text: str, anchor: int) -> str | None:
+    """The subject a coordinated predicate shares with the clause before its "and" / "but".
+
+    The first noun phrase of that clause, when a predicate follows it there (its phrase stops short of the
+    conjunction). A guess, as a resolved pronoun is: the claim is flagged, never blocked.
+    """
+    line = text.rfind("\n", 0, anchor) + 1
+    conj = _AND_BEFORE.search(text, max(line, anchor - 40), anchor)
+    if conj is None:
+        return None
+    starts = [m.end() for m in _CLAUSE_START.finditer(text, line, conj.start())]
+    if not starts:
+        return None
+    start = starts[-1]
+    lead = _LEADING_CONJUNCTION.match(text, start, conj.start())
+    if lead is not None:
+        start = lead.end()  # "..., but a linked PR has been merged and ...": the clause's subject follows "but"
+    if quoted_at(text, anchor):
+        return None  # the error reads "Ticket is closed and cannot be updated": reported words
+    found = phrase_after(text, start, conj.start())
+    if found is None:
+        return None
+    subject = _VERB_TAIL.sub("", found[0]).rstrip("*_ ")
+    normalized = normalize_subject(subject)
+    if not normalized or is_pronoun(normalized) or start + len(found[0]) >= conj.start():
+        return None  # "I checked and ...", "it ... and": no named subject; the phrase must leave room for a verb
+    words = normalized.split(" ")
+    if is_pronoun(words[0]):
+        return None  # "It finished in 9.4s and returned 48 rows": the phrase ran into the verb; a pronoun all the same
+    if len(words) > 6 or "(" in text[start : conj.start()]:
+        return None  # "That explains why `x` fails (it expects failure but succeeds)": no one clause before "but"
+    return subject
 
 
 def _name_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:

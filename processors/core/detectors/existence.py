@@ -173,6 +173,11 @@ DETECTORS = (
             # \"Rename\" and \"Move to Trash\"", "the place card has Directions, Save, Share and More".
             r"\b(?:has|have|had|offers|offer)\s+(?:(?:only|just|also|still|now|already)\s+)?(?P<subject>"
             + _ENTRY + r"(?:,[ \t]+" + _ENTRY + r")*,?[ \t]+(?:and|or)[ \t]+" + _ENTRY + r")",
+            # With no article: things in the plural ("column D has blanks in rows 14 and 27", "Daly City has openings next
+            # week", "the table has columns Rank, Name, Height"), both of two ("the downloads page has both a stable
+            # release and a pre-release").
+            r"\b(?:has|have|had)\s+(?:(?:only|also|still|now|already)\s+)?(?P<subject>(?:[\p{L}-]+\s+)?[\p{L}][\p{L}-]*[^s\W]s)\b",
+            r"\b(?:has|have|had)\s+(?:(?:only|also|still|now|already)\s+)?both\s+" + AFTER,
         ),
         assertion="exists",
         role_before=True,
@@ -181,6 +186,13 @@ DETECTORS = (
         reject_subject=r"^(?:look|go|try|chance|way|lot|bit|few|couple|moment|second|minute|problem|question|issue"
         r"|bug|typo|point|feeling|sense|role|hand|say|effect|impact|default|value|argument|parameter|method"
         r"|function|attribute|field|option|options|choice|choices|reference|check|test|call|copy|balance|flaw"
+        # The same in the plural, which the article-less pattern takes: "it has values 0-255", "has implications".
+        r"|problems|questions|issues|bugs|typos|points|feelings|effects|implications|consequences|values|arguments"
+        r"|parameters|methods|functions|attributes|references|checks|tests|calls|thanks|regards|plans|hopes|doubts"
+        # "has no reviews" is existence.does_not_have's, negative; "has focus", "have status": no plural, a state.
+        r"|no|not|none|nothing|similar|focus|status|[\w-]*(?:us|is)$"
+        # "file objects have string modes", "has integer keys": members named by their type narrate code.
+        r"|^(?:string|str|integer|int|float|bool|boolean|list|dict|tuple|bytes?|binary|numeric)\s"
         # "Have a fantastic day": a wish.
         r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total"
         r"|(?:milli|micro)?seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|ms|[kmgt]i?b|bytes?"
@@ -189,9 +201,12 @@ DETECTORS = (
         r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`",
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
+        # "have prices raised by 10%", "has Status = In progress": the object's state or value follows, not what is there.
+        reject_after=r"[ \t]+(?:=|[^\W\d_]+ed\b)",
         examples=("The email from Priya has an attachment.", 'The settings page has a "Visibility" section.',
                   "The reservation has travel insurance.",
-                  "The place card has Directions, Save, Share and More."),
+                  "The place card has Directions, Save, Share and More.", "Daly City has openings next week.",
+                  "The downloads page has both a stable release and a pre-release."),
     ),
     DetectorSpec(
         # What is left, counted: "5 issues remain", "no refills remain on the prescription", "only one room is
@@ -376,6 +391,56 @@ DETECTORS = (
         # "you have saved", "we have `Sunday` (text)": a tense or code, not possession.
         reject_subject=r"^(?:\S+ed\b|`)",
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
+    ),
+    DetectorSpec(
+        # "No" and a noun phrase as a clause of its own: "No reply yet.", "No 7:30 slots.", "Status is Waiting for
+        # support; no assignee.", "Scrolled to the end: still no attachment.", "No download, no dialog." A note that
+        # the thing is not there, as "there is no X" says it in full. With a verb ("No one has replied") the clause is
+        # another detector's, or none: the subject stops short of one.
+        id="existence.no_fragment",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"(?:^|[.!?;][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*|:[ \t]+)(?:still[ \t]+)?(?P<cop>(?-i:[Nn])o)[ \t]+"
+            r"(?P<subject>[\p{L}\p{N}`\"“'](?:[^\n.;!?,:()—–]|:\d)*)(?:[.;!,)—–]|\n|$)",
+        ),
+        assertion="not_exists",
+        negative=True,
+        confidence=0.7,
+        # A verb makes it a sentence ("No change is needed", "No one has replied"); more than six words, a sentence too;
+        # "no box needed", "no action required": what is not needed, no thing missing; "No problem", "No worries".
+        reject_subject=r"^(?:\S+\s+){6,}|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|can|could|will"
+        r"|would|should|shall|may|might|must|seems?|appears?|appeared|needed|required|necessary|needs?|requires?"
+        r"|matters?|thanks|worries|problem|problems|rush|idea|wonder|doubt|way|luck|dice|kidding|offense|pressure)\b"
+        # "\"1990\". No letters, no spaces.": what a string holds is its value (GUIDE.md), no thing of the task.
+        r"|^(?:letters?|spaces?|characters?|chars?|digits?|whitespace|newlines?|quotes?|commas?|dots?|dashes?"
+        r"|hyphens?|brackets?|prefix|suffix|padding|decimals?)$",
+        # Below every other detector: "No refund was issued", "No filters are applied yet" say what an action left a
+        # record in (system_state.result, system_state.not_yet), as their labellers read them; this takes the rest.
+        priority=0,
+        examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
+    ),
+    DetectorSpec(
+        # "None of" a set has or is a thing: "None of them has \"W-2\" in the file name", "none of them are PDFs", "None of
+        # the three museums offers free Sunday entry", "None of the references are in the `billing` package". Whatever
+        # the verb, no member of the set is or holds it. Below every other detector, as existence.no_fragment: "none
+        # of the tests are failing" is an outcome.
+        id="existence.none_of",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?-i:[Nn])one[ \t]+of[ \t]+(?:the|them|these|those|my|your|its|their)\b[^.;:\n]*?[ \t](?P<state>has|have|had|is"
+            r"|are|was|were|contains?|includes?|offers?|lists?|shows?|mentions?|points?|cites?|match(?:es)?|supports?"
+            r"|allows?|carry|carries|accepts?)\b",
+        ),
+        assertion="not_exists",
+        negative=True,
+        fixed_subject="none",
+        confidence=0.65,
+        priority=0,
+        # "D. None of the other options match": a choice among answers, read out.
+        reject_before=r"(?:^|\n)[ \t]*[A-Z][.)][ \t]*$",
+        examples=('None of them has "W-2" in the file name.', "None of the three museums offers free Sunday entry."),
     ),
     DetectorSpec(
         # "No open tickets match the filter" (what a search finds is discovery: system_state.results).

@@ -81,6 +81,13 @@ DETECTORS = (
             # browser or general network access" (not "I don't have access to X": capability.unable's).
             r"\bI\s+(?:(?:do\s+not|don't|don’t|also|only)\s+)?have\s+(?:a|an|no)\s+(?:(?:web|headless|real|local)\s+)?"
             r"(?:shell|terminal|browser|internet\s+connection|network\s+connection|code\s+interpreter|sandbox)\b",
+            # Its tools and memory: "I don't have a booking tool connected here", "I don't have memory of our earlier
+            # conversations", "my toolset here is read-only", "my screenshots are limited to 1280×800".
+            r"\bI\s+(?:do\s+not|don't|don’t)\s+have\s+(?:any\s+)?(?:memory\s+of|(?:a|an|the)\s+(?:[\p{L}-]+\s+)?tool\b"
+            r"|(?:[\p{L}-]+\s+)?tools\s+(?:to|for|that)\b)",
+            r"\bmy\s+(?:toolset|tool\s+set|tools|screenshots|sandbox|environment|setup|(?:[\p{L}-]+\s+)?profile)\s+"
+            r"(?:here\s+|in\s+this\s+[\p{L}-]+\s+)?(?:is|are|seems\s+to\s+be|appears\s+to\s+be)\s+(?:only\s+)?"
+            r"(?:read-only|limited|restricted|scoped)\b",
         ),
         assertion="self_referential",
         subject_group=None,
@@ -89,7 +96,8 @@ DETECTORS = (
         priority=2,
         examples=("I only receive screenshots, not audio.", "I can only see what is in the browser tab I control.",
                   "I have no access to your desktop apps or local files.", "I work only through screenshots.",
-                  "I have a shell and file-editing tools in this repo.", "I don't have a browser here."),
+                  "I have a shell and file-editing tools in this repo.", "I don't have a browser here.",
+                  "I don't have a booking tool connected here.", "My toolset here is read-only."),
     ),
     DetectorSpec(
         id="self_referential.tasked",

@@ -46,6 +46,9 @@ UI_STATES = (
     # What a process or a page is held at: "the terminal is waiting at the sudo prompt", "the form is accepting
     # responses". Not "is asking for": as often what a form asks the user for, no state (measured: 4 of 11).
     r"|waiting\s+(?:for|at|on)|accepting\s+(?:new\s+)?(?:responses|submissions|patients|applications|orders|bookings)"
+    # Whether a person is there to act, as a calendar or a directory gives it: "Tom is out of office until Dec 6", "she is
+    # on sabbatical until January".
+    r"|out\s+of\s+(?:the\s+)?office|on\s+(?:sabbatical|leave|vacation|holiday|PTO|parental\s+leave|sick\s+leave)"
 )
 # A status as a page gives it: quoted or in bold, a few words.
 _STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
@@ -108,6 +111,18 @@ RESULTS = (
     r"|rebased|squashed|rolled\s+back|redeployed|recycled|drained|cordoned|provisioned|rotated|revoked"
     # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
+)
+
+# A mark a status list may lead its key with: "- ✅ **Join anytime:** enabled", "- ⏳ `e2e (webkit)`: still running".
+_MARK = "(?:[✅❌⚠⏳✔✓✗✘]\ufe0f?[ \\t]+)?"
+# The value of a key in a status list: a state, after an adverb ("still pending", "now on") or a note's noun ("reminder
+# sent", "order placed"). Not "included", "none", "yes", "no": a fare's or a booking's values, read out (GUIDE.md).
+_KEY_STATE = (
+    r"(?:(?:still|now|already|currently)[ \t]+)?(?P<cop>(?:not|NOT|Not)[ \t]+(?:yet[ \t]+)?)?"
+    rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed|failed"
+    r"|passed|skipped|scheduled|turned\s+(?:on|off)|online|unchanged|left\s+empty"
+    r"|(?:reminder|email|invite|invitation|message|order|payment|reply|ticket|update|results?)[ \t]+(?:sent|placed|posted"
+    r"|available|received|scheduled|applied))\b"
 )
 
 DETECTORS = (
@@ -299,6 +314,26 @@ DETECTORS = (
         confidence=0.6,
         examples=('Clicking "File a claim" opened a modal.', "The click opened the context menu.",
                   'Typing "Tom" filtered the dropdown to a single entry.'),
+    ),
+    DetectorSpec(
+        # A thing on screen over another: "a cookie consent dialog covers most of the page", "a popup asking me to
+        # subscribe is covering the page", "the keyboard is covering the Ingredients field". A UI state; only of UI
+        # nouns ("the plan covers the repair" is what a policy pays for).
+        id="system_state.covering",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            rf"\b(?P<head>{UI_NOUNS}|keyboard|overlay|layer)s?(?:\*\*)?(?:[ \t]+(?:titled|labelled|labeled|saying|asking)"
+            r"[ \t]+[^\n.;]*?)?[ \t]+(?P<state>covers|covered|(?:is|are|was|were)[ \t]+(?:still[ \t]+)?covering)"
+            r"[ \t]+(?:most|part|half|all|the|a|an|my|your)\b",
+        ),
+        assertion="covering",
+        subject_before=True,
+        subject_includes_match_group="head",
+        confidence=0.7,
+        reject_before=_CONDITION_BEFORE,
+        examples=("A cookie consent dialog covers most of the page.", "The keyboard is covering the Ingredients field.",
+                  'A modal titled "Subscribe to our newsletter" is covering the content.'),
     ),
     DetectorSpec(
         # A page or a list that "is up" is on screen, loaded: "the printer settings page is up", "Results are up", "the
@@ -528,6 +563,23 @@ DETECTORS = (
         examples=('The order status is "Complete".', 'The most recent order has status "Pending".',
                   "Lifecycle stage is 'Lead'.", 'The deal is in stage "Contract sent".',
                   "The ticket PAY-318 is still in **In Review**.", 'PAY-311 is in the "Blocked" column.'),
+    ),
+    DetectorSpec(
+        # A status as a note gives it, key and value: "Status: **Stale**.", "Application status: **In Process**.",
+        # "Status → In progress." The value ends its clause: "Status → Targets in the Prometheus UI" is a path.
+        id="system_state.status_note",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?;][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>(?:[\p{L}]+[ \t]+)?(?:status|state|stage))[ \t]*(?::|→)"
+            r"[ \t]*(?P<state>\*\*[^*\n]{1,40}\*\*|\*[^*\n]{1,40}\*|[\"“][^\"”\n]{1,40}[\"”]|(?-i:\p{Lu})[\p{L}-]*"
+            r"(?:[ \t]+(?-i:\p{Lu})?[\p{L}-]+)?)[ \t]*(?:[.;,]|\n|$)",
+        ),
+        assertion="status",
+        confidence=0.7,
+        # "Last status: ...", "Next state: ...": a key about another time or a plan.
+        reject_subject=r"^(?:next|target|desired|expected|previous|last|old|new|initial)\b",
+        examples=("Status: **Stale**.", "Application status: **In Process**.", "Status → In progress."),
     ),
     DetectorSpec(
         # Nothing changed after an action: "the URL did not change", "the list did not grow".
@@ -761,8 +813,9 @@ DETECTORS = (
         confidence=0.75,
         code_narration=r".*",
         # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
+        # "was created more than 24 hours ago": when, a value.
         reject_after=r"\s+(?:on\s+\d|in\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
-        r"|as\s+follows)|" + _BY_SOMEONE,
+        r"|as\s+follows|[^.;\n]{0,30}\bago\b)|" + _BY_SOMEONE,
         examples=(
             "Your reservation has been successfully cancelled.",
             "The placeholder was not replaced.",
@@ -771,6 +824,29 @@ DETECTORS = (
             "Priya Natarajan has been invited.",
             "The repository was archived last week.",
         ),
+    ),
+    DetectorSpec(
+        # What has not happened to a thing yet: "it hasn't shipped yet", "Ines hasn't responded yet", "the fix is
+        # probably not released yet", "Shipping label not purchased yet", "not yet acknowledged". "Yet" makes any
+        # participle a state the thing is still waiting in (pending), whatever the verb: no list of verbs to keep.
+        id="system_state.not_yet",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:has|have|had)(?:n't|n’t|\s+not)(?:\s+(?:yet\s+)?been)?"
+            r"|(?:is|are|was|were)(?:n't|n’t|(?:\s+(?:probably|likely|still|also|apparently))?\s+not)"
+            r"|(?:may|might|could)\s+not\s+(?:be|have\s+been)|not)\s+(?:\*\*)?"
+            r"(?P<state>\p{L}+(?:ed|en)|set|run|sent|built|paid|done|begun|made|shown|seen|held|read|put|sold|taken"
+            r"|given|written|gone|come)(?:\s+or\s+\p{L}+(?:ed|en))?(?:\*\*)?\s+yet\b",
+            r"\b(?P<cop>not)\s+yet\s+(?P<state>\p{L}+(?:ed|en)|set|run|sent|built|paid|done|begun|made|shown|seen"
+            r"|held|sold|taken|given|written)\b",
+        ),
+        assertion="not_{state}",
+        negative=True,
+        subject_before=True,
+        confidence=0.7,
+        examples=("It hasn't shipped yet.", "The refund has not been approved yet.", "Shipping label not purchased yet.",
+                  "The incident is not yet acknowledged."),
     ),
     DetectorSpec(
         id="system_state.not_found",
@@ -870,21 +946,28 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+(?:\*\*)?(?P<subject>[^\n:*|]+?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
-            rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?(?P<cop>(?:not|NOT|Not)[ \t]+)?(?P<state>{STATES}|{UI_STATES}|on|off"
-            r"|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed)\b",
+            # The key is the subject whole ("Mute participants on entry: off", "Branch protection for `main`: enabled"),
+            # prepositions and all; a mark may lead it ("- ✅ **Join anytime:** enabled"), an adverb the state ("still
+            # pending", "now on"), and a note's noun the participle ("- **#1047 Harbor Dental:** reminder sent").
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+" + _MARK + r"(?:\*\*)?(?P<key>[^\n:*|]+?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
+            rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?{_KEY_STATE}",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
-            r"(?m)^[ \t]*\*\*(?P<subject>[^\n:*|]+?):?\*\*:?[ \t]*(?P<cop>(?:not|NOT|Not)[ \t]+)?"
-            rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|set|confirmed|cancell?ed|failed|passed)\b",
+            r"(?m)^[ \t]*" + _MARK + r"\*\*(?P<key>[^\n:*|]+?):?\*\*:?[ \t]*" + _KEY_STATE,
         ),
         assertion="{not_}{state}",
+        subject_before=True,
+        subject_includes_match_group="key",
         negation_group="cop",
         confidence=0.85,
         priority=2,
         # A key is short: bounded here, not in the patterns (a bounded repeat under a line anchor makes the
         # scan's automaton large).
         reject_subject=r"^.{61,}$",
-        examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n"),
+        # "**Thought:** On the Members page, ...": a preposition, no state.
+        reject_after=r"(?<=[Oo]n)[ \t]+(?:the|a|an|this|that|my|your|its|their)\b",
+        examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n",
+                  "- Mute participants on entry: off\n", "- ✅ **Join anytime:** enabled\n",
+                  "- **SSL certificate:** still pending\n", "- **#1047 Harbor Dental:** reminder sent\n"),
     ),
     DetectorSpec(
         # Telegraphic notes, as agents write progress and memory: "Email sent.", "Branch updated.", "Comment
@@ -913,6 +996,23 @@ DETECTORS = (
         # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
         r"|^(?:task|request|job|goal|work)$",
         examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
+    ),
+    DetectorSpec(
+        # A progress note that only says what is still so: "Still spinning after the reload.", "Still loading after
+        # ~20s.", "Still in queue." About the thing the agent is waiting on, which the note does not name: stored
+        # unchecked, as a bare pronoun is.
+        id="system_state.still_note",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)(?-i:Still)[ \t]+(?P<state>spinning|loading|stuck|blank"
+            r"|empty|starting|running|pending|waiting|processing|queued|in[ \t]+(?:queue|progress|review)|uploading|syncing"
+            r"|booting|frozen|hanging|locked|unassigned|disabled|greyed[ \t]+out|grayed[ \t]+out)\b",
+        ),
+        assertion="{state}",
+        fixed_subject="it",
+        confidence=0.6,
+        examples=("Still spinning after the reload.", "Still in queue."),
     ),
     DetectorSpec(
         # An absolute clause: "With Redis running, we start the worker."
