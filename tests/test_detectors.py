@@ -406,3 +406,16 @@ def test_a_claim_about_nothing_is_kept_low_and_left_unchecked(validator):
 def test_words_a_pattern_takes_after_its_state_stop_at_the_sentence_end(validator):
     claims = validator.detect("The ticket is flagged urgent. Do you want me to escalate it?")
     assert [c.matched_text for c in claims] == ["The ticket is flagged urgent"]
+
+
+def test_none_of_or_neither_of_before_a_subject_negates_its_claim():
+    from claimwatch.core.validator import OutputValidator
+
+    validator = OutputValidator()
+    for text in ("None of the tests are failing.", "None of the tests failed.", "Neither of the pods is running."):
+        (claim,) = validator.detect(text)
+        assert claim.negative or claim.assertion.startswith("not_"), (text, claim)
+    (plain,) = validator.detect("The tests are failing.")
+    assert not plain.negative and not plain.assertion.startswith("not_")
+    (quantified,) = validator.detect('None of them has "W-2" in the file name.')
+    assert quantified.negative or quantified.assertion.startswith("not_")  # negated once, not twice

@@ -26,7 +26,8 @@ from .subjects import (
 )
 
 _NEGATION = re.compile(NEGATION, re.IGNORECASE)
-_NO_BEFORE = re.compile(r"\bno\s+$", re.IGNORECASE)
+_NO_BEFORE = re.compile(r"\b(?:no|none\s+of|neither\s+of)\s+$", re.IGNORECASE)
+_NONE_OF_BEFORE = re.compile(r"\b(?:none|neither)\s+of\s+$", re.IGNORECASE)
 # Words after "is running" that make it an activity, not a state ("running out of memory").
 _NOT_A_STATE = re.compile(r"\s+(?:out\b|late\b|low\b|short\b|behind\b|into\b|away\b|a\b|an\b|the\b|some\b|my\b|our\b)")
 
@@ -128,6 +129,8 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
     negative = spec.negative or _negated(raw)
     if spec.subject_before and _no_before(text, start):
         negative = not negative  # "no results are found": the determiner carries the negation
+    elif raw.start >= start and _no_before(text, start) and _NONE_OF_BEFORE.search(text, max(0, start - 12), start):
+        negative = not negative  # "None of the builds passed": outside the pattern's match, the quantifier negates
     elif unresolved and normalize_subject(subject) in NEGATIVE_REFERENTS:
         negative = not negative  # "Nothing is booked yet": no thing is
     confidence = spec.confidence * (HEDGE_FACTOR if frame.hedged else 1.0)
@@ -156,12 +159,13 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
 
 
 def _no_before(text: str, start: int) -> bool:
-    """Whether "no" and spaces end the four characters before `start` (`_NO_BEFORE`).
+    """Whether "no" ("no tests are failing"), "none of" or "neither of" ("none of the tests are failing")
+    and spaces end the twelve characters before `start` (`_NO_BEFORE`).
 
     The search runs only when an "n" is there at all: most subjects follow "the", a
     bullet or nothing, and a regex call costs more than two `str.find`s.
     """
-    low = max(0, start - 4)
+    low = max(0, start - 12)
     if text.find("n", low, start) < 0 and text.find("N", low, start) < 0:
         return False
     return _NO_BEFORE.search(text, low, start) is not None
