@@ -52,7 +52,7 @@ _CUT_MARK = re.compile(
 )  # a cut, not a claim
 _PLAIN = re.compile(r"[a-z]+")
 _NEGATOR = re.compile(
-    r"(?<![\w-])(?:not|no|never|nothing|none|cannot|neither|nor|without|nobody|nowhere)(?![\w-])", re.IGNORECASE
+    r"(?<![\w-])(?:" + "|".join(sorted(w for w in NEGATORS if w.isalpha())) + r")(?![\w-])", re.IGNORECASE
 )
 
 

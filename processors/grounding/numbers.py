@@ -275,13 +275,18 @@ def _derive(value: float, numbers: list[tuple[float, int, int, int]], region: Hi
     return None
 
 
+def _own_figures(spec: Specific, claim: Claim) -> list[float]:
+    """The claim's other figures (numbers and amounts, not zero): operands of a share, a change or a rate."""
+    return [float(s.value) for s in claim.specifics  # type: ignore[arg-type]
+            if s is not spec and s.kind in ("number", "money") and s.value]  # fmt: skip
+
+
 def _share(value: float, half: float, spec: Specific, claim: Claim, numbers, region: Hit | None):
     """A claimed percent as a share or a change of two figures: of the claim's own ("$471K, up 16% from
     $405K") with each other or with the figures nearest its region, or of the six nearest figures with each
     other ("7,233 of 9,642 verified: about 75%"). Few pairs, and the claimed precision as the tolerance, keep
     a made-up percent from being found by chance."""
-    own = [(float(s.value), None) for s in claim.specifics  # type: ignore[arg-type]
-           if s is not spec and s.kind in ("number", "money") and s.value]  # fmt: skip
+    own = [(figure, None) for figure in _own_figures(spec, claim)]
     near = [(n[0], Hit(n[3], n[1], n[2])) for n in (_nearest(numbers, region, 6) if region is not None else [])]
     pairs = [(a, b, True) for a in own for b in own + near if a is not b]
     pairs += [(b, a, False) for a in own for b in near]
@@ -328,14 +333,14 @@ def _converted(value: float, half: float, spec: Specific, claim: Claim, numbers,
     """A claimed figure as another of the claim's figures at a rate the evidence gives ("71,500 ISK, about
     €475" at 0.00664): the product or quotient, to the claimed precision, or within 1 % when the claim says
     "about". Only the claim's own figures times the six figures nearest its region: few pairs."""
-    own = [float(s.value) for s in claim.specifics  # type: ignore[arg-type]
-           if s is not spec and s.kind in ("number", "money") and s.value]  # fmt: skip
+    own = _own_figures(spec, claim)
     if not own or region is None:
         return None
     about = _ABOUT.search(claim.text[max(0, spec.start - 16) : spec.start]) is not None
     tolerance = max(half, 0.01 * abs(value)) if about else half
+    nearest = _nearest(numbers, region, 6)  # sorts the pool's figures: once, not once per own figure
     for x in own:
-        for n in _nearest(numbers, region, 6):
+        for n in nearest:
             rate = n[0]
             if rate in (0, 1) or rate == x:
                 continue

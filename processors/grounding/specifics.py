@@ -17,7 +17,7 @@ from .lexicon import HYPOTHETICAL, NEGATION, STATUS_GROUPS
 from .numbers import check_number
 from .places import airport_code
 from .problems import Problem, missing_specific, remembered
-from .text import NUMBER_WORDS, parse_date, parse_time
+from .text import MONTH_NAMES, NUMBER_WORDS, QUARTER_WORDS, parse_date, parse_time
 from .values import EV_DATE, EV_TIME, keyed_value
 
 # Where each pattern read by `_parsed` can start (`digits`): its matches are looked for only there.
@@ -316,9 +316,7 @@ def _check_status(spec, claim, pool, region, support, problems) -> None:
             return
 
 
-_MONTH_NAMES = "_ january february march april may june july august september october november december".split()
 _YEAR_MONTH = {m: re.compile(rf"\b(?:19|20)\d\d-{m:02d}\b") for m in range(1, 13)}
-_QUARTER_WORDS = ("_", "first", "second", "third", "fourth")
 
 
 def _check_period(spec, pool, support, problems, region) -> None:
@@ -326,7 +324,7 @@ def _check_period(spec, pool, support, problems, region) -> None:
     as "Q3", "3Q" or "third quarter"."""
     value = spec.value
     if spec.kind == "month":
-        name = _MONTH_NAMES[value]
+        name = MONTH_NAMES[value]
         hits = pool.lookup(name, True, 1) or pool.lookup(name[:3], True, 1)
         if not hits and pool.search(_YEAR_MONTH[value]):
             hits = pool.lookup(f"-{value:02d}", False, 1)  # "2026-11" (or a full date in it)
@@ -338,7 +336,7 @@ def _check_period(spec, pool, support, problems, region) -> None:
                     hits = (dated,)
                     break
     else:
-        word = _QUARTER_WORDS[value]
+        word = QUARTER_WORDS[value]
         hits = (pool.lookup(f"q{value}", True, 1) or pool.lookup(f"{value}q", True, 1)
                 or pool.lookup(f"{word} quarter", True, 1) or pool.lookup(f"{word}-quarter", True, 1))  # fmt: skip
     if hits:

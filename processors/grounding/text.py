@@ -96,7 +96,9 @@ def scale_of(said: str) -> float:
     return SCALES.get(m.group(1).lower(), 1.0) if m else 1.0
 
 
-_UNIT_SUFFIXES = r"(?:kg|g|km|cm|mm|mi|ml|gb|mb|kb|tb|gib|mib|kib|tib|gi|ki|ti|ms|s|sec|min|mins|h|hr|hrs|px|pt|x)"
+# Units tools print attached to a figure ("23kg", "512Mi", "39s", "151.2GB"): read by claims here and by the
+# evidence's number pattern (`values.EV_NUMBER`).
+UNIT_SUFFIXES = r"(?:kg|g|km|cm|mm|mi|ml|gb|mb|kb|tb|gib|mib|kib|tib|gi|ki|ti|ms|s|sec|min|mins|h|hr|hrs|px|pt|x)"
 _CURRENCY_WORDS = r"(?:usd|dollars?|bucks|eur|euros?|gbp|pounds?|£|€|\$)"
 
 # Every alternative of SPECIFIC starts at a currency sign or backtick, or at a word boundary before a token
@@ -122,7 +124,7 @@ SPECIFIC = re.compile(
     r"|(?<![\w.])\d+(?:\.\d+){2,}\b(?!\.\d)"
     r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
     # Not the "151" of "151.2GB" nor the "16" of "10.20.0.0/16".
-    rf"|(?P<number>(?<![\w./])(?:{_NUM})(?:(?:{_NUMBER_SCALE})?(?![\w]|\.\d)|(?={_UNIT_SUFFIXES}\b))))",
+    rf"|(?P<number>(?<![\w./])(?:{_NUM})(?:(?:{_NUMBER_SCALE})?(?![\w]|\.\d)|(?={UNIT_SUFFIXES}\b))))",
     re.IGNORECASE,
 )
 # Every match of SPECIFIC holds a trigger (a digit, currency sign, backtick, "@", "_", "www." or "http:"), and
@@ -477,10 +479,12 @@ _TIMED_VERB = re.compile(r"\s+(?:at|on|by|from|until|in)\s+[\d$€£]")
 
 # A month or a quarter said without a day ("in March", "Q3", "third-quarter revenue"). "May" is a month only
 # after a word that takes a time ("in May", "since May"); otherwise it is mostly the verb.
-_MONTH_NUMBER = {name: i for i, name in enumerate(
-    "_ january february march april may june july august september october november december".split()) if i}
+MONTH_NAMES = "_ january february march april may june july august september october november december".split()
+QUARTER_WORDS = ("_", "first", "second", "third", "fourth")  # by the quarter's number
+_MONTH_NUMBER = {name: i for i, name in enumerate(MONTH_NAMES) if i}
 _MAY_AFTER = frozenset("in of by since until from early late mid through during last next".split())
-_QUARTER_OF = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_QUARTER_OF = {word: i for i, word in enumerate(QUARTER_WORDS) if i}
+_QUARTER_BEFORE = re.compile(r"(first|second|third|fourth)[- ]$")
 _PERIOD_WORDS = frozenset([*_MONTH_NUMBER, "q1", "q2", "q3", "q4", "quarter"])
 
 
@@ -512,7 +516,7 @@ def _periods(text: str, lower: str) -> list[tuple[str, int, int, int]]:
         if text[start] == "Q":
             found.append(("quarter", start, end, int(said[1])))
     for _, start, end in _whole_words(lower, ("quarter",)):
-        before = re.search(r"(first|second|third|fourth)[- ]$", lower[max(0, start - 7) : start])
+        before = _QUARTER_BEFORE.search(lower[max(0, start - 7) : start])
         if before:
             found.append(("quarter", start - len(before.group()), end, _QUARTER_OF[before.group(1)]))
     return found

@@ -12,7 +12,7 @@ import re
 from .claims import Claim
 from .evidence import EvidencePool, Hit
 from .lexicon import STOPWORDS
-from .text import Specific, parse_number, stem
+from .text import UNIT_SUFFIXES, Specific, parse_number, stem
 
 _WORD3 = re.compile(r"[a-z]{3,}")
 
@@ -28,7 +28,6 @@ _BREAK_BEFORE = re.compile(r"[.!?\n,;:{}]")
 # A short range ("3-4 hours", "pages 10-12") gives both its ends; longer hyphenated digit runs stay no number
 # (dates, phone numbers, "1-800-555").
 _RANGE_END = r"(?![\w/-]|:\d|\.\d)"
-UNIT_SUFFIXES = r"(?:kg|g|km|cm|mm|mi|ml|gb|mb|kb|tb|gib|mib|kib|tib|gi|ki|ti|ms|s|sec|min|mins|h|hr|hrs|px|pt|x)"
 EV_NUMBER = re.compile(
     r"(?<![\w./-])(?<!\d:)(?:-(?=\d))?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w/]|:\d|-\d|\.\d)"
     rf"|(?<![\w./-])\d{{1,3}}(?=-\d{{1,3}}{_RANGE_END})"
