@@ -585,3 +585,70 @@ def test_a_total_is_inferred_from_two_fares_one_search_result_lists_wherever_the
     assert total.grade.grade == "INFERRED", total.grade.reason
     (wrong,) = ground("**Total Price:** $250 for reservation ZX12AB in economy.", [search, booking]).claims
     assert wrong.grade.grade == FABRICATED
+
+
+def _grades(text: str, evidence: list[str]) -> dict[str, object]:
+    return {c.claim.text: c.grade for c in ground(text, evidence).claims}
+
+
+def test_a_figure_the_evidence_has_but_says_of_something_else_is_contradicted_by_its_count_of_that_thing():
+    notice = "Skylane will fly two flights each weekday from June 3, with three crew bases in the region."
+    wrong = _grades("Skylane will fly three flights each weekday.", [notice])
+    (grade,) = wrong.values()
+    assert grade.grade == FABRICATED and "two flights" in grade.reason, grade.reason
+    (right,) = _grades("Skylane will fly two flights each weekday.", [notice]).values()
+    assert right.grade != FABRICATED, right.reason
+    # Several counts of one noun (a list of records), or their sum, are no contradiction; nor is a figure
+    # written alone, as a table's cell.
+    stock = "Reno has 16 units on hand and 4 desks. Allentown has 25 units on hand."
+    for claim in ("There are 41 units on hand in total.", "Allentown has 25 units on hand."):
+        assert all(g.grade != FABRICATED for g in _grades(claim, [stock]).values()), claim
+    table = "month   | orders | revenue\n2025-10 |  5630  | 212,400\n2025-09 |  4120  | 170,800\n1 order was refunded."
+    (cell,) = _grades("October had 5630 orders.", [table]).values()
+    assert cell.grade != FABRICATED, cell.reason
+
+
+def test_a_figure_worked_out_from_others_yields_to_the_evidences_count_of_the_same_unit():
+    label = "Atorvastatin 20 mg tablet, take 1 at bedtime; quantity 90."
+    (dose,) = _grades("Your atorvastatin is 40 mg.", [label]).values()
+    assert dose.grade == FABRICATED and "20 mg" in dose.reason, dose.reason
+    (range_end,) = _grades("Guidance is 86,000 boe per day.", ["Guidance stays at 82,000 to 86,000 boe per day."]).values()
+    assert range_end.grade != FABRICATED, range_end.reason
+
+
+def test_a_passage_negation_of_something_else_does_not_contradict_the_claim():
+    report = ("One firefighter was treated for heat exhaustion at the scene and did not need hospital care. "
+              "The drug did not reduce falls in the trial.")  # fmt: skip
+    (treated,) = _grades("One firefighter was treated on site for heat exhaustion.", [report]).values()
+    assert treated.grade != FABRICATED, treated.reason
+    (falls,) = _grades("The drug reduced falls in the trial.", [report]).values()
+    assert falls.grade == FABRICATED and "negated" in falls.reason, falls.reason
+
+
+def test_a_negated_claim_is_read_against_what_its_negator_negates_and_the_passages_own_ways_of_saying_no():
+    cases = (
+        ("The suite isn't green: 2 tests failed, 99 passed.", "FAILED tests/test_a.py::t1\nFAILED tests/test_b.py::t2\n2 failed, 99 passed in 3.1s"),
+        ("I wasn't able to cancel order ORD-1 because it has already been handed to DHL.",
+         '{"error": "cannot_cancel", "message": "Order has already been handed to the carrier.", "carrier": "DHL", "order": "ORD-1"}'),
+        ("Your prescription RX-77 has no refills left.", '{"rx": "RX-77", "drug": "atorvastatin", "refills_remaining": 0}'),
+        ("Your Tdap booster isn't due until March 2027.", '{"due": [{"vaccine": "tdap booster", "date": "2027-03-03"}]}'),
+        ("The attempt at 77 Station St failed because nobody was home.",
+         '{"address": "77 Station St", "status": "failed", "reason": "customer not home"}'),
+    )  # fmt: skip
+    for claim, passage in cases:
+        graded = ground(claim, [passage]).claims
+        assert all("negated" not in c.grade.reason for c in graded), (claim, [c.grade.reason for c in graded])
+
+
+def test_a_figure_written_where_no_number_is_read_is_found_as_written_but_not_in_a_date_or_a_time():
+    readings = '{"readings": [{"date": "2026-11-26", "bp": "131/84"}], "k": "5.6 mmol/L (3.5-5.1)"}'
+    grades = _grades("Your last reading was 131/84, and potassium was 5.6 against a range of 3.5-5.1.", [readings])
+    assert all(g.grade != FABRICATED for g in grades.values()), [g.reason for g in grades.values()]
+    (day,) = _grades("It came to 26 units.", ['{"date": "2026-11-26", "bp": "131/84"}']).values()
+    assert day.grade == FABRICATED, day.reason  # the 26 of a date is no figure of units
+
+
+def test_a_ratio_is_no_figure():
+    (meeting,) = ground("Your 1:1 with Marco is at 11:00.", ['{"title": "1:1 with Marco", "start": "11:00"}']).claims
+    assert [s.kind for s in meeting.claim.specifics if s.kind == "number"] == []
+    assert meeting.grade.grade != FABRICATED, meeting.grade.reason

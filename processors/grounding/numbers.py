@@ -14,9 +14,9 @@ from bisect import bisect_left, bisect_right
 from .claims import Claim
 from .digits import matches, number_starts
 from .evidence import EvidencePool, Hit
-from .problems import missing_specific
+from .problems import Problem, missing_specific
 from .text import SCALES, Specific, list_marker, parse_number
-from .values import EV_NUMBER, keyed_value
+from .values import EV_NUMBER, counted_noun, counted_otherwise, keyed_value
 
 
 def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
@@ -97,11 +97,17 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
     everywhere = _all_numbers(pool)
     first = _first_equal(value, spec.kind == "percent", pool)
     if first is not None:
+        if (conflict := _counted_conflict(spec, claim, value, pool)) is not None:
+            problems.append(conflict)
+            return
         _, s, e, index = everywhere[first]
         support.append(Hit(index, s, e))
         return
-    # A rounded figure ("about 3.5" for 3.47, "$471K" for 471,236.18) is the evidence's figure.
     said = _NUMERAL.search(spec.text)
+    if said and (literal := _literal(said.group(), pool)) is not None:
+        support.append(literal)  # "131" of "131/84", "4.0" of "4.0-5.6": written so, though no figure is read there
+        return
+    # A rounded figure ("about 3.5" for 3.47, "$471K" for 471,236.18) is the evidence's figure.
     decimals = len(said.group(1) or "") if said else 0
     written = parse_number(said.group()) if said and spec.kind in ("money", "number") else None
     scale = round(value / written) if written and abs(value) > abs(written) * 999 else 1.0  # "$471K", "148-151K"
@@ -138,6 +144,9 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         how = _derive(value, everywhere, region, operands) if operands else None
     if how is None and spec.kind == "money" and _TOTAL.search(claim.text):
         how = _pair_total(value, pool)
+    if how is not None and (conflict := _counted_conflict(spec, claim, value, pool, found=False)) is not None:
+        problems.append(conflict)  # "16 stores" is 2 x 8, but the evidence counts "six smaller-format stores"
+        return
     if how is not None:
         reason, hits = how
         derived.append(f"{spec.text} = {reason}")
@@ -150,6 +159,23 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         problems.append(missing_specific(spec.kind, spec.text, pool, region, shown, hit, confidence))
     else:
         problems.append(missing_specific(spec.kind, spec.text, pool, region, confidence=confidence))
+
+
+def _counted_conflict(spec: Specific, claim: Claim, value: float, pool: EvidencePool, found: bool = True):
+    """A figure the evidence has (`found`), but of something else: "three flights" where it says "two
+    flights" (and "three" of another thing); or one worked out from other figures where the evidence counts
+    the same noun with another ("40 mg" as 2 x 20 where it says "20 mg")."""
+    if spec.kind not in ("number", "percent"):
+        return None
+    noun = counted_noun(claim, spec.end)
+    if noun is None:
+        return None
+    places = [Hit(i, s, e) for v, s, e, i in _all_numbers(pool) if _close(v, value)] if found else None
+    other = counted_otherwise(value, noun, pool, places)
+    if other is None:
+        return None
+    said, hit = other
+    return Problem("number", f"claimed {spec.text} {noun}; {pool.passages[hit.passage].cite} says {said}", 0.8, hit)
 
 
 _ENDING = re.compile(r"\b(?:ending|ends) (?:in|with)\W*$|\blast (?:\w+ )?digits\W*$", re.IGNORECASE)
@@ -168,6 +194,28 @@ def _id_tail(spec: Specific, claim: Claim, pool: EvidencePool) -> Hit | None:
 
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+
+
+def _literal(numeral: str, pool: EvidencePool) -> Hit | None:
+    """The claimed figure written as the claim writes it, where the evidence's number pattern reads no
+    figure: a blood pressure's "131/84", a range's "4.0-5.6", a port's ":6379". Not inside
+    a longer number or a word ("x131", "1310", "131.5"), nor two digits of a date or a time ("11-20",
+    "09:15"). Two digits at least: a lone digit is anywhere."""
+    if len(numeral) < 2:
+        return None
+    for hit in pool.lookup(numeral, False, 8):
+        text = pool.lower(hit.passage)
+        before = text[hit.start - 1] if hit.start else " "
+        after = text[hit.end : hit.end + 2]
+        if before.isalnum() or (before in ".," and text[hit.start - 2 : hit.start - 1].isdigit()):
+            continue
+        if after[:1].isdigit() or (after[:1] in ".," and after[1:2].isdigit()):
+            continue
+        if len(numeral) <= 2 and ((before in "-:/" and text[hit.start - 2 : hit.start - 1].isdigit())
+                                  or (after[:1] in "-:/" and after[1:2].isdigit())):  # fmt: skip
+            continue  # a part of a date or a time ("2026-11-20", "09:15"), not a figure
+        return hit
+    return None
 
 
 def _same_scale(figure: float, scale: float, pool: EvidencePool) -> Hit | None:

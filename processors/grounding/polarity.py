@@ -149,22 +149,42 @@ def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
     return None
 
 
-_NEGATED_WORD = re.compile(r"(?:\b(?:not|no|never|cannot|without)\b|n't\b|n’t\b)((?:\W+\w+){1,4})", re.IGNORECASE)
-# Words between a negator and what it negates ("isn't really affected", "wasn't able to cancel").
-_NEGATION_FILLER = frozenset(
-    "a an the any be been being to able yet really very currently even ever at all so too much more longer".split()
+# A negator and the few words it negates, up to the clause's end: "isn't green: 2 tests failed" negates
+# "green", not the tests.
+_NEGATED_WORD = re.compile(
+    r"(?:\b(?:not|no|never|cannot|without|nothing|nobody|none|neither|nor|no one)\b|n't\b|n’t\b)"
+    r"((?:[ \t]+[\w'’/-]+){1,4})",
+    re.IGNORECASE,
 )
+# Words between a negator and what it negates ("isn't really affected", "wasn't able to cancel", "nothing
+# was deployed").
+_NEGATION_FILLER = frozenset(
+    "a an the any be been being to able yet really very currently even ever at all so too much more longer"
+    " is are was were has have had got get of".split()
+)
+# "isn't due until March", "cannot pause until ...": when it happens, not whether.
+_UNTIL = re.compile(r"\b(?:until|till|before)\b")
+
+
+def _negated_targets(text: str) -> list[str]:
+    """The stems of the words each negation of `text` negates (its filler and stop words left out)."""
+    targets = []
+    for m in _NEGATED_WORD.finditer(text):
+        targets.extend(stem(w) for w in _WORDS.findall(m.group(1).lower())
+                       if w not in _NEGATION_FILLER and w not in STOPWORDS)  # fmt: skip
+    return targets
 
 
 def _negation_unmet(claim: str, window: str) -> bool:
     """Whether the passage states, un-negated, what the claim negates: a word the claim's negator negates
     is in the window ("the shelf isn't affected" needs "affected" there), and no occurrence of it has a
-    negation of its own close by ("nothing is published yet", "asthma rather than COPD", "resolved": null).
-    A negation whose target the passage never names (a JSON record's "status": "delivered") cannot be read
-    as contradicted there."""
-    targets = []
-    for m in _NEGATED_WORD.finditer(claim):
-        targets.extend(stem(w) for w in _WORDS.findall(m.group(1).lower()) if w not in _NEGATION_FILLER and w not in STOPWORDS)
+    negation of its own close by ("nothing is published yet", "asthma rather than COPD", "resolved": null,
+    `cannot_cancel`, "refills_remaining": 0). A negation whose target the passage never names (a JSON
+    record's "status": "delivered") cannot be read as contradicted there, nor one of time ("isn't due until
+    March")."""
+    if _UNTIL.search(claim.lower()):
+        return False
+    targets = _negated_targets(claim)
     if not targets:
         return True  # no word to look for: as before, the passage's missing negation is enough
     named = False
@@ -178,10 +198,23 @@ def _negation_unmet(claim: str, window: str) -> bool:
     return named
 
 
-# A negation next to a word, as passages write it: the usual words, a record's false or null, "rather than".
+# A negation next to a word, as passages write it: the usual words, a record's false, null, zero or empty
+# value, an identifier's "cannot_" or "no_", "rather than".
 _NEAR_NEGATION = re.compile(
     r"\b(?:not|no|never|nothing|none|cannot|without|null|false|unable|rather than|instead of|n/a)\b|n't\b|n’t\b"
+    r"|(?<![a-z])(?:not|no|cannot|cant|never|non)_|[\"']?\s*[:=]\s*(?:0|\[\]|\"\"|\{\})(?![\d.])"
 )
+
+
+def _negates_claim(sentence: str, stems: list[str]) -> bool:
+    """Whether a negation of the passage's sentence negates one of the claim's words ("the drug did not
+    reduce falls" for "the drug reduced falls"), not something else the sentence says ("causing no
+    injuries", "neither party's liability")."""
+    if not _NEGATION.search(sentence, sentence):
+        return False
+    targets = _negated_targets(sentence)
+    return any(t in stems or any(s.startswith(t) or t.startswith(s) for s in stems if len(s) >= 4 and len(t) >= 4)
+               for t in targets)  # fmt: skip
 
 
 def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list[Problem], words: list[str],
@@ -211,7 +244,7 @@ def check_polarity(claim: Claim, pool: EvidencePool, region: Hit, problems: list
     if prose and not claim.negated:
         sentence = text[region.start : region.end]
         on = len([s for s in stems if s in sentence])
-        if on / len(words) >= 0.7 and _NEGATION.search(sentence, sentence):
+        if on / len(words) >= 0.7 and _negates_claim(sentence, stems):
             cite = pool.passages[region.passage].cite
             reason = f"the passage it rests on ({cite}) is negated; the claim is not"
             problems.append(Problem("negation", reason, 0.55, region))

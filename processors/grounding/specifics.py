@@ -18,7 +18,7 @@ from .numbers import check_number
 from .places import airport_code
 from .problems import Problem, missing_specific, remembered
 from .text import MONTH_NAMES, NUMBER_WORDS, QUARTER_WORDS, parse_date, parse_time
-from .values import EV_DATE, EV_TIME, keyed_value
+from .values import EV_DATE, EV_TIME, counted_noun, counted_otherwise, keyed_value
 
 # Where each pattern read by `_parsed` can start (`digits`): its matches are looked for only there.
 _STARTS = {EV_TIME: digit_starts, EV_DATE: date_starts}
@@ -358,7 +358,15 @@ def _check_count(spec, claim, pool, support, problems, region) -> None:
     ordinal = figure + _ORDINAL_SUFFIX.get(value, "th")
     hits = pool.lookup(word, True, 1) or pool.lookup(figure, True, 1) or pool.lookup(ordinal, True, 1)
     if hits:
-        support.append(hits[0])
+        noun = counted_noun(claim, spec.end) if word in _CARDINALS else None
+        places = [*pool.lookup(word, True, 8), *pool.lookup(figure, True, 8)] if noun is not None else []
+        other = counted_otherwise(value, noun, pool, places) if places else None
+        if other is not None:  # "three" is in the evidence, but of something else: "two flights each weekday"
+            said, hit = other
+            cite = pool.passages[hit.passage].cite
+            problems.append(Problem("number", f"claimed {spec.text} {noun}; {cite} says {said}", 0.8, hit))
+        else:
+            support.append(hits[0])
         return
     noun = _NOUN_AFTER.match(claim.text, spec.end)
     if noun is None or word not in _CARDINALS:

@@ -124,7 +124,8 @@ SPECIFIC = re.compile(
     r"|(?<![\w.])\d+(?:\.\d+){2,}\b(?!\.\d)"
     r"|(?-i:\b\d[A-Z0-9]*[A-Z][A-Z0-9]{2,}\b))"
     # Not the "151" of "151.2GB" nor the "16" of "10.20.0.0/16".
-    rf"|(?P<number>(?<![\w./])(?:{_NUM})(?:(?:{_NUMBER_SCALE})?(?![\w]|\.\d)|(?={UNIT_SUFFIXES}\b))))",
+    # Nor a ratio's "1" ("a 1:1 with Marco", "3:2"), which is no quantity.
+    rf"|(?P<number>(?<![\w./])(?<!\d:)(?:{_NUM})(?!:\d)(?:(?:{_NUMBER_SCALE})?(?![\w]|\.\d)|(?={UNIT_SUFFIXES}\b))))",
     re.IGNORECASE,
 )
 # Every match of SPECIFIC holds a trigger (a digit, currency sign, backtick, "@", "_", "www." or "http:"), and

@@ -12,7 +12,7 @@ import re
 from .claims import Claim
 from .evidence import EvidencePool, Hit
 from .lexicon import STOPWORDS
-from .text import UNIT_SUFFIXES, Specific, parse_number, stem
+from .text import NUMBER_WORDS, SCALES, UNIT_SUFFIXES, Specific, parse_number, stem
 
 _WORD3 = re.compile(r"[a-z]{3,}")
 
@@ -149,22 +149,112 @@ def _qualifiers(hit: Hit, pool: EvidencePool, claim_stems: frozenset[str]) -> in
 
 def _value_at(hit: Hit, pool: EvidencePool, pattern: re.Pattern, year_ok: bool) -> tuple[str, Hit] | None:
     """The value written right after (or right before) a key occurrence, if any."""
-    if True:
-        if True:
-            text = pool.lower(hit.passage)
-            key_end = hit.end
-            while key_end < len(text) and (text[key_end].isalpha() or text[key_end] == "_"):
-                key_end += 1  # the rest of the key: "baggag" -> "baggages", "creat" -> "created_at"
-            m = pattern.search(text, key_end, min(len(text), key_end + 16))
-            if m is None or _BREAK_AFTER.search(text[key_end : m.start()].replace('",', "")):
-                back = pattern.search(text, max(0, hit.start - 12), hit.start)
-                if back is None or _BREAK_BEFORE.search(text[back.end() : hit.start]):
-                    return None
-                m = back
-            if _BOUND.search(text, max(0, m.start() - 14), m.start()):
-                return None  # "longer than 3 hours", "at least 2 bags": a bound someone set, not the value
-            value = parse_number(m.group()) if pattern is EV_NUMBER else None
-            if value is not None and not year_ok and 1900 <= abs(value) <= 2100 and "." not in m.group():
-                return None
-            return m.group(), Hit(hit.passage, m.start(), m.end())
-    return None
+    text = pool.lower(hit.passage)
+    key_end = hit.end
+    while key_end < len(text) and (text[key_end].isalpha() or text[key_end] == "_"):
+        key_end += 1  # the rest of the key: "baggag" -> "baggages", "creat" -> "created_at"
+    m = pattern.search(text, key_end, min(len(text), key_end + 16))
+    if m is None or _BREAK_AFTER.search(text[key_end : m.start()].replace('",', "")):
+        back = pattern.search(text, max(0, hit.start - 12), hit.start)
+        if back is None or _BREAK_BEFORE.search(text[back.end() : hit.start]):
+            return None
+        m = back
+    if _BOUND.search(text, max(0, m.start() - 14), m.start()):
+        return None  # "longer than 3 hours", "at least 2 bags": a bound someone set, not the value
+    value = parse_number(m.group()) if pattern is EV_NUMBER else None
+    if value is not None and not year_ok and 1900 <= abs(value) <= 2100 and "." not in m.group():
+        return None
+    return m.group(), Hit(hit.passage, m.start(), m.end())
+
+
+# The thing a figure counts, read from the claim right after the figure: "three flights", "a 7% raise",
+# "2.3 million units", "a five-year lease", "two more doses". (A figure with no noun after it, "rose to
+# 38", counts nothing this can read.)
+_COUNTED_AFTER = re.compile(
+    r"\s*(?:%|percent\b|per cent\b)?(?:\s*(?:thousand|million|billion)\b)?[\s-]+"
+    r"(?:(?:more|other|full|extra|separate|different|additional)\s+)?([a-z]{2,})\b",
+    re.IGNORECASE,
+)
+# The same in the evidence, tighter: one space or hyphen apart, as prose writes it (a table's columns are
+# further apart, and a figure in one cell counts nothing in the next), at most one word between.
+_COUNTED_NEXT = re.compile(r"(?:%| ?percent\b| ?per cent\b)?(?: (?:thousand|million|billion)\b)?[ -](?:[a-z]+ )?([a-z]{2,})")
+# A figure right before a noun in the evidence, with at most one word between ("two daily flights"):
+# "one" counts here, before a noun ("one checked bag"), though alone it is mostly a pronoun.
+_FIGURE_WORDS = {**NUMBER_WORDS, "one": 1}
+_FIGURE_BEFORE = re.compile(
+    r"(?<![\w.,/:#$€£-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,4}(?:\.\d+)?|"
+    + "|".join(sorted(_FIGURE_WORDS, key=len, reverse=True))
+    + r")(?:%| ?percent| ?per cent)?(?: (thousand|million|billion))?[ -](?:[a-z]+ )?$"
+)
+# The figure is a range's upper end ("82,000 to 86,000 boe"): the noun is counted by the range.
+_RANGE_BEFORE = re.compile(r"(?:\d|\b(?:" + "|".join(_FIGURE_WORDS) + r"))\s*%?\s*(?:to|-|–|or|and)\s*$")
+_NOT_COUNTED = frozenset("times percent per cent thousand million billion am pm st nd rd th".split())
+
+
+def counted_noun(claim: Claim, end: int) -> str | None:
+    """The noun a claimed figure ending at `end` counts ("flights" of "three flights"), if one follows it."""
+    m = _COUNTED_AFTER.match(claim.text, end)
+    if m is None:
+        return None
+    noun = m.group(1).lower()
+    return None if noun in STOPWORDS or noun in _NOT_KEYS or noun in _NOT_COUNTED else noun
+
+
+def counted_otherwise(value: float, noun: str, pool: EvidencePool, places: list[Hit] | None) -> tuple[str, Hit] | None:
+    """The evidence's own count of `noun` when the claim's figure for it is not the evidence's.
+
+    The claim "three flights" is contradicted when the evidence counts flights with one other figure ("two
+    flights each weekday"). `places` are where the evidence writes the claimed figure itself, if it does:
+    then it must write it of another noun ("three runs on Saturdays") and never of this one; a figure the
+    evidence writes alone (a table's cell, "rose to 38") may be what the claim says. A noun the evidence
+    counts with several figures (a list of records), or with figures that add up to the claim's (a total
+    the agent worked out), is no contradiction. `places` None: the claimed figure is not in the evidence
+    (worked out from other figures, which a count of this very noun overrules)."""
+    root = stem(noun)
+    if len(root) < 2:
+        return None
+    if places is not None:
+        elsewhere = False
+        for place in places:
+            text = pool.lower(place.passage)
+            m = _COUNTED_NEXT.match(text, place.end)
+            if m is not None:
+                if _same_noun(m.group(1), root):
+                    return None  # the evidence says it of this noun too
+                elsewhere = elsewhere or m.group(1) not in STOPWORDS
+        if not elsewhere:
+            return None
+    found: dict[float, tuple[str, Hit]] = {}
+    total = 0.0
+    for hit in pool.lookup(root, False, 8):
+        text = pool.lower(hit.passage)
+        if hit.start and (text[hit.start - 1].isalnum() or text[hit.start - 1] == "_"):
+            continue  # inside another word
+        m = _FIGURE_BEFORE.search(text, max(0, hit.start - 28), hit.start)
+        if m is None or _RANGE_BEFORE.search(text, max(0, m.start(1) - 12), m.start(1)):
+            continue
+        said = m.group(1)
+        figure = _FIGURE_WORDS.get(said)
+        if figure is None:
+            figure = parse_number(said)
+            if figure is None:
+                continue
+            figure *= SCALES.get(m.group(2) or "", 1.0)
+        end = hit.end
+        while end < len(text) and text[end].isalpha():
+            end += 1
+        total += figure
+        found.setdefault(float(figure), (text[m.start(1) : end], Hit(hit.passage, m.start(1), end)))
+    if len(found) != 1 or any(_same(v, value) for v in found) or _same(total, value):
+        return None
+    return next(iter(found.values()))
+
+
+def _same_noun(word: str, root: str) -> bool:
+    """Whether an evidence word is the claim's noun: same stem, or the same first five letters
+    ("accurate" for "accuracy")."""
+    return stem(word) == root or (len(word) >= 5 and len(root) >= 5 and word[:5] == root[:5])
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
