@@ -17,10 +17,10 @@ def _rows() -> list[dict]:
 
 def test_every_pair_is_well_formed_ids_are_unique_and_each_domain_has_both_labels():
     rows = _rows()
-    assert len(rows) == 694 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == 920 and len({r["id"] for r in rows}) == len(rows)
     labels = Counter((r["domain"], r["label"]) for r in rows)
     domains = {r["domain"] for r in rows}
-    assert len(domains) == 24
+    assert len(domains) == 32
     for domain in domains:
         assert labels[(domain, "consistent")] >= 8 and labels[(domain, "inconsistent")] >= 17, domain
     for r in rows:
