@@ -117,12 +117,23 @@ def _plain_region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
         return None
     passage, pos = _plain_region_window(positions) if len(anchors) > 1 else positions[0][:2]
     text = pool.lower(passage)
+    around = _plain_sentence(text, pos)
+    score = _plain_score(positions) if len(anchors) > 1 else 1
+    if score > 1:  # the sentence near the window holding the most distinct anchors, the middle's first
+        inside = [(p, a) for q, p, a in positions if q == passage and abs(p - pos) <= 320]
+        count = lambda bounds: len({a for p, a in inside if bounds[0] <= p < bounds[1]})  # noqa: E731
+        if count(around) < score:
+            around = max([around, *(_plain_sentence(text, p) for p, _ in inside)], key=count)
+    return Hit(passage, *around)
+
+
+def _plain_sentence(text: str, pos: int) -> tuple[int, int]:
     cut = text.rfind("\n", max(0, pos - 200), pos)
     dot = max(text.rfind(m, max(0, pos - 200), pos) for m in (". ", "! ", "? "))
     start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else max(0, pos - 200)
     stop = re.compile(r"[.!?]\s|\n").search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
-    return Hit(passage, start, end)
+    return start, end
 
 
 @pytest.mark.parametrize("seed", range(6))

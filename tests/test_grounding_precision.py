@@ -652,3 +652,21 @@ def test_a_ratio_is_no_figure():
     (meeting,) = ground("Your 1:1 with Marco is at 11:00.", ['{"title": "1:1 with Marco", "start": "11:00"}']).claims
     assert [s.kind for s in meeting.claim.specifics if s.kind == "number"] == []
     assert meeting.grade.grade != FABRICATED, meeting.grade.reason
+
+
+def test_a_swapped_word_the_evidence_says_elsewhere_is_read_against_the_claims_own_sentence():
+    report = ("Storage in the northern zone stood at 71.3%, 6.8 points below the median for the week. "
+              "In the southern zone storage was 84.0%, above the median of 80.5%.")  # fmt: skip
+    (wrong,) = _grades("The southern zone, at 84.0%, was below its median.", [report]).values()
+    assert wrong.grade == FABRICATED and "'above'" in wrong.reason, wrong.reason
+    (right,) = _grades("The southern zone, at 84.0%, was above its median.", [report]).values()
+    assert right.grade != FABRICATED, right.reason
+
+
+def test_a_day_range_an_id_spaced_otherwise_and_another_quantity_of_a_noun_are_read_as_the_evidence_writes_them():
+    notice = "Deferred exams will be held from 11 to 15 January 2027. Weekly report, week 47 of 2026."
+    grades = _grades("Deferred exams run from 11 to 15 January 2027, as the week-47 report says.", [notice])
+    assert all(g.grade != FABRICATED for g in grades.values()), [g.reason for g in grades.values()]
+    record = "Term GPA 3.39 (15 graded credits). Credits earned this term: 16."
+    (credits,) = _grades("You earned 16 credits this term.", [record]).values()
+    assert credits.grade != FABRICATED, credits.reason  # "15 graded credits" counts another quantity

@@ -43,6 +43,7 @@ def align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str]) 
 _ANCHOR_KINDS = frozenset(("id", "email", "url", "code"))
 
 
+
 def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
     """The sentence around the densest cluster of anchors: most distinct anchors within 320 characters."""
     positions: list[tuple[int, int, int]] = []  # (passage, pos, anchor index)
@@ -65,13 +66,44 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
             best, best_score, most = _slide(positions, len(anchors))
     passage, pos = best
     text = pool.lower(passage)
+    start, end = _sentence(text, pos)
+    if best_score > 1:
+        start, end = _fullest_sentence(text, passage, pos, (start, end), positions, best_score)
+    return new_hit(passage, start, end)
+
+
+def _sentence(text: str, pos: int) -> tuple[int, int]:
+    """The bounds of the sentence (or line) around `pos`, at most about 200 characters back, 300 on."""
     cut = text.rfind("\n", max(0, pos - 200), pos)
     dot = max(text.rfind(". ", max(0, pos - 200), pos), text.rfind("! ", max(0, pos - 200), pos),
               text.rfind("? ", max(0, pos - 200), pos))  # fmt: skip
     start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else max(0, pos - 200)
     stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
-    return new_hit(passage, start, end)
+    return start, end
+
+
+def _fullest_sentence(text, passage, pos, around, positions, score) -> tuple[int, int]:
+    """Of the sentences the best window spans, the one holding the most distinct anchors: the window's
+    middle may fall in a sentence next to the one the anchors are in ("the northern zone ... below the
+    median. In the southern zone, 84.0%, above the median": "southern", "84.0" and "median" point to the
+    second)."""
+    inside = [(p, a) for q, p, a in positions if q == passage and abs(p - pos) <= _WINDOW]
+
+    def held(bounds):
+        return len({a for p, a in inside if bounds[0] <= p < bounds[1]})
+
+    best, most = around, held(around)
+    if most >= score:
+        return around  # the middle's sentence holds every anchor of the window: the common case
+    seen = around
+    for p, _ in inside:  # in text order: a sentence is cut once, for its first anchor
+        if seen[0] <= p < seen[1] or around[0] <= p < around[1]:
+            continue
+        seen = _sentence(text, p)
+        if (count := held(seen)) > most:
+            best, most = seen, count
+    return best
 
 
 def _slide(positions: list[tuple[int, int, int]], count: int) -> tuple[tuple[int, int], int, int]:

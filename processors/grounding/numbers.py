@@ -144,7 +144,7 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         how = _derive(value, everywhere, region, operands) if operands else None
     if how is None and spec.kind == "money" and _TOTAL.search(claim.text):
         how = _pair_total(value, pool)
-    if how is not None and (conflict := _counted_conflict(spec, claim, value, pool, found=False)) is not None:
+    if how is not None and _MULTIPLE.search(how[0]) and (conflict := _counted_conflict(spec, claim, value, pool, False)):
         problems.append(conflict)  # "16 stores" is 2 x 8, but the evidence counts "six smaller-format stores"
         return
     if how is not None:
@@ -171,11 +171,16 @@ def _counted_conflict(spec: Specific, claim: Claim, value: float, pool: Evidence
     if noun is None:
         return None
     places = [Hit(i, s, e) for v, s, e, i in _all_numbers(pool) if _close(v, value)] if found else None
-    other = counted_otherwise(value, noun, pool, places)
+    other = counted_otherwise(value, noun, pool, places, claim.text.lower())
     if other is None:
         return None
     said, hit = other
     return Problem("number", f"claimed {spec.text} {noun}; {pool.passages[hit.passage].cite} says {said}", 0.8, hit)
+
+
+# A figure worked out as a product or a multiple ("2 x 8"): found by chance more often than a sum or a
+# difference, which agents do work out; only such a one yields to the evidence's own count.
+_MULTIPLE = re.compile(r"^\d[\d.]* x \d")
 
 
 _ENDING = re.compile(r"\b(?:ending|ends) (?:in|with)\W*$|\blast (?:\w+ )?digits\W*$", re.IGNORECASE)

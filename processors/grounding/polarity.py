@@ -26,7 +26,8 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
         return  # a command or a file the agent wrote is no statement of what is so
     unknown = [w for w in words if not (known[w] or ("-" in w and pool.lookup(w, True, 1)))]
     if not unknown:
-        return  # the evidence has every word: nothing was swapped
+        _swapped_in_sentence(claim, pool, region, problems, words)
+        return  # the evidence has every word: nothing was swapped but what its own sentence says
     # The opposite must sit in the passage the claim rests on: about a paragraph of a document, a few lines
     # of a tool's output.
     radius = 800 if pool.passages[region.passage].source in ("evidence", "retrieval") else 200
@@ -57,6 +58,7 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
             if other is not None:
                 classed.append((word, other, cls))
     if not (swapped or classed):
+        _swapped_in_sentence(claim, pool, region, problems, words)
         return
     # The claim must rest on this passage: its other words (and the swapped ones' opposites) are here.
     near = sum(1 for w in words if stem(w) in window) + len(swapped) + len(classed)
@@ -76,6 +78,30 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
 
 
 _WORDS = re.compile(r"[a-z]+")
+
+
+def _swapped_in_sentence(claim: Claim, pool: EvidencePool, region: Hit, problems: list[Problem], words: list[str]) -> None:
+    """A word the evidence has elsewhere, whose antonym is in the very sentence the claim rests on: "the
+    southern zone was below its median" where that sentence says "above" (and "below" is said of another
+    zone). Read only in documents' prose, whose sentence the claim's other words pin down."""
+    if pool.passages[region.passage].source not in ("evidence", "retrieval"):
+        return
+    sentence = pool.lower(region.passage)[region.start : region.end]
+    lowered = claim.text.lower()
+    for word in dict.fromkeys(_WORDS.findall(lowered)):  # "below" and "above" are no content words
+        others = ANTONYMS.get(word)
+        if not others or _in_window(word, sentence):
+            continue
+        opposite = next((o for o in others if _in_window(o, sentence) and not _in_window(o, lowered)), None)
+        if opposite is None:
+            continue
+        near = sum(1 for w in words if w != word and stem(w) in sentence)
+        if near / max(1, len(words) - 1) < 0.7:
+            return
+        hit = next((h for h in pool.find(opposite, limit=8) if h.passage == region.passage and region.start <= h.start < region.end), region)
+        cite = pool.passages[hit.passage].cite
+        problems.append(Problem("antonym", f"claimed '{word}'; {cite} says '{opposite}' there", 0.8, hit))
+        return
 
 
 def _closed_class_words(pool: EvidencePool, region: Hit, radius: int, window: str) -> list[str]:

@@ -17,7 +17,7 @@ from .lexicon import HYPOTHETICAL, NEGATION, STATUS_GROUPS
 from .numbers import check_number
 from .places import airport_code
 from .problems import Problem, missing_specific, remembered
-from .text import MONTH_NAMES, NUMBER_WORDS, QUARTER_WORDS, parse_date, parse_time
+from .text import MONTH_NAMES, NUMBER_WORDS, QUARTER_WORDS, day_range_month, parse_date, parse_time
 from .values import EV_DATE, EV_TIME, counted_noun, counted_otherwise, keyed_value
 
 # Where each pattern read by `_parsed` can start (`digits`): its matches are looked for only there.
@@ -46,6 +46,8 @@ def check_specific(spec, claim, pool, region, support, problems, derived) -> Non
         hits = pool.find(needle, word=kind != "url", limit=2)
         if not hits and (kind == "id" or (kind == "code" and len(needle) >= 6 and needle.isidentifier())):
             hits = _snake_part(needle, pool)  # `urlconf` of ROOT_URLCONF, set_urlconf; short code stays whole
+        if not hits and kind == "id" and ("-" in needle or " " in needle):
+            hits = _spaced(needle, pool)  # "week-47" for "week 47", "SO 5602" for "SO-5602"
         if not hits and kind == "url":
             hits = pool.find(needle.rstrip("/"), word=False, limit=2)
         if hits:
@@ -112,6 +114,15 @@ def _composed(needle: str, pool: EvidencePool) -> list[tuple[str, Hit]]:
     return found
 
 
+def _spaced(needle: str, pool: EvidencePool) -> list[Hit]:
+    """An id as the evidence separates its parts: by a hyphen, a space or nothing."""
+    for joint in ("-", " ", ""):
+        other = needle.replace("-", joint).replace(" ", joint)
+        if other != needle and (hits := pool.find(other, limit=1)):
+            return hits
+    return []
+
+
 def _snake_part(needle: str, pool: EvidencePool) -> list[Hit]:
     """An id as a whole part of a snake_case name: tools write "certificate_7504069" or `is_py3` and agents
     say "certificate 7504069" or "in Py3"; the underscore is a separator, not part of the id."""
@@ -167,11 +178,23 @@ def _check_date(spec, pool, support, problems, region, claim=None) -> None:
             ):
                 support.append(Hit(index, start, end))
                 return
+    if (ranged := _range_day(day, month, pool)) is not None:
+        support.append(ranged)
+        return
     contrast = keyed_value(spec, claim, pool, region, EV_DATE) if claim is not None else None
     if contrast is not None:
         problems.append(missing_specific("date", spec.text, pool, region, contrast[0], contrast[1], 0.85))
     else:
         problems.append(missing_specific("date", spec.text, pool, region, confidence=0.85))
+
+
+def _range_day(day: int, month: int, pool: EvidencePool) -> Hit | None:
+    """The day where the evidence writes it as a range's end whose month is written once ("from 11 to 15
+    January", "July 16-18"): read as a date only with its month, as the claim side reads it."""
+    for hit in pool.lookup(str(day), True, 8):
+        if day_range_month(pool.lower(hit.passage), hit.start, hit.end) == month:
+            return hit
+    return None
 
 
 def _evidence_date(raw: str) -> tuple[int, int, int | None] | None:
@@ -360,7 +383,7 @@ def _check_count(spec, claim, pool, support, problems, region) -> None:
     if hits:
         noun = counted_noun(claim, spec.end) if word in _CARDINALS else None
         places = [*pool.lookup(word, True, 8), *pool.lookup(figure, True, 8)] if noun is not None else []
-        other = counted_otherwise(value, noun, pool, places) if places else None
+        other = counted_otherwise(value, noun, pool, places, claim.text.lower()) if places else None
         if other is not None:  # "three" is in the evidence, but of something else: "two flights each weekday"
             said, hit = other
             cite = pool.passages[hit.passage].cite

@@ -354,7 +354,7 @@ _DAY_RANGE_BEFORE = re.compile(
 )
 
 
-def _day_range_month(text: str, start: int, end: int) -> int | None:
+def day_range_month(text: str, start: int, end: int) -> int | None:
     """The month of a day range a bare day number opens or closes ("9 to 13 January", "January 9 to 13")."""
     after = _DAY_RANGE_AFTER.match(text, end)
     if after is None:
@@ -407,7 +407,7 @@ def specific_fields(text: str, opens_sentence: bool = True, context: str | None 
             if kind == "number":
                 if _enumerator(text, m.start(), m.end(), raw):
                     continue  # "1. ...", "**Flight 2:**": which item of a list, not a quantity
-                if value <= 31 and raw.isdigit() and (month := _day_range_month(text, m.start(), m.end())):
+                if value <= 31 and raw.isdigit() and (month := day_range_month(text, m.start(), m.end())):
                     found.append(("date", raw, (month, int(value), None), m.start(), m.end(), None))
                     taken.append((m.start(), m.end()))
                     continue  # "from 9 to 13 January": a day of that month

@@ -184,7 +184,7 @@ _FIGURE_WORDS = {**NUMBER_WORDS, "one": 1}
 _FIGURE_BEFORE = re.compile(
     r"(?<![\w.,/:#$€£-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,4}(?:\.\d+)?|"
     + "|".join(sorted(_FIGURE_WORDS, key=len, reverse=True))
-    + r")(?:%| ?percent| ?per cent)?(?: (thousand|million|billion))?[ -](?:[a-z]+ )?$"
+    + r")(?:%| ?percent| ?per cent)?(?: (thousand|million|billion))?[ -](?:([a-z]+) )?$"
 )
 # The figure is a range's upper end ("82,000 to 86,000 boe"): the noun is counted by the range.
 _RANGE_BEFORE = re.compile(r"(?:\d|\b(?:" + "|".join(_FIGURE_WORDS) + r"))\s*%?\s*(?:to|-|–|or|and)\s*$")
@@ -200,7 +200,9 @@ def counted_noun(claim: Claim, end: int) -> str | None:
     return None if noun in STOPWORDS or noun in _NOT_KEYS or noun in _NOT_COUNTED else noun
 
 
-def counted_otherwise(value: float, noun: str, pool: EvidencePool, places: list[Hit] | None) -> tuple[str, Hit] | None:
+def counted_otherwise(
+    value: float, noun: str, pool: EvidencePool, places: list[Hit] | None, claim: str = ""
+) -> tuple[str, Hit] | None:
     """The evidence's own count of `noun` when the claim's figure for it is not the evidence's.
 
     The claim "three flights" is contradicted when the evidence counts flights with one other figure ("two
@@ -209,7 +211,8 @@ def counted_otherwise(value: float, noun: str, pool: EvidencePool, places: list[
     evidence writes alone (a table's cell, "rose to 38") may be what the claim says. A noun the evidence
     counts with several figures (a list of records), or with figures that add up to the claim's (a total
     the agent worked out), is no contradiction. `places` None: the claimed figure is not in the evidence
-    (worked out from other figures, which a count of this very noun overrules)."""
+    (worked out from other figures, which a count of this very noun overrules). A word between the
+    evidence's figure and the noun must be one the claim (`claim`, lowercased) says too."""
     root = stem(noun)
     if len(root) < 2:
         return None
@@ -233,6 +236,8 @@ def counted_otherwise(value: float, noun: str, pool: EvidencePool, places: list[
         m = _FIGURE_BEFORE.search(text, max(0, hit.start - 28), hit.start)
         if m is None or _RANGE_BEFORE.search(text, max(0, m.start(1) - 12), m.start(1)):
             continue
+        if m.group(3) and m.group(3) not in claim:
+            continue  # "15 graded credits", "0.28 per kWh": another quantity of the noun than the claim's
         said = m.group(1)
         figure = _FIGURE_WORDS.get(said)
         if figure is None:
