@@ -670,3 +670,19 @@ def test_a_day_range_an_id_spaced_otherwise_and_another_quantity_of_a_noun_are_r
     record = "Term GPA 3.39 (15 graded credits). Credits earned this term: 16."
     (credits,) = _grades("You earned 16 credits this term.", [record]).values()
     assert credits.grade != FABRICATED, credits.reason  # "15 graded credits" counts another quantity
+
+
+def test_a_total_over_records_is_inferred_from_one_column_of_all_of_them_or_of_those_the_claim_names():
+    statement = (
+        "date        description              amount      balance\n"
+        "2026-11-21  TESCO STORES 2231        -64.18     2,354.59\n"
+        "2026-11-22  TFL TRAVEL CH             -8.50     2,346.09\n"
+        "2026-11-27  TESCO STORES 2231        -41.06     2,305.03\n"
+    )
+    (tesco,) = _grades("You spent £105.24 at Tesco.", [statement]).values()
+    assert tesco.grade == "INFERRED" and "total of 2" in tesco.reason, tesco.reason
+    pending = json.dumps([{"id": "a", "amount": -89.99}, {"id": "b", "amount": -62.30}, {"id": "c", "amount": -62.30}])
+    (total,) = _grades("Your pending payments come to €214.59.", [pending]).values()
+    assert total.grade == "INFERRED", total.reason
+    (wrong,) = _grades("Your pending payments come to €224.59.", [pending]).values()
+    assert wrong.grade == FABRICATED, wrong.reason

@@ -144,6 +144,9 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         how = _derive(value, everywhere, region, operands) if operands else None
     if how is None and spec.kind == "money" and _TOTAL.search(claim.text):
         how = _pair_total(value, pool)
+    if how is None and not small:
+        about = _ABOUT.search(claim.text[max(0, spec.start - 16) : spec.start]) is not None
+        how = _record_total(value, max(half, 0.01 * abs(value)) if about else half, claim, pool)
     if how is not None and _MULTIPLE.search(how[0]) and (conflict := _counted_conflict(spec, claim, value, pool, False)):
         problems.append(conflict)  # "16 stores" is 2 x 8, but the evidence counts "six smaller-format stores"
         return
@@ -375,6 +378,66 @@ def _pair_total(value: float, pool: EvidencePool):
             if partner is not None and partner[1] != s and v > 0 and partner[0] > 0:
                 hits = [Hit(index, s, e), Hit(index, partner[1], partner[2])]
                 return f"{_fmt(v)} + {_fmt(partner[0])} in {pool.passages[index].cite}", hits
+    return None
+
+
+def _records(pool: EvidencePool, index: int) -> list[tuple[str, dict[str, tuple[float, int, int]]]]:
+    """The records of one passage, each (its lowercased text, its figures by column): a JSON object's
+    figures by key, a line's (a table's row, a log line) by their place among the line's figures. Memoised
+    per passage text."""
+    memo = pool.memo(index)
+    found = memo.get("records")
+    if found is None:
+        text = pool.lower(index)
+        spans = [(m.start(), m.end()) for m in _OBJECT.finditer(text)] if "{" in text else []
+        if not spans:
+            at = 0
+            for line in text.split("\n"):
+                spans.append((at, at + len(line)))
+                at += len(line) + 1
+        numbers = _numbers(pool, index)
+        starts = [n[1] for n in numbers]
+        found = []
+        for lo, hi in spans:
+            first = bisect_left(starts, lo)
+            figures: dict[str, tuple[float, int, int]] = {}
+            for place, (v, s, e) in enumerate(numbers[first : bisect_left(starts, hi)]):
+                key = _KEY_BEFORE.search(text, max(lo, s - 40), s)
+                figures.setdefault(key.group(1) if key else f"#{place}", (v, s, e))
+            if figures:
+                found.append((text[lo:hi], figures))
+        memo["records"] = found
+    return found
+
+
+_OBJECT = re.compile(r"\{[^{}]*\}")
+_KEY_BEFORE = re.compile(r'"([\w .-]{1,40})"\s*:\s*"?$')
+
+
+def _record_total(value: float, tolerance: float, claim: Claim, pool: EvidencePool):
+    """A claimed figure as the total of one column over records: all of a passage's records ("three pending
+    payments totalling 214.59", "imported 206.6 kWh over five days") or those naming one or two of the
+    claim's words ("£105.24 at Tesco across two visits", "delivered orders add up to $479.74", "tax and
+    National Insurance took £1,024.92"). The sign is the tool's (a debit is negative): the claim's is not."""
+    words = [w for w in dict.fromkeys(claim.content) if len(w) > 2 and not w.isdigit()][:10]
+    for index in range(len(pool)):
+        records = _records(pool, index)
+        if len(records) < 2:
+            continue
+        named = [frozenset(i for i, (text, _) in enumerate(records) if w in text) for w in words]
+        subsets = [frozenset(range(len(records)))] + [n for n in named if len(n) >= 1]
+        subsets += [a | b for i, a in enumerate(named) for b in named[i + 1 :] if a and b and a != b]
+        for subset in dict.fromkeys(subsets):
+            if len(subset) < 2:
+                continue
+            columns: dict[str, list[tuple[float, int, int]]] = {}
+            for i in sorted(subset):
+                for key, figure in records[i][1].items():
+                    columns.setdefault(key, []).append(figure)
+            for figures in columns.values():
+                if len(figures) >= 2 and abs(abs(sum(f[0] for f in figures)) - abs(value)) <= tolerance:
+                    hits = [Hit(index, s, e) for _, s, e in figures]
+                    return f"the total of {len(figures)} figures of one column in {pool.passages[index].cite}", hits
     return None
 
 
