@@ -686,3 +686,16 @@ def test_a_total_over_records_is_inferred_from_one_column_of_all_of_them_or_of_t
     assert total.grade == "INFERRED", total.reason
     (wrong,) = _grades("Your pending payments come to €224.59.", [pending]).values()
     assert wrong.grade == FABRICATED, wrong.reason
+
+
+def test_a_duration_is_inferred_from_the_claims_own_times_a_records_start_and_end_or_a_clock_it_is_written_as():
+    (outage,) = _grades("The outage lasted 6 hours 35 minutes, from 03:10 to 09:45 UTC.", ["mast RS-114 down 03:10, up 09:45"]).values()
+    assert outage.grade != FABRICATED, outage.reason
+    events = json.dumps([{"summary": "Standup", "start": "2026-11-30T09:15", "end": "2026-11-30T09:30"}])
+    (standup,) = _grades("The standup lasts 15 minutes.", [events]).values()
+    assert standup.grade == "INFERRED" and "15 minutes" in standup.reason, standup.reason
+    (longer,) = _grades("The standup lasts 25 minutes.", [events]).values()
+    assert longer.grade == FABRICATED, longer.reason
+    sla = "TICKET   SLA_REMAINING\nBL-9931  -00:42 (BREACHED)"
+    (breached,) = _grades("BL-9931 has breached its SLA by 42 minutes.", [sla]).values()
+    assert breached.grade != FABRICATED, breached.reason

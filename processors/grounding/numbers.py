@@ -12,11 +12,11 @@ import re
 from bisect import bisect_left, bisect_right
 
 from .claims import Claim
-from .digits import matches, number_starts
+from .digits import digit_starts, matches, number_starts
 from .evidence import EvidencePool, Hit
 from .problems import Problem, missing_specific
-from .text import SCALES, Specific, list_marker, parse_number
-from .values import EV_NUMBER, counted_noun, counted_otherwise, keyed_value
+from .text import SCALES, Specific, list_marker, parse_number, parse_time
+from .values import EV_NUMBER, EV_TIME, counted_noun, counted_otherwise, keyed_value
 
 
 def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
@@ -128,6 +128,11 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         support.append(tail)
         return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
+    if spec.kind == "number" and (lasted := _duration(value, spec, claim, pool)) is not None:
+        reason, hits = lasted
+        derived.append(f"{spec.text} = {reason}")
+        support.extend(hits)
+        return
     if spec.kind == "percent" and (share := _share(value, half, spec, claim, everywhere, region)) is not None:
         reason, hits = share
         derived.append(f"{spec.text} = {reason}")
@@ -438,6 +443,58 @@ def _record_total(value: float, tolerance: float, claim: Claim, pool: EvidencePo
                 if len(figures) >= 2 and abs(abs(sum(f[0] for f in figures)) - abs(value)) <= tolerance:
                     hits = [Hit(index, s, e) for _, s, e in figures]
                     return f"the total of {len(figures)} figures of one column in {pool.passages[index].cite}", hits
+    return None
+
+
+# A figure that is a duration: "6 hours 35 minutes", "a 90-minute meeting", "breached by 42 minutes".
+_DURATION_AFTER = re.compile(
+    r"[\s-]*(hours?|hrs?|h|minutes?|mins?)\b(?:,?\s*(?:and\s*)?(\d{1,2})[\s-]*(?:minutes?|mins?)\b)?", re.IGNORECASE
+)
+_HOURS_BEFORE = re.compile(r"(\d{1,3})[\s-]*(?:hours?|hrs?|h),?\s*(?:and\s*)?$", re.IGNORECASE)
+
+
+def _claimed_minutes(value: float, spec: Specific, claim: Claim) -> int | None:
+    """The minutes a claimed duration says, its hours and minutes together ("6 hours 35 minutes": 395)."""
+    m = _DURATION_AFTER.match(claim.text, spec.end)
+    if m is None or not value.is_integer():
+        return None
+    if m.group(1).lower().startswith("h"):
+        return int(value) * 60 + int(m.group(2) or 0)
+    before = _HOURS_BEFORE.search(claim.text, max(0, spec.start - 16), spec.start)
+    return int(value) + (int(before.group(1)) * 60 if before else 0)
+
+
+def _times(pool: EvidencePool, index: int) -> list[tuple[int, int, int]]:
+    """The clock times of one passage (minutes after midnight, start, end), memoised per passage text."""
+    memo = pool.memo(index)
+    found = memo.get("times")
+    if found is None:
+        text = pool.lower(index)
+        found = memo["times"] = [(t, m.start(), m.end()) for m in matches(EV_TIME, text, digit_starts)
+                                 if (t := parse_time(m.group())) is not None]  # fmt: skip
+    return found
+
+
+def _duration(value: float, spec: Specific, claim: Claim, pool: EvidencePool):
+    """A claimed duration as the time between two clock times the claim gives ("from 03:10 to 09:45") or
+    from one time of the evidence to the next close by (a record's start and end), or written as a clock
+    ("00:23:05" of a call, "-00:42" past an SLA). Any two of a log's many times are not tried: some pair
+    would fit most durations."""
+    minutes = _claimed_minutes(value, spec, claim)
+    if not minutes:
+        return None
+    own = [s.value for s in claim.specifics if s.kind == "time" and isinstance(s.value, int)]
+    for i, a in enumerate(own):  # "lasted 6 hours 35 minutes, from 03:10 to 09:45"
+        if any((b - a) % 1440 == minutes for b in own[i + 1 :]):
+            return f"{minutes} minutes between the claim's own times", []
+    for index in range(len(pool)):
+        times = _times(pool, index)
+        for k, (t, s, e) in enumerate(times):
+            if t == minutes:
+                return f"{minutes} minutes written as a clock", [Hit(index, s, e)]
+            # A record's start and end: the next time, close by ("start": "09:15", "end": "09:30").
+            if k + 1 < len(times) and times[k + 1][1] - e < 160 and (times[k + 1][0] - t) % 1440 == minutes:
+                return f"{minutes} minutes from one time to the next", [Hit(index, s, e), Hit(index, *times[k + 1][1:])]
     return None
 
 
