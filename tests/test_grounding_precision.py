@@ -699,3 +699,17 @@ def test_a_duration_is_inferred_from_the_claims_own_times_a_records_start_and_en
     sla = "TICKET   SLA_REMAINING\nBL-9931  -00:42 (BREACHED)"
     (breached,) = _grades("BL-9931 has breached its SLA by 42 minutes.", [sla]).values()
     assert breached.grade != FABRICATED, breached.reason
+
+
+def test_a_place_is_found_by_its_code_its_peoples_adjective_its_own_name_or_its_time_zone():
+    for claim, evidence in (
+        ("A Danish trial enrolled 2,256 adults.", "We assigned 2,256 adults in Denmark to vitamin D or placebo."),
+        ("The Netherlands had the highest order value.", "country | orders | aov\nNL      |   4310 | 84.15"),
+        ("The cheapest route changes in Geneva.", '{"change_at": "Genève", "fare_eur": 74.40}'),
+        ("The slot is 14:00 to 15:30 Eastern.", '{"free": ["14:00-15:30"], "tz": "America/New_York"}'),
+    ):
+        graded = ground(claim, [evidence]).claims
+        assert all("names" not in c.grade.reason for c in graded), (claim, [c.grade.reason for c in graded])
+    # A country code is a code only in capitals: the "it" of a sentence is no Italy.
+    (italy,) = ground("The order shipped from Italy.", ["It shipped on Monday from the warehouse."]).claims
+    assert italy.grade.grade == FABRICATED and "italy" in italy.grade.reason, italy.grade.reason

@@ -15,7 +15,7 @@ from .digits import date_starts, digit_starts, matches
 from .evidence import EvidencePool, Hit
 from .lexicon import HYPOTHETICAL, NEGATION, STATUS_GROUPS
 from .numbers import check_number
-from .places import airport_code
+from .places import airport_code, place_alias
 from .problems import Problem, missing_specific, remembered
 from .text import MONTH_NAMES, NUMBER_WORDS, QUARTER_WORDS, day_range_month, parse_date, parse_time
 from .values import EV_DATE, EV_TIME, counted_noun, counted_otherwise, keyed_value
@@ -218,8 +218,8 @@ def _check_name(spec, pool, support, problems, region, claim_text: str = "") -> 
             continue  # a typo or spelling variant of a name the evidence has
         if len(word) <= 6 and _acronym(word, pool):
             continue
-        if (code := airport_code(word, pool)) is not None:
-            derived_places.append(code)  # "Heathrow" for the LHR of a flight record
+        if (code := airport_code(word, pool) or place_alias(word, pool)) is not None:
+            derived_places.append(code)  # "Heathrow" for the LHR of a flight record, "Dutch" for "NL"
             continue
         missing.append(word)
     if missing and len(missing) < len(spec.value) and _GENERIC_HEADS.issuperset(missing):
