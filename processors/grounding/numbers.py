@@ -183,7 +183,10 @@ def _counted_conflict(spec: Specific, claim: Claim, value: float, pool: Evidence
     if other is None:
         return None
     said, hit = other
-    return Problem("number", f"claimed {spec.text} {noun}; {pool.passages[hit.passage].cite} says {said}", 0.8, hit)
+    # Read from words next to figures: sure enough in a document's prose, below the flag threshold in tool
+    # output (listings, logs), where a figure next to a word is often no count of it.
+    confidence = 0.8 if pool.passages[hit.passage].source in ("evidence", "retrieval") else 0.65
+    return Problem("number", f"claimed {spec.text} {noun}; {pool.passages[hit.passage].cite} says {said}", confidence, hit)
 
 
 # A figure worked out as a product or a multiple ("2 x 8"): found by chance more often than a sum or a

@@ -387,7 +387,8 @@ def _check_count(spec, claim, pool, support, problems, region) -> None:
         if other is not None:  # "three" is in the evidence, but of something else: "two flights each weekday"
             said, hit = other
             cite = pool.passages[hit.passage].cite
-            problems.append(Problem("number", f"claimed {spec.text} {noun}; {cite} says {said}", 0.8, hit))
+            confidence = 0.8 if pool.passages[hit.passage].source in ("evidence", "retrieval") else 0.65
+            problems.append(Problem("number", f"claimed {spec.text} {noun}; {cite} says {said}", confidence, hit))
         else:
             support.append(hits[0])
         return

@@ -242,8 +242,8 @@ def counted_otherwise(
         figure = _FIGURE_WORDS.get(said)
         if figure is None:
             figure = parse_number(said)
-            if figure is None:
-                continue
+            if figure is None or (len(said) == 4 and said.isdigit() and 1900 <= figure <= 2100):
+                continue  # no figure, or a year ("Oct 24  2024 tests" of a directory listing)
             figure *= SCALES.get(m.group(2) or "", 1.0)
         end = hit.end
         while end < len(text) and text[end].isalpha():
