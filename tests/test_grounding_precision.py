@@ -713,3 +713,25 @@ def test_a_place_is_found_by_its_code_its_peoples_adjective_its_own_name_or_its_
     # A country code is a code only in capitals: the "it" of a sentence is no Italy.
     (italy,) = ground("The order shipped from Italy.", ["It shipped on Monday from the warehouse."]).claims
     assert italy.grade.grade == FABRICATED and "italy" in italy.grade.reason, italy.grade.reason
+
+
+def test_shares_as_fractions_column_totals_of_a_tables_rows_about_durations_and_a_quarter_of_dated_months():
+    table = (
+        "SELECT country, orders, share_of_revenue FROM eu_sales ORDER BY 3 DESC LIMIT 4;\n"
+        " country | orders | share_of_revenue\n DE | 12480 | 0.341\n FR | 9105 | 0.241\n NL | 4310 | 0.140\n IT | 4922 | 0.108\n"
+    )
+    grades = _grades("Germany took 34% of revenue. Together the four made up about 83% of revenue.", [table])
+    assert all(g.grade != FABRICATED for g in grades.values()), [g.reason for g in grades.values()]
+    (churn,) = _grades("Across all four countries, 30,817 orders were placed.", [table]).values()
+    assert churn.grade != FABRICATED, churn.reason  # the orders column, not the query line's 3 and 4
+    (median,) = _grades("Bug reports took about 4 days at the median.", ["category | median_hours\nbug | 96.5"]).values()
+    assert median.grade == "INFERRED" and "96.5 hours" in median.reason, median.reason
+    dated = "WHERE paid_at >= '2025-07-01' AND paid_at <= '2025-09-30'"
+    (quarter,) = _grades("Revenue for the third quarter was up.", [dated]).values()
+    assert "quarter" not in quarter.reason, quarter.reason
+
+
+def test_a_negating_prefix_matches_the_evidences_negated_word():
+    contract = "Either party may terminate for material breach if the breach is not cured within thirty (30) days."
+    (uncured,) = _grades("Either side can terminate for an uncured material breach after 30 days.", [contract]).values()
+    assert "'uncured'" not in uncured.reason, uncured.reason

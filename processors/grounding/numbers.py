@@ -120,6 +120,18 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
             derived.append(f"{spec.text} rounds {_fmt(v)} from {pool.passages[index].cite}")
             support.append(Hit(index, s, e))
             return
+    if spec.kind == "percent" and (share := _fraction(value, half, everywhere)) is not None:
+        v, index, s, e = share
+        derived.append(f"{spec.text} rounds {_fmt(v)} as a percent, from {pool.passages[index].cite}")
+        support.append(Hit(index, s, e))  # "34% of revenue" from a share_of_revenue of 0.341
+        return
+    small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
+    about = _ABOUT.search(claim.text[max(0, spec.start - 16) : spec.start]) is not None
+    if about and spec.unit in _FROM_UNITS and (unit := _about_in_units(value, half, spec.unit, everywhere, region)):
+        reason, hit = unit
+        derived.append(f"{spec.text} = {reason}")
+        support.append(hit)  # "about 4 days" from a median of 96.5 hours
+        return
     if spec.kind == "year" and (dated := _year_of_date(int(value), pool)) is not None:
         support.append(dated)  # "in February 2024" from "2024-02-11T09:00:00Z"
         return
@@ -127,7 +139,6 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         derived.append(f"{spec.text} ends {pool.passages[tail.passage].cite}'s id")
         support.append(tail)
         return
-    small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
     if spec.kind == "number" and (lasted := _duration(value, spec, claim, pool)) is not None:
         reason, hits = lasted
         derived.append(f"{spec.text} = {reason}")
@@ -150,8 +161,7 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
     if how is None and spec.kind == "money" and _TOTAL.search(claim.text):
         how = _pair_total(value, pool)
     if how is None and not small:
-        about = _ABOUT.search(claim.text[max(0, spec.start - 16) : spec.start]) is not None
-        how = _record_total(value, max(half, 0.01 * abs(value)) if about else half, claim, pool)
+        how = _record_total(value, max(half, 0.01 * abs(value)) if about else half, claim, pool, spec.kind == "percent")
     if how is not None and _MULTIPLE.search(how[0]) and (conflict := _counted_conflict(spec, claim, value, pool, False)):
         problems.append(conflict)  # "16 stores" is 2 x 8, but the evidence counts "six smaller-format stores"
         return
@@ -422,7 +432,7 @@ _OBJECT = re.compile(r"\{[^{}]*\}")
 _KEY_BEFORE = re.compile(r'"([\w .-]{1,40})"\s*:\s*"?$')
 
 
-def _record_total(value: float, tolerance: float, claim: Claim, pool: EvidencePool):
+def _record_total(value: float, tolerance: float, claim: Claim, pool: EvidencePool, percent: bool = False):
     """A claimed figure as the total of one column over records: all of a passage's records ("three pending
     payments totalling 214.59", "imported 206.6 kWh over five days") or those naming one or two of the
     claim's words ("£105.24 at Tesco across two visits", "delivered orders add up to $479.74", "tax and
@@ -438,12 +448,18 @@ def _record_total(value: float, tolerance: float, claim: Claim, pool: EvidencePo
         for subset in dict.fromkeys(subsets):
             if len(subset) < 2:
                 continue
-            columns: dict[str, list[tuple[float, int, int]]] = {}
+            # Records of one shape only (the same keys; or as many figures and column bars on the line): a
+            # table's rows, not the query line above them.
+            columns: dict[tuple, list[tuple[float, int, int]]] = {}
             for i in sorted(subset):
+                text, figures = records[i]
+                shape = (tuple(figures), text.count("|"), text.count("\t"))
                 for key, figure in records[i][1].items():
-                    columns.setdefault(key, []).append(figure)
+                    columns.setdefault((shape, key), []).append(figure)
             for figures in columns.values():
-                if len(figures) >= 2 and abs(abs(sum(f[0] for f in figures)) - abs(value)) <= tolerance:
+                total = abs(sum(f[0] for f in figures))
+                if len(figures) >= 2 and (abs(total - abs(value)) <= tolerance
+                                          or (percent and abs(total * 100 - abs(value)) <= tolerance)):  # fmt: skip
                     hits = [Hit(index, s, e) for _, s, e in figures]
                     return f"the total of {len(figures)} figures of one column in {pool.passages[index].cite}", hits
     return None
@@ -498,6 +514,33 @@ def _duration(value: float, spec: Specific, claim: Claim, pool: EvidencePool):
             # A record's start and end: the next time, close by ("start": "09:15", "end": "09:30").
             if k + 1 < len(times) and times[k + 1][1] - e < 160 and (times[k + 1][0] - t) % 1440 == minutes:
                 return f"{minutes} minutes from one time to the next", [Hit(index, s, e), Hit(index, *times[k + 1][1:])]
+    return None
+
+
+# A duration in one unit from a figure in another: (factor, the other unit) per unit the claim says.
+_FROM = {"minute": ((60, "hours"), (1 / 60, "seconds")), "hour": ((24, "days"), (1 / 60, "minutes")),
+         "day": ((7, "weeks"), (1 / 24, "hours")), "week": ((1 / 7, "days"),), "month": ((12, "years"), (1 / 30, "days")),
+         "year": ((1 / 12, "months"), (1 / 365, "days"))}  # fmt: skip
+_FROM_UNITS = {**{u: f for u, f in _FROM.items()}, **{u + "s": f for u, f in _FROM.items()},
+               "min": _FROM["minute"], "mins": _FROM["minute"], "hr": _FROM["hour"], "hrs": _FROM["hour"]}  # fmt: skip
+
+
+def _fraction(value: float, half: float, numbers) -> tuple[float, int, int, int] | None:
+    """A figure of the evidence that is the claimed percent as a fraction of one, to the claimed precision."""
+    for v, s, e, index in numbers:
+        if 0 < abs(v) < 1 and abs(v * 100 - value) <= half:
+            return v, index, s, e
+    return None
+
+
+def _about_in_units(value: float, half: float, unit: str, numbers, region: Hit | None):
+    """An 'about' duration as one of the nearest figures converted from another unit, to the claimed
+    precision ("about 4 days" for a median of 96.5 hours): `_derive` asks for the exact figure."""
+    near = _nearest(numbers, region, 40) if region is not None else numbers[:40]
+    for v, s, e, index in near:
+        for factor, other in _FROM_UNITS[unit]:
+            if v and abs(v * factor - value) < half / (1 + 1e-9):  # strictly: 3.5 is no "about 4"
+                return f"about {_fmt(v)} {other} in {unit}", Hit(index, s, e)
     return None
 
 

@@ -45,6 +45,7 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
             and _in_window(opposite, window)
             and not _compound(opposite, word, lowered)
             and not _in_window(opposite, lowered)
+            and not _negated_in(opposite, word, window)
         ):
             swapped.append((word, opposite))
             continue
@@ -110,6 +111,15 @@ def _closed_class_words(pool: EvidencePool, region: Hit, radius: int, window: st
     return remembered(
         pool, "closed_class_words", (region, radius), lambda: [w for w in _WORDS.findall(window) if w in CLOSED_CLASS]
     )
+
+
+def _negated_in(opposite: str, word: str, window: str) -> bool:
+    """Whether the window writes the prefix-opposite negated, saying what the claim's word says: "not
+    cured" for "uncured", "not available" for "unavailable". (A true antonym negated, "not early", is no
+    "late": only a negating prefix is read so.)"""
+    if not any(word == p.rstrip("-") + opposite or opposite == p.rstrip("-") + word for p in NEGATING_PREFIXES):
+        return False
+    return re.search(rf"\b(?:not|never|no longer|n't)\s+(?:(?:been|be|yet|fully|properly)\s+)?{re.escape(opposite)}\b", window) is not None
 
 
 def _in_window(word: str, window: str) -> bool:

@@ -362,6 +362,11 @@ def _check_period(spec, pool, support, problems, region) -> None:
         word = QUARTER_WORDS[value]
         hits = (pool.lookup(f"q{value}", True, 1) or pool.lookup(f"{value}q", True, 1)
                 or pool.lookup(f"{word} quarter", True, 1) or pool.lookup(f"{word}-quarter", True, 1))  # fmt: skip
+        if not hits:  # a date in each of its three months ("paid_at >= '2025-07-01'" ... September's)
+            months = range(3 * value - 2, 3 * value + 1)
+            dated = [next((Hit(i, s, e) for i in range(len(pool)) for v, s, e in _parsed(pool, i, EV_DATE, _evidence_date)
+                           if v is not None and v[0] == month), None) for month in months]  # fmt: skip
+            hits = (dated[0],) if dated[0] is not None and dated[-1] is not None else ()
     if hits:
         support.append(hits[0])
     else:
