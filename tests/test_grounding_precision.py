@@ -735,3 +735,13 @@ def test_a_negating_prefix_matches_the_evidences_negated_word():
     contract = "Either party may terminate for material breach if the breach is not cured within thirty (30) days."
     (uncured,) = _grades("Either side can terminate for an uncured material breach after 30 days.", [contract]).values()
     assert "'uncured'" not in uncured.reason, uncured.reason
+
+
+def test_spot_check_f_shapes_a_spelled_count_a_linked_line_and_an_imperative():
+    (bag,) = _grades("Additional Checked Bag: 1 checked bag", ["please add one checked bag to my booking"]).values()
+    assert bag.grade != FABRICATED, bag.reason
+    link = "see https://github.com/x/y/blob/main/django/db/models/manager.py#L84 and lines 87 and 88"
+    (line,) = _grades("The issue description points to line 84.", [link]).values()
+    assert line.grade != FABRICATED, line.reason
+    (step,) = ground("Repeat this for each reservation HAT123.", ["reservations: HAT124"]).claims
+    assert step.grade.grade != FABRICATED, step.grade.reason

@@ -249,7 +249,8 @@ INTENT = re.compile(
     r"|^\s*(?:thought:\s*)?(?:(?:or|and|otherwise|alternatively|instead|now|next|then|first|finally),?\s+)?"
     r"(?:just\s+)?"
     r"(?:modify|add|remove|change|update|create|run|use|replace|fix|implement|set|keep|make|try|catch|print|wrap"
-    r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider|let)\b(?![-:])"
+    r"|install|delete|move|rename|write|call|edit|open|look|search|find|verify|ensure|avoid|consider|let"
+    r"|repeat|check|select|choose|enter|click|navigate|apply|review|compare|provide)\b(?![-:])"
     # A suggestion: "A simpler way is to use `X`", "The cleanest fix would be to ...".
     r"|^\s*(?:a|the|one|another)\s+(?:[a-z]+\s+){0,2}(?:way|option|approach|fix|solution|alternative|idea)"
     r"\s+(?:is|would be|could be|might be)\s+to\b"

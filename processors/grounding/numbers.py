@@ -15,7 +15,7 @@ from .claims import Claim
 from .digits import digit_starts, matches, number_starts
 from .evidence import EvidencePool, Hit
 from .problems import Problem, missing_specific
-from .text import SCALES, Specific, list_marker, parse_number, parse_time
+from .text import NUMBER_WORDS, SCALES, Specific, list_marker, parse_number, parse_time, stem
 from .values import EV_NUMBER, EV_TIME, counted_noun, counted_otherwise, keyed_value
 
 
@@ -126,6 +126,9 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         support.append(Hit(index, s, e))  # "34% of revenue" from a share_of_revenue of 0.341
         return
     small = value.is_integer() and 0 <= value <= 10 and spec.kind == "number"
+    if small and (spelled := _spelled(int(value), spec, claim, pool)) is not None:
+        support.append(spelled)  # "1 checked bag" where the user asked to "add one checked bag"
+        return
     about = _ABOUT.search(claim.text[max(0, spec.start - 16) : spec.start]) is not None
     if about and spec.unit in _FROM_UNITS and (unit := _about_in_units(value, half, spec.unit, everywhere, region)):
         reason, hit = unit
@@ -220,6 +223,20 @@ def _id_tail(spec: Specific, claim: Claim, pool: EvidencePool) -> Hit | None:
 
 
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+_SPELLED = {n: w for w, n in {**NUMBER_WORDS, "one": 1}.items() if w not in ("third", "fourth", "fifth", "sixth",
+            "seventh", "eighth", "ninth", "tenth")}  # fmt: skip
+
+
+def _spelled(value: int, spec: Specific, claim: Claim, pool: EvidencePool) -> Hit | None:
+    """A small figure the evidence writes as a word before the same noun ("one checked bag" for "1 checked
+    bag"): the word alone ("one") is too common to be the figure."""
+    word = _SPELLED.get(value)
+    noun = counted_noun(claim, spec.end) if word else None
+    if noun is None:
+        return None
+    for hit in pool.lookup(f"{word} {noun}", True, 1) or pool.lookup(f"{word} {stem(noun)}", False, 1):
+        return hit
+    return None
 
 
 def _literal(numeral: str, pool: EvidencePool) -> Hit | None:
@@ -233,7 +250,8 @@ def _literal(numeral: str, pool: EvidencePool) -> Hit | None:
         text = pool.lower(hit.passage)
         before = text[hit.start - 1] if hit.start else " "
         after = text[hit.end : hit.end + 2]
-        if before.isalnum() or (before in ".," and text[hit.start - 2 : hit.start - 1].isdigit()):
+        anchor = before == "l" and text[hit.start - 2 : hit.start - 1] == "#"  # a source link's line, "file.py#L84"
+        if (before.isalnum() and not anchor) or (before in ".," and text[hit.start - 2 : hit.start - 1].isdigit()):
             continue
         if after[:1].isdigit() or (after[:1] in ".," and after[1:2].isdigit()):
             continue
