@@ -745,3 +745,11 @@ def test_spot_check_f_shapes_a_spelled_count_a_linked_line_and_an_imperative():
     assert line.grade != FABRICATED, line.reason
     (step,) = ground("Repeat this for each reservation HAT123.", ["reservations: HAT124"]).claims
     assert step.grade.grade != FABRICATED, step.grade.reason
+
+
+def test_code_the_claim_negates_need_not_be_in_the_evidence_and_a_trackers_last_modified_is_no_antonym():
+    (params,) = _grades("This tests `params`, not `data`.", ['Request(method="POST", url=u, params=b"test=foo")']).values()
+    assert params.grade != FABRICATED, params.reason
+    issue = "Union queryset ordering breaks (last modified by Sergei Maertens). combined_queries = (self.query,) + rest"
+    (first,) = _grades("`self.query` is the query of the first queryset in the union.", [issue]).values()
+    assert "'last'" not in first.reason, first.reason

@@ -34,6 +34,8 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
     window = pool.lower(region.passage)[max(0, region.start - radius) : region.end + radius]
     if "most recent call" in window:  # a traceback's header: its 'last' is no statement about the claim
         window = window.replace("most recent call last", "")
+    if "last modified" in window:  # an issue tracker's "(last modified by ...)": no 'last' of the claim's subject
+        window = window.replace("last modified", "")
     lowered = claim.text.lower()
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []
@@ -189,7 +191,7 @@ def _opposed_prefix(word: str, pool: EvidencePool) -> str | None:
 # "green", not the tests.
 _NEGATED_WORD = re.compile(
     r"(?:\b(?:not|no|never|cannot|without|nothing|nobody|none|neither|nor|no one)\b|n't\b|n’t\b)"
-    r"((?:[ \t]+[\w'’/-]+){1,4})",
+    r"((?:[ \t]+[\w'’/`-]+){1,4})",
     re.IGNORECASE,
 )
 # Words between a negator and what it negates ("isn't really affected", "wasn't able to cancel", "nothing

@@ -82,9 +82,15 @@ _SENTENCE_END = re.compile(r"[.!?]\s")
 
 
 def _said_absent(text: str, at: int) -> bool:
-    """Whether the sentence says, before position `at`, that what follows is absent."""
+    """Whether the sentence says, before position `at`, that what follows is absent; or negates it right
+    before it ("tests `params`, not `data`", "NOT `Variable`")."""
+    if _NOT_BEFORE.search(text, max(0, at - 16), at):
+        return True
     ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, at)]
     return _ABSENT.search(text, ends[-1] if ends else 0, at) is not None
+
+
+_NOT_BEFORE = re.compile(r"\b(?:not|rather than|instead of|except)\s*$", re.IGNORECASE)
 
 
 _QUALIFIED = re.compile(r"[.:]+")
