@@ -32,10 +32,7 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
     # of a tool's output.
     radius = 800 if pool.passages[region.passage].source in ("evidence", "retrieval") else 200
     window = pool.lower(region.passage)[max(0, region.start - radius) : region.end + radius]
-    if "most recent call" in window:  # a traceback's header: its 'last' is no statement about the claim
-        window = window.replace("most recent call last", "")
-    if "last modified" in window:  # an issue tracker's "(last modified by ...)": no 'last' of the claim's subject
-        window = window.replace("last modified", "")
+    window = _without_fixed_phrases(window)
     lowered = claim.text.lower()
     swapped: list[tuple[str, str]] = []
     classed: list[tuple[str, str, str]] = []
@@ -89,7 +86,7 @@ def _swapped_in_sentence(claim: Claim, pool: EvidencePool, region: Hit, problems
     zone). Read only in documents' prose, whose sentence the claim's other words pin down."""
     if pool.passages[region.passage].source not in ("evidence", "retrieval"):
         return
-    sentence = pool.lower(region.passage)[region.start : region.end]
+    sentence = _without_fixed_phrases(pool.lower(region.passage)[region.start : region.end])
     lowered = claim.text.lower()
     for word in dict.fromkeys(_WORDS.findall(lowered)):  # "below" and "above" are no content words
         others = ANTONYMS.get(word)
@@ -113,6 +110,14 @@ def _closed_class_words(pool: EvidencePool, region: Hit, radius: int, window: st
     return remembered(
         pool, "closed_class_words", (region, radius), lambda: [w for w in _WORDS.findall(window) if w in CLOSED_CLASS]
     )
+
+
+def _without_fixed_phrases(window: str) -> str:
+    """The window without phrases whose opposite words say nothing of the claim's subject: a traceback's
+    "most recent call last", an issue tracker's "(last modified by ...)"."""
+    if "last" in window:
+        window = window.replace("most recent call last", "").replace("last modified", "")
+    return window
 
 
 def _negated_in(opposite: str, word: str, window: str) -> bool:
