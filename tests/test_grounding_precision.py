@@ -753,3 +753,22 @@ def test_code_the_claim_negates_need_not_be_in_the_evidence_and_a_trackers_last_
     issue = "Union queryset ordering breaks (last modified by Sergei Maertens). combined_queries = (self.query,) + rest"
     (first,) = _grades("`self.query` is the query of the first queryset in the union.", [issue]).values()
     assert "'last'" not in first.reason, first.reason
+
+
+def test_a_figure_of_another_record_than_the_one_the_claim_names_is_fabricated():
+    offers = json.dumps({"results": [
+        {"flight": "BA117", "carrier": "British Airways", "fare": {"amount": 412.00}, "seats_left": 3},
+        {"flight": "VS3", "carrier": "Virgin Atlantic", "fare": {"amount": 438.00}, "seats_left": 14},
+    ]})  # fmt: skip
+    (wrong,) = _grades("The cheapest nonstop is British Airways BA117 at £438.", [offers]).values()
+    assert wrong.grade == FABRICATED and "another record" in wrong.reason, wrong.reason
+    assert wrong.confidence < 0.8  # read from layout: below the flag threshold
+    (right,) = _grades("The cheapest nonstop is British Airways BA117 at £412.", [offers]).values()
+    assert right.grade != FABRICATED, right.reason
+    # A claim naming two records compares them: no record to hold its figures to.
+    (both,) = _grades("BA117 at £412 beats VS3 at £438.", [offers]).values()
+    assert both.grade != FABRICATED, both.reason
+    # Prose is no records.
+    prose = "The BA117 fare is 412 pounds today.\nVirgin's VS3 costs 438 pounds.\nBoth leave Heathrow."
+    (told,) = _grades("BA117 costs £438.", [prose]).values()
+    assert "another record" not in told.reason, told.reason

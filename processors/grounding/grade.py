@@ -19,6 +19,7 @@ from .claims import OPINION_KIND, REASONING_KIND, Claim
 from .evidence import EvidencePool, Hit
 from .polarity import check_polarity, check_words
 from .problems import Problem, remembered
+from .records import check_record
 from .specifics import check_specific
 from .text import stem
 from .trace import AGENT_ACTION
@@ -75,6 +76,8 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
     for spec in claim.specifics:
         check_specific(spec, claim, pool, region, support, problems, derived)
     check_words(claim, pool, region, problems, words, known)
+    if not problems:
+        check_record(claim, pool, problems)
     if region is not None:
         check_polarity(claim, pool, region, problems, words, stems)
     action = _own_action(support, pool)

@@ -15,6 +15,7 @@ from .claims import Claim
 from .digits import digit_starts, matches, number_starts
 from .evidence import EvidencePool, Hit
 from .problems import Problem, missing_specific
+from .records import record_spans
 from .text import NUMBER_WORDS, SCALES, Specific, list_marker, parse_number, parse_time, stem
 from .values import EV_NUMBER, EV_TIME, counted_noun, counted_otherwise, keyed_value
 
@@ -418,19 +419,14 @@ def _pair_total(value: float, pool: EvidencePool):
 
 
 def _records(pool: EvidencePool, index: int) -> list[tuple[str, dict[str, tuple[float, int, int]]]]:
-    """The records of one passage, each (its lowercased text, its figures by column): a JSON object's
-    figures by key, a line's (a table's row, a log line) by their place among the line's figures. Memoised
-    per passage text."""
+    """The records of one passage (`records.record_spans`), each (its lowercased text, its figures by
+    column): a JSON object's figures by key, a line's (a table's row, a log line) by their place among the
+    line's figures. Memoised per passage text."""
     memo = pool.memo(index)
     found = memo.get("records")
     if found is None:
         text = pool.lower(index)
-        spans = [(m.start(), m.end()) for m in _OBJECT.finditer(text)] if "{" in text else []
-        if not spans:
-            at = 0
-            for line in text.split("\n"):
-                spans.append((at, at + len(line)))
-                at += len(line) + 1
+        spans = record_spans(pool, index)
         numbers = _numbers(pool, index)
         starts = [n[1] for n in numbers]
         found = []
@@ -446,7 +442,6 @@ def _records(pool: EvidencePool, index: int) -> list[tuple[str, dict[str, tuple[
     return found
 
 
-_OBJECT = re.compile(r"\{[^{}]*\}")
 _KEY_BEFORE = re.compile(r'"([\w .-]{1,40})"\s*:\s*"?$')
 
 

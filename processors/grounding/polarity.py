@@ -78,6 +78,7 @@ def check_words(claim: Claim, pool: EvidencePool, region: Hit | None, problems: 
 
 
 _WORDS = re.compile(r"[a-z]+")
+_HAS_ANTONYM = frozenset(ANTONYMS)
 
 
 def _swapped_in_sentence(claim: Claim, pool: EvidencePool, region: Hit, problems: list[Problem], words: list[str]) -> None:
@@ -88,9 +89,10 @@ def _swapped_in_sentence(claim: Claim, pool: EvidencePool, region: Hit, problems
         return
     sentence = _without_fixed_phrases(pool.lower(region.passage)[region.start : region.end])
     lowered = claim.text.lower()
-    for word in dict.fromkeys(_WORDS.findall(lowered)):  # "below" and "above" are no content words
-        others = ANTONYMS.get(word)
-        if not others or _in_window(word, sentence):
+    # "below" and "above" are no content words: every word of the claim, those with antonyms picked in C
+    for word in sorted(_HAS_ANTONYM.intersection(_WORDS.findall(lowered)), key=lowered.find):
+        others = ANTONYMS[word]
+        if _in_window(word, sentence):
             continue
         opposite = next((o for o in others if _in_window(o, sentence) and not _in_window(o, lowered)), None)
         if opposite is None:
