@@ -107,7 +107,7 @@ def _needles(spec) -> list[str]:
         numeral = _NUMERAL.search(spec.text)
         return [numeral.group().replace(",", "")] if numeral and len(numeral.group()) >= 2 else []
     if spec.kind == "name":
-        return [w for w in spec.value if len(w) >= 3]
+        return [" ".join(spec.value)]  # the whole name: "basic" alone is in every fare's "basic_economy"
     return [str(spec.value).lower()] if spec.value else []
 
 
