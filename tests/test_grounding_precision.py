@@ -609,7 +609,7 @@ def test_a_figure_the_evidence_has_but_says_of_something_else_is_contradicted_by
 
 
 def test_a_figure_worked_out_from_others_yields_to_the_evidences_count_of_the_same_unit():
-    label = "Atorvastatin 20 mg tablet, take 1 at bedtime; quantity 90."
+    label = json.dumps({"drug": "Atorvastatin 20 mg tablet", "sig": "take 1 at bedtime", "quantity": 90})
     (dose,) = _grades("Your atorvastatin is 40 mg.", [label]).values()
     assert dose.grade == FABRICATED and "20 mg" in dose.reason, dose.reason
     (range_end,) = _grades("Guidance is 86,000 boe per day.", ["Guidance stays at 82,000 to 86,000 boe per day."]).values()
@@ -772,3 +772,14 @@ def test_a_figure_of_another_record_than_the_one_the_claim_names_is_fabricated()
     prose = "The BA117 fare is 412 pounds today.\nVirgin's VS3 costs 438 pounds.\nBoth leave Heathrow."
     (told,) = _grades("BA117 costs £438.", [prose]).values()
     assert "another record" not in told.reason, told.reason
+
+
+def test_against_prose_a_figure_is_the_documents_not_one_worked_out_of_two_of_its_figures():
+    article = "The chain plans to open six smaller-format stores next year and close 8 older ones; it has 2 outlets abroad."
+    (stores,) = _grades("The chain plans to open 16 smaller-format stores next year.", [article]).values()
+    assert stores.grade == FABRICATED, stores.reason  # not 2 x 8
+    (minutes,) = _grades("The meeting ran for 90 minutes.", ["The meeting ran for 1.5 hours."]).values()
+    assert minutes.grade != FABRICATED, minutes.reason  # a unit change is still the document's figure
+    records = json.dumps({"outlets_abroad": 2, "closing": 8, "opening": 6})
+    (worked,) = _grades("That is 16 store changes in all.", [records]).values()
+    assert worked.grade != FABRICATED, worked.reason  # tool output: agents work figures out

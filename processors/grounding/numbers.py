@@ -15,7 +15,7 @@ from .claims import Claim
 from .digits import digit_starts, matches, number_starts
 from .evidence import EvidencePool, Hit
 from .problems import Problem, missing_specific
-from .records import record_spans
+from .records import record_spans, tabular
 from .text import NUMBER_WORDS, SCALES, Specific, list_marker, parse_number, parse_time, stem
 from .values import EV_NUMBER, EV_TIME, counted_noun, counted_otherwise, keyed_value
 
@@ -162,6 +162,11 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
     if how is None and not small and len(claim.specifics) > 1:  # only then: the common path pays nothing
         operands = _operands(spec, claim, pool)
         how = _derive(value, everywhere, region, operands) if operands else None
+    if how is not None and "in other units" not in how[0] and region is not None and _prose(pool, region.passage):
+        # Against prose (an article, a policy, a transcript) a figure is the document's, or a unit change of
+        # one: a sum, a difference, a product or a multiple of two of its figures is mostly chance ("16 =
+        # 2 x 8" for "16 stores" where it says six). Tool output's records are summed and divided by agents.
+        how = None
     if how is None and spec.kind == "money" and _TOTAL.search(claim.text):
         how = _pair_total(value, pool)
     if how is None and not small:
@@ -181,6 +186,12 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         problems.append(missing_specific(spec.kind, spec.text, pool, region, shown, hit, confidence))
     else:
         problems.append(missing_specific(spec.kind, spec.text, pool, region, confidence=confidence))
+
+
+def _prose(pool: EvidencePool, index: int) -> bool:
+    """Whether a passage is a document's prose: given or retrieved text, neither JSON nor a table. Tool
+    results are not, whatever their layout: agents work figures out of them."""
+    return pool.passages[index].source in ("evidence", "retrieval") and "{" not in pool.lower(index) and not tabular(pool, index)
 
 
 def _counted_conflict(spec: Specific, claim: Claim, value: float, pool: EvidencePool, found: bool = True):

@@ -390,7 +390,8 @@ def _check_count(spec, claim, pool, support, problems, region) -> None:
     value, word = spec.value
     figure = str(value)
     ordinal = figure + _ORDINAL_SUFFIX.get(value, "th")
-    hits = pool.lookup(word, True, 1) or pool.lookup(figure, True, 1) or pool.lookup(ordinal, True, 1)
+    hits = (pool.lookup(word, True, 1) or [h for h in pool.lookup(figure, True, 4) if not _in_date(pool, h)][:1]
+            or pool.lookup(ordinal, True, 1))  # fmt: skip
     if hits:
         noun = counted_noun(claim, spec.end) if word in _CARDINALS else None
         places = [*pool.lookup(word, True, 8), *pool.lookup(figure, True, 8)] if noun is not None else []
@@ -418,6 +419,14 @@ def _check_count(spec, claim, pool, support, problems, region) -> None:
 
 
 _CARDINALS = frozenset(w for w in NUMBER_WORDS if not w.endswith(("th", "rd")))
+_MONTH_AROUND = re.compile(r"\b(?:" + "|".join(n[:3] for n in MONTH_NAMES[1:]) + r")[a-z]*\.?\s*$")
+_MONTH_AFTER = re.compile(r"\s*(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + "|".join(n[:3] for n in MONTH_NAMES[1:]) + r")")
+
+
+def _in_date(pool: EvidencePool, hit: Hit) -> bool:
+    """Whether a figure is a date's day ("June 3", "3 June"): no count of anything."""
+    text = pool.lower(hit.passage)
+    return bool(_MONTH_AROUND.search(text, max(0, hit.start - 12), hit.start) or _MONTH_AFTER.match(text, hit.end))
 _NOUN_AFTER = re.compile(r"(?:[\s-]+(?:more|other|full|extra|separate|different))?[\s-]+([a-z]{3,})", re.IGNORECASE)
 _COUNT_BEFORE = re.compile(r"\b(\d+|" + "|".join(_CARDINALS) + r")[\s-]*$")
 
