@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from claimwatch.grounding import FABRICATED, ground
+from claimwatch.grounding.evidence import Passage
 
 
 def test_a_date_is_found_in_an_iso_timestamp_when_the_time_follows_it():
@@ -783,3 +784,14 @@ def test_against_prose_a_figure_is_the_documents_not_one_worked_out_of_two_of_it
     records = json.dumps({"outlets_abroad": 2, "closing": 8, "opening": 6})
     (worked,) = _grades("That is 16 store changes in all.", [records]).values()
     assert worked.grade != FABRICATED, worked.reason  # tool output: agents work figures out
+
+
+def test_against_documents_a_modal_or_habitual_report_is_graded_but_the_writers_own_hedge_is_not():
+    bill = "AB 2290 would extend the 12-week unpaid family leave requirement to employers with 20 or more workers."
+    (wrong,) = ground("AB 2290 would extend the leave requirement to employers with 25 or more workers.", [bill]).claims
+    assert wrong.claim.kind == "FACTUAL" and wrong.grade.grade == FABRICATED, wrong.grade.reason
+    (hedge,) = ground("I think it would apply to employers with 25 or more workers.", [bill]).claims
+    assert hedge.claim.kind == "OPINION"
+    tool = json.dumps({"bill": "AB 2290", "threshold": 20})  # tool output is no document: a modal stays a guess
+    (guess,) = ground("AB 2290 would apply to employers with 25 workers.", [Passage(tool, source="tool_result")]).claims
+    assert guess.claim.kind == "OPINION"

@@ -324,3 +324,25 @@ def _reading(stripped: str, fields: list[SpecificFields], seen: dict[str, list[s
 # A claim and its specifics are made per claim of every output graded: set their slots directly.
 _new_claim = positional(Claim, "text start end kind specifics content negated")
 _specific = positional(Specific, "kind text value start end unit")
+
+
+# A document's own modal wording, reported: "the bill would extend leave", "schools should give breaks every 20
+# minutes". Not the writer's own hedge or advice; not "usually" ("`X` usually handles `Y`" is what an agent
+# knows in general, and measured on the written sets it adds nothing "would" and "should" do not).
+_REPORTED_MODAL = re.compile(r"\b(?:would|should)\b", re.IGNORECASE)
+_PERSONAL = re.compile(
+    r"\b(?:i|i'd|i'll|i'm|we|we'd|we'll|let's|you|your|please|probably|perhaps|maybe|likely|seems?|apparently"
+    r"|think|believe|guess|suspect|assume|recommend|suggest)\b",
+    re.IGNORECASE,
+)
+
+
+def as_reported(claim: Claim) -> Claim:
+    """An OPINION claim whose only mark is a modal, read as FACTUAL: against documents a summary's "would"
+    or "should" reports what the document says (a bill, a guideline, a policy), which the document can
+    support or contradict. Called only when the evidence holds documents."""
+    if claim.kind != OPINION_KIND or not _REPORTED_MODAL.search(claim.text) or _PERSONAL.search(claim.text):
+        return claim
+    if _INTENT.match(claim.text, claim.text.lower()):
+        return claim  # a plan or a condition, not a modal report
+    return replace(claim, kind=FACTUAL)

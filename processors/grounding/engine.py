@@ -15,10 +15,10 @@ from threading import Lock
 from typing import Protocol
 
 from ..core.claims import positional
-from .claims import FACTUAL, Claim, split_claims
+from .claims import FACTUAL, OPINION_KIND, Claim, as_reported, split_claims
 from .decision import Decision, decide
 from .evidence import EvidencePool, Hit, Passage, looks_truncated
-from .grade import FABRICATED, GROUNDED, INFERRED, Grade, grade_claim
+from .grade import FABRICATED, GROUNDED, INFERRED, Grade, documents, grade_claim
 
 
 class Scorer(Protocol):
@@ -159,6 +159,8 @@ class Grounder:
         body = text[: self.settings.max_text_chars]
         if claims is None:
             claims = self._split(body)
+        if pool and any(c.kind == OPINION_KIND for c in claims) and documents(pool):
+            claims = [as_reported(c) for c in claims]  # "the bill would ...": a report of the document
         graded = [_new_graded(c, self._grade(c, pool)) for c in claims]
         return self._report(body, query, graded, pool, started, truncated)
 

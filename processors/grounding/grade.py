@@ -102,7 +102,7 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
     if ratio >= 0.5:
         reason = f"supported: {found} of {total} content words in the evidence"
         return _new_grade(GROUNDED, tuple(support), reason, 0.9, None)
-    if found == 0 and total >= 2 and _documents(pool):
+    if found == 0 and total >= 2 and documents(pool):
         # Against documents (a summary, a RAG answer), a statement none of whose words the documents
         # use is unsupported, not a paraphrase. Tool output is another matter: agents rightly add what
         # they know about the tools they run, so there it stays a weak INFERRED.
@@ -119,7 +119,7 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
 _DOCUMENTS = frozenset(("evidence", "retrieval"))
 
 
-def _documents(pool: EvidencePool) -> bool:
+def documents(pool: EvidencePool) -> bool:
     """Whether the pool holds documents (given evidence, retrieved passages) rather than only tool output
     and messages."""
     return remembered(pool, "documents", None, lambda: any(p.source in _DOCUMENTS for p in pool.passages))
