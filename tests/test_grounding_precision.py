@@ -795,3 +795,14 @@ def test_against_documents_a_modal_or_habitual_report_is_graded_but_the_writers_
     tool = json.dumps({"bill": "AB 2290", "threshold": 20})  # tool output is no document: a modal stays a guess
     (guess,) = ground("AB 2290 would apply to employers with 25 workers.", [Passage(tool, source="tool_result")]).claims
     assert guess.claim.kind == "OPINION"
+
+
+def test_a_result_worked_out_of_the_claims_own_figures_in_the_operation_it_names_is_inferred():
+    plan = json.dumps({"plan": "Family Share", "shared_data_gb": 60, "lines": [{"used_gb": 18.4}, {"used_gb": 34.1}]})
+    (left,) = _grades("You have used 52.5 GB of the 60 GB allowance, which leaves 7.5 GB.", [plan]).values()
+    assert left.grade != FABRICATED, left.reason
+    (wrong,) = _grades("You have used 52.5 GB of the 60 GB allowance, which leaves 8.5 GB.", [plan]).values()
+    assert wrong.grade == FABRICATED, wrong.reason
+    tariff = json.dumps({"import_kwh": 206.6, "export_kwh": 51.7, "tariff": 0.28})
+    (net,) = _grades("That's €57.85 of imports less €4.14 of export credit, €61.99 net.", [tariff]).values()
+    assert net.grade == FABRICATED, net.reason  # 57.85 + 4.14, but the claim says "less"

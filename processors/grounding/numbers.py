@@ -171,6 +171,9 @@ def check_number(spec: Specific, claim, pool, region, support, problems, derived
         how = _pair_total(value, pool)
     if how is None and not small:
         how = _record_total(value, max(half, 0.01 * abs(value)) if about else half, claim, pool, spec.kind == "percent")
+    if how is None and (spec.kind != "number" or not small or about):
+        how = _own_arithmetic(value, half if about or spec.kind == "money" else 1e-6 * max(1.0, abs(value)),
+                              spec, claim, everywhere, region, about)  # fmt: skip
     if how is not None and _MULTIPLE.search(how[0]) and (conflict := _counted_conflict(spec, claim, value, pool, False)):
         problems.append(conflict)  # "16 stores" is 2 x 8, but the evidence counts "six smaller-format stores"
         return
@@ -547,6 +550,40 @@ _FROM = {"minute": ((60, "hours"), (1 / 60, "seconds")), "hour": ((24, "days"), 
          "year": ((1 / 12, "months"), (1 / 365, "days"))}  # fmt: skip
 _FROM_UNITS = {**{u: f for u, f in _FROM.items()}, **{u + "s": f for u, f in _FROM.items()},
                "min": _FROM["minute"], "mins": _FROM["minute"], "hr": _FROM["hour"], "hrs": _FROM["hour"]}  # fmt: skip
+
+
+# Words that say which operation gives a result: "less", "leaves" a difference, "plus", "in total" a sum.
+_OP_WORDS = re.compile(r"\b(?:less|minus|leaves?|left|remains?|remaining|net|plus|in total|altogether|combined)\b", re.I)
+_OPS_SAID = {"less": "-", "minus": "-", "leave": "-", "leaves": "-", "left": "-", "remain": "-", "remains": "-",
+             "remaining": "-", "net": "-", "plus": "+", "in total": "+", "altogether": "+", "combined": "+"}  # fmt: skip
+
+
+def _own_arithmetic(value: float, tolerance: float, spec: Specific, claim: Claim, numbers, region: Hit | None,
+                    about: bool):  # fmt: skip
+    """A figure as a sum, difference, product or quotient of two others: of the claim's own figures ("52.5
+    GB of the 60 GB, which leaves 7.5 GB"; "instalment 14 of 24, 10 left"), or, after "about", of those and
+    the eight figures nearest its region, to the claimed precision ("about £457 a year" for £38.12 a
+    month x 12, "about $685" for 3,500 - 2,815.40). The claim's own figures are judged on their own."""
+    figures = [s for s in claim.specifics if s.kind in ("number", "money", "percent")]
+    if not figures or figures[-1] is not spec:
+        return None  # the result comes last ("... which leaves 7.5"): an operand is not judged by the others
+    own = _own_figures(spec, claim)
+    pool = [(x, None) for x in own]
+    ops = _OPS_SAID.get(next((m.group().lower() for m in _OP_WORDS.finditer(claim.text)), ""), "+-x/\\")
+    if about and region is not None:
+        pool += [(n[0], Hit(n[3], n[1], n[2])) for n in _nearest(numbers, region, 8)]
+        pool += [(f, None) for f in _UNIT_FACTORS[:4]]  # per minute, hour, day, week, month: x60, x24, x7, x12
+    for i, (a, at_a) in enumerate(pool):
+        for b, at_b in pool[i + 1 :]:
+            if a in _UNIT_FACTORS and b in _UNIT_FACTORS:
+                continue
+            for shown, how in ((a + b, "+"), (abs(a - b), "-"), (a * b, "x"), (a / b if b else math.inf, "/"),
+                               (b / a if a else math.inf, "\\")):  # fmt: skip
+                if how in ops and abs(shown - value) <= tolerance:
+                    left, right = (b, a) if how == "\\" else (a, b)
+                    sign = "/" if how == "\\" else how
+                    return f"{_fmt(left)} {sign} {_fmt(right)} ({_fmt(round(shown, 2))})", [h for h in (at_a, at_b) if h]
+    return None
 
 
 def _fraction(value: float, half: float, numbers) -> tuple[float, int, int, int] | None:
