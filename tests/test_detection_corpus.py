@@ -354,8 +354,8 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     assert labelled == set(messages) and len(messages) == 3270
     assert {m["part"] for m in messages.values()} <= {"tune", "check"}
     checked, _ = bench.load("check")
-    # no detector was tuned on them: blind set 22 (set 21 was opened in round 20)
-    assert {m["source"] for m in checked.values()} == {"written/mixed-22"} and len(checked) == 150
+    # no detector was tuned on them: none now, until blind set 23 lands (set 22 was opened in round 21)
+    assert not checked
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
