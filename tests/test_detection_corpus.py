@@ -618,6 +618,17 @@ CATEGORY_OF_SHAPE = [
     # a status as a note gives it, key and value; not a path through a menu
     ("Added her laptop to the group. Status → In progress.", ["system_state"]),
     ("Checked Status → Targets in the Prometheus UI.", []),
+    # a telegraphic note: more states, where or to whom after it, bold, a point in its number; not an instruction,
+    # how far the agent's own work got, or a record's id and its value
+    ("Order placed. Trash emptied.", ["system_state", "system_state"]),
+    ("Sorted by type. Inbox open.", ["system_state"]),
+    ("Registered. Ticket emailed to alex.w@fastmail.com; see you there.", ["system_state"]),
+    ("Summary: Dentist appointment added on Oct 17 at 3 PM.", ["system_state"]),
+    ("**Payment scheduled** ✅", ["system_state"]),
+    ("Notes:\n- Clause 4.2 updated (tracked change)\n", ["system_state"]),
+    ("Keep the tab open.", []),
+    ("Report partially done.", []),
+    ("Statuses: 000000299 Pending, 000000187 Complete.", []),
 ]
 
 

@@ -69,6 +69,24 @@ _NOTE_STATES = (
     r"|drafted|attached|emailed"
     # An ops agent's notes: "Slot dropped after your OK.", "Branch rebased.", "Deploy rolled back."
     r"|dropped|rebased|rolled\s+back|redeployed|restarted|reverted|recycled|drained"
+    # What an errand or a desktop agent notes a thing is left in: "Order placed.", "Trash emptied.", "Inbox open.",
+    # "Sprint 42 active, 11 issues", "PDF attachment present." (a note's subject never ends in a copula: see
+    # system_state.note's reject_subject, so "Redis is pending" stays system_state.ui's).
+    r"|placed|emptied|open|active|present|pending|received|requested|reserved|renewed|approved|declined|assigned"
+    r"|unassigned|resolved|escalated|refunded|shipped|delivered"
+)
+# A telegraphic note after its start: a short subject, a state from _NOTE_STATES, and the clause's end. It may be bold
+# ("**Payment scheduled** ✅"); a number in its subject may have a point ("Clause 4.2 updated").
+_NOTE = (
+    r"(?:\*\*)?(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:\.\p{N}+)*(?:[ \t]+[\p{L}\p{N}_#-]+(?:\.\p{N}+)*){0,2})"
+    r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+(?:yet[ \t]+)?)?(?P<state>" + _NOTE_STATES + r")"
+    # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer added,
+    # status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match", "Reply drafted and the
+    # file attached"), also after where or to whom ("Ticket emailed to alex.w@fastmail.com;", "WooCommerce updated to
+    # 9.4.0, but ...", "Reminder sent for 1047: ...", "added on Oct 17 at 3 PM.").
+    r"(?:(?:\*\*)?[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–(✅✔])|[ \t]+and[ \t]"
+    r"|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,:]+(?:\.[^\s.;!?,:]+)*"
+    r"(?:[ \t]+[^\s.;!?,:]+(?:\.[^\s.;!?,:]+)*){0,4}[ \t]*(?:[.;!,:(](?:\s|$)|\n|$))"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -977,13 +995,10 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2})"
-            r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+(?:yet[ \t]+)?)?(?P<state>" + _NOTE_STATES + r")"
-            # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer
-            # added, status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match",
-            # "Reply drafted and the file attached").
-            r"(?:[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–])|[ \t]+and[ \t]|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+"
-            r"(?:[ \t]+[^\s.;!?,]+){0,3}[ \t]*(?:[.;!](?:\s|$)|\n|$))",
+            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)" + _NOTE,
+            # The same note after a stop only: the note before it ("Order placed. Trash emptied.") ends its match past
+            # the stop, so the first pattern cannot start there; this one is scanned on its own.
+            r"[.!?;:]\s+" + _NOTE,
         ),
         assertion="{not_}{state}",
         negation_group="cop",
@@ -992,10 +1007,21 @@ DETECTORS = (
         reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it"
         r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything"
         # "Last checked: today", "First seen: ...": a key, its value after.
-        r"|last|first|next)\b"
+        r"|last|first|next"
+        # "Keep the tab open.", "Leave it unchecked.", "All done.": an instruction, or the agent on its own work.
+        r"|keep|leave|make|get|let|set|please|click|wait|while|until|unless|whether|with|without|all|leaving|keeping"
+        # "partially done", "almost ready": how far the agent's own work got.
+        r"|partially|partly|mostly|almost|nearly)\b"
+        # "Statuses: 000000299 Pending, ...": a record's id and its value, read out.
+        r"|^\d{4,}$"
         # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
-        r"|^(?:task|request|job|goal|work)$",
-        examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
+        r"|^(?:task|request|job|goal|work)$"
+        # "Redis is active", "the job has finished": a full clause, which the copula's and the verb's detectors read.
+        r"|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|should|can|could|may|might|must|get"
+        r"|gets|got|keep|keeps|stay|stays|remain|remains|seems?|looks?)$",
+        examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n",
+                  "Order placed.", "Trash emptied.", "Ticket emailed to alex.w@fastmail.com; also added to your calendar.",
+                  "**Payment scheduled** ✅", "- Clause 4.2 updated (tracked change)\n"),
     ),
     DetectorSpec(
         # A progress note that only says what is still so: "Still spinning after the reload.", "Still loading after
