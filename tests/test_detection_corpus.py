@@ -629,6 +629,10 @@ CATEGORY_OF_SHAPE = [
     ("Keep the tab open.", []),
     ("Report partially done.", []),
     ("Statuses: 000000299 Pending, 000000187 Complete.", []),
+    # a failure that comes back each time, of any subject; not under a condition
+    ("`api` and `redis` are up, but `db` keeps restarting.", ["operational_status", "operational_status"]),
+    ("The upload widget keeps spinning after I attach the PDF.", ["operational_status"]),
+    ("If it keeps crashing, I may not be able to finish.", []),
 ]
 
 

@@ -451,6 +451,25 @@ DETECTORS = (
         ),
     ),
     DetectorSpec(
+        # A failure that comes back each time: "`db` keeps restarting", "the portal keeps returning \"Error 503\"", "the
+        # upload widget keeps spinning after I attach the PDF", "the form kept throwing \"Something went wrong\"". Any
+        # subject (the INFRA nouns' "keeps failing" is operational_status.event's). Not under a condition: "if it keeps
+        # happening" is no outcome.
+        id="operational_status.keeps",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:keeps|kept|keep)\s+(?:on\s+)?(?P<state>failing|crashing|restarting|rebooting|returning|throwing|erroring"
+            r"|timing\s+out|freezing|hanging|spinning|disconnecting|dropping|rejecting|bouncing|redirecting|looping"
+            r"|logging\s+(?:me|us|you|him|her|them)\s+out|reverting|resetting|failing\s+over)\b",
+        ),
+        assertion="keeps {state}",
+        subject_before=True,
+        confidence=0.75,
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
+        examples=("`db` keeps restarting.", "The receipt upload widget keeps spinning after I attach the PDF."),
+    ),
+    DetectorSpec(
         # "The reproduction script confirms the issue", "my change fixes the issue".
         id="operational_status.confirms",
         category="operational_status",
