@@ -633,6 +633,10 @@ CATEGORY_OF_SHAPE = [
     ("`api` and `redis` are up, but `db` keeps restarting.", ["operational_status", "operational_status"]),
     ("The upload widget keeps spinning after I attach the PDF.", ["operational_status"]),
     ("If it keeps crashing, I may not be able to finish.", []),
+    # when a thing came to be is its history, a value; what an action left it in stays a claim
+    ("The customer account was created 40 minutes before the order.", []),
+    ("Per the Federal Register, the rule was published on August 12, 2024.", []),
+    ("The repository was archived last week.", ["system_state"]),
 ]
 
 

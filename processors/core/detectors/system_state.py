@@ -88,6 +88,14 @@ _NOTE = (
     r"|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,:]+(?:\.[^\s.;!?,:]+)*"
     r"(?:[ \t]+[^\s.;!?,:]+(?:\.[^\s.;!?,:]+)*){0,4}[ \t]*(?:[.;!,:(](?:\s|$)|\n|$))"
 )
+# When a thing came to be, said after the verb that made it: "was created 40 minutes before the order", "yours was created
+# last week", "the rule was published on August 12, 2024". Its history, a value (GUIDE.md), as "was created more than 24
+# hours ago" is; a state an action left ("was archived last week", "was delivered on March 2") stays a claim.
+_CAME_TO_BE_WHEN = (
+    r"(?:(?<=created)|(?<=published)|(?<=written)|(?<=generated)|(?<=founded)|(?<=built))\s+(?:on\s+\w|last\s+\w"
+    r"|yesterday|earlier\b|this\s+(?:morning|afternoon|week|month|year)\b"
+    r"|\d+\s+(?:seconds?|minutes?|mins?|hours?|days?|weeks?|months?|years?)\s+(?:before|after|ago|earlier|later)\b)"
+)
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
     r"results?|matches|hits|items?|records?|entries|entry|rows?|listings?|products?|pages?|files?|documents?"
@@ -200,7 +208,7 @@ DETECTORS = (
         reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)\s+to\b"
         r"|\s+(?:when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
-        r"|sat|sun)[a-z]*))\b",
+        r"|sat|sun)[a-z]*))\b|" + _CAME_TO_BE_WHEN,
         examples=(
             "The export job is still in progress.",
             "The editor pane is focused.",
@@ -833,7 +841,7 @@ DETECTORS = (
         # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
         # "was created more than 24 hours ago": when, a value.
         reject_after=r"\s+(?:on\s+\d|in\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
-        r"|as\s+follows|[^.;\n]{0,30}\bago\b)|" + _BY_SOMEONE,
+        r"|as\s+follows|[^.;\n]{0,30}\bago\b)|" + _BY_SOMEONE + "|" + _CAME_TO_BE_WHEN,
         examples=(
             "Your reservation has been successfully cancelled.",
             "The placeholder was not replaced.",
