@@ -637,6 +637,12 @@ CATEGORY_OF_SHAPE = [
     ("The customer account was created 40 minutes before the order.", []),
     ("Per the Federal Register, the rule was published on August 12, 2024.", []),
     ("The repository was archived last week.", ["system_state"]),
+    # present in a list, a message or a record, with the words that say which one; not a board's column, not an id
+    ("Kevin Tran is in the saved recipients list.", ["existence"]),
+    ("The PNR is K7DQ2M; the ticket is also in your email.", ["existence"]),
+    ("The loyalty number is not on the booking.", ["existence"]),
+    ('ATLAS-212 "Export fails" is in the In Progress column.', ["system_state"]),
+    ("The trip to Chicago (ORD) is under the reservation ID **FQ8APE**.", []),
 ]
 
 

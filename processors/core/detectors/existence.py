@@ -274,6 +274,15 @@ DETECTORS = (
             rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under|on)\s+(?:this|that|the|your|my)\s+"
             r"(?:\p{Lu}[\p{L}-]*\s+)?(?:folder|directory|drive|list|column|section|menu|cart|basket|inbox|archive|trash|spam"
             r"|junk|drafts|outbox|downloads|wishlist|wish\s+list|tab|sidebar|calendar|playlist|library|desktop|board)\b",
+            # Up to two words may say which one ("in the saved recipients list", "in the Amtrak app", "in your Sent folder"),
+            # and a record, a message or an app holds things as a folder does ("the ticket is also in your email", "the
+            # loyalty number is not on the booking", "Kevin Tran is in the saved recipients list"). Not a board's column
+            # ("is in the In Progress column": system_state.status), nor "under" a record ("is under the reservation ID").
+            rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+|also\s+|already\s+)?(?:in|inside|on)\s+(?:this|that|the|your|my"
+            r"|its|their|our)\s+(?:[\p{L}\p{N}'’-]+\s+){0,2}?(?:folder|directory|drive|list|section|menu|cart|basket|inbox"
+            r"|archive|trash|spam|junk|drafts|outbox|downloads|wishlist|wish\s+list|tab|sidebar|calendar|playlist|library|desktop"
+            r"|app|email|mailbox|invoice|sheet|spreadsheet|queue|channel|repo|repository|itinerary|booking|reservation"
+            r"|order|album|thread|conversation|workspace|account)s?\b",
             # Where a control is on screen: "the \"Next\" button is at the bottom right", "the option is hidden under
             # \"More\"", "a \"Submit\" button sits below the form", "Power Options lives under Hardware and Sound".
             rf"\b{COPULA}\s+(?:now\s+|still\s+|also\s+|only\s+)?(?:at|in|on)\s+the\s+(?:top|bottom|upper|lower|far|left"
@@ -296,7 +305,9 @@ DETECTORS = (
         confidence=0.8,
         # "is now in Done", "is still in Triage": a board's lane is where a record stands (system_state.status).
         reject_after=r"(?<=\bDone)|(?<=\bBlocked)|(?<=\bTriage)|(?<=\bBacklog)|(?<=\bTodo)|(?<=\bQA)|(?<=\bDoing)"
-        r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b",
+        r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b"
+        # "is on the reservation ID **FQ8APE**", "is in the order number 1187": an id, a value.
+        r"|\s+(?:ID|id|number|no\.|#|code)\b",
         examples=(
             "`CurrencyFormatter` lives in `packages/i18n/src/format.ts`.",
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
