@@ -643,6 +643,11 @@ CATEGORY_OF_SHAPE = [
     ("The loyalty number is not on the booking.", ["existence"]),
     ('ATLAS-212 "Export fails" is in the In Progress column.', ["system_state"]),
     ("The trip to Chicago (ORD) is under the reservation ID **FQ8APE**.", []),
+    # what a fare or a room comes with, as a note; not a price's terms, not a summary's key and value
+    ("2. **Sakura Terrace** — $176/night, 8.9, breakfast included.", ["existence"]),
+    ("The $214 rate is for a Deluxe Double with breakfast not included.", ["existence"]),
+    ("Total €149 per night, taxes included.", []),
+    ("Summary:\n- **Insurance:** Not included\n", []),
 ]
 
 

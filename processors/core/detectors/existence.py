@@ -432,6 +432,32 @@ DETECTORS = (
         examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
     ),
     DetectorSpec(
+        # What a fare, a room or a plan comes with, as a note: "breakfast included", "23 kg bag included", "- Carry-on
+        # included; changes allowed", "a Deluxe Double with breakfast not included". Part of the thing (GUIDE.md: "your
+        # reservation includes travel insurance"), said without its verb. The note ends its clause; "with" may lead it.
+        # Below the full sentences' detectors ("Breakfast is included"). Not a summary's key and value ("- **Insurance:**
+        # Not included"): a value read out (GUIDE.md's "**Insurance:** No").
+        id="existence.included_note",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"(?:^|[.!?;,][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*|:[ \t]+|\bwith[ \t]+)(?:\*\*)?"
+            r"(?P<subject>[\p{L}\p{N}][\p{L}\p{N}'’-]*(?:[ \t]+[\p{L}\p{N}'’-]+){0,3}?)[ \t]+"
+            r"(?P<cop>(?-i:[Nn])ot[ \t]+)?(?P<state>(?-i:[Ii])ncluded)(?:[ \t]*(?:[.;!,)—–(]|\n|$))",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.65,
+        priority=0,
+        # A sentence ("Tax is included"), an article or a pronoun ("the one included", "everything included"): the
+        # copula's detectors, or no thing. "All taxes included", "fees included": a price's terms, a value.
+        reject_subject=r"\b(?:is|are|was|were|be|been|being|has|have|had|not)$|^(?:the|a|an|this|that|these|those|it|they"
+        r"|everything|all|nothing|what|which|anything|something)\b|\b(?:tax|taxes|fees?|vat|gst|charges?|tips?|gratuity"
+        r"|shipping)$",
+        examples=("2. **Sakura Terrace** — $176/night, breakfast included.", "- Carry-on included; changes allowed\n",
+                  "The rate is for a Deluxe Double with breakfast not included."),
+    ),
+    DetectorSpec(
         # "None of" a set has or is a thing: "None of them has \"W-2\" in the file name", "none of them are PDFs", "None of
         # the three museums offers free Sunday entry", "None of the references are in the `billing` package". Whatever
         # the verb, no member of the set is or holds it. Below every other detector, as existence.no_fragment: "none
