@@ -648,6 +648,8 @@ CATEGORY_OF_SHAPE = [
     ("The $214 rate is for a Deluxe Double with breakfast not included.", ["existence"]),
     ("Total €149 per night, taxes included.", []),
     ("Summary:\n- **Insurance:** Not included\n", []),
+    # a status in italics
+    ("Order **#W7730214** has status *delivered*.", ["system_state"]),
 ]
 
 

@@ -51,7 +51,11 @@ UI_STATES = (
     r"|out\s+of\s+(?:the\s+)?office|on\s+(?:sabbatical|leave|vacation|holiday|PTO|parental\s+leave|sick\s+leave)"
 )
 # A status as a page gives it: quoted or in bold, a few words.
-_STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
+# Also in italics: 'has status *delivered*', 'is in stage *Contract Sent*'. Not in backticks: 'the run ended with status
+# `failed`' is a run's outcome (operational_status), as its labeller read it.
+_STATUS_VALUE = (
+    r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*|\*[^*\s][^*\n]{0,39}\*|_[^_\s][^_\n]{0,39}_"
+)
 # The usual lanes of an issue board or a workflow, capitalised as boards write them.
 _LANE = r"(?-i:Done|Blocked|Triage|Backlog|To\s+Do|Todo|In\s+Progress|In\s+Review|QA|Doing|Icebox|Won't\s+Do)"
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
