@@ -650,6 +650,12 @@ CATEGORY_OF_SHAPE = [
     ("Summary:\n- **Insurance:** Not included\n", []),
     # a status in italics
     ("Order **#W7730214** has status *delivered*.", ["system_state"]),
+    # a run's outcome as a telegraphic note; not a direction, the agent at work, an instruction
+    ("PR checks passing.", ["operational_status"]),
+    ("Checked the webhook log: export failing since Nov 23.", ["operational_status"]),
+    ("Tests passing. Link broken.", ["operational_status", "operational_status"]),
+    ("Scrolled down. Still working on it.", []),
+    ("Keep tests green.", []),
 ]
 
 

@@ -90,6 +90,18 @@ _OUTCOME_NOT_SUBJECT = (
 # "renders", "loads now": no word of how well (see operational_status.works and system_state.loads).
 _BARE_LOAD = r"(?:renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time))*"
 
+# A run's outcome as a telegraphic note after its start: a short subject ("PR checks", "2 of 3 checks", "Link"), an outcome
+# in the participle or a colour ("passing", "failing", "broken", "green"), and the clause's end, or since when ("export
+# failing since Nov 23"). Not "down", "up", "working", "red": "Scrolled down.", "Still working on it.", "Text red." are
+# no outcomes.
+_OUTCOME_NOTE = (
+    r"(?:\*\*)?(?P<subject>[\p{L}\p{N}`][\p{L}\p{N}_#`-]*(?:[ \t]+[\p{L}\p{N}_#`-]+){0,3}?)[ \t]+(?:(?:still|now|all|again)[ \t]+)?"
+    r"(?P<cop>not[ \t]+)?(?P<state>passing|failing|broken|green|erroring|flaky|healthy|unhealthy|degraded|crashing"
+    r"|timing\s+out)"
+    r"(?:(?:\*\*)?[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–(✅❌✔])|[ \t]+(?:since|on|in|for|after|again)[ \t]+[^\s.;!?,:]+"
+    r"(?:[ \t]+[^\s.;!?,:]+){0,3}[ \t]*(?:[.;!,:(](?:\s|$)|\n|$))"
+)
+
 DETECTORS = (
     DetectorSpec(
         # A check's result in a coding agent's summary: "`ruff check .` is clean", "Typecheck clean", "black + isort
@@ -449,6 +461,31 @@ DETECTORS = (
             "The formula in D2 returns #REF!",
             "The request to /api/reviews is returning 500.",
         ),
+    ),
+    DetectorSpec(
+        # A run's outcome as a telegraphic note, as system_state.note reads a state: "PR checks passing.", "Link broken.",
+        # "export failing since Nov 23", "- instance status check failing", "all 7 steps green". The second pattern
+        # finds a note right after another (the first one's match takes the stop the next one starts at).
+        id="operational_status.note",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)" + _OUTCOME_NOTE,
+            r"[.!?;:]\s+" + _OUTCOME_NOTE,
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.65,
+        priority=2,
+        # Articles, pronouns and the agent ("the tests passing" is a phrase, no note; "I'm failing to see"), an instruction
+        # ("Keep tests green"), a full clause (a verb or a copula in the subject: the other outcome detectors read it).
+        reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it|there"
+        r"|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|keep|leave|make|get|let|still|now"
+        r"|with|without|while|until|unless|whether|not|no|nothing|everything)\b"
+        r"|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|should|can|could|may|might|must|get|gets"
+        r"|got|keep|keeps|kept|stay|stays|remain|remains|seems?|looks?|am|'m|’m)$",
+        examples=("PR checks passing.", "Tests passing. Link broken.", "Export failing since Nov 23.",
+                  "- instance status check failing\n"),
     ),
     DetectorSpec(
         # A failure that comes back each time: "`db` keeps restarting", "the portal keeps returning \"Error 503\"", "the

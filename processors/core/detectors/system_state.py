@@ -1032,7 +1032,7 @@ DETECTORS = (
         r"|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|should|can|could|may|might|must|get"
         r"|gets|got|keep|keeps|stay|stays|remain|remains|seems?|looks?)$",
         examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n",
-                  "Order placed.", "Trash emptied.", "Ticket emailed to alex.w@fastmail.com; also added to your calendar.",
+                  "Order placed. Trash emptied.", "Ticket emailed to alex.w@fastmail.com; also added to your calendar.",
                   "**Payment scheduled** ✅", "- Clause 4.2 updated (tracked change)\n"),
     ),
     DetectorSpec(
