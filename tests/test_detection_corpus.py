@@ -656,6 +656,11 @@ CATEGORY_OF_SHAPE = [
     ("Tests passing. Link broken.", ["operational_status", "operational_status"]),
     ("Scrolled down. Still working on it.", []),
     ("Keep tests green.", []),
+    # bare "run" is a noun; "re-ran" the agent's own action
+    ("I'm relying on the fix agent's run.", []),
+    ("## QA run: signup flow on staging\n", []),
+    ("Renamed the column and re-ran.", []),
+    ("The product pages still work.", ["operational_status"]),
 ]
 
 

@@ -311,7 +311,9 @@ DETECTORS = (
             # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
             # imperative gives no subject, and a condition or plan ("if they work") no assertion.
             r"\b(?P<state>(?:works|worked|runs|ran|executes|executed|compiles|compiled|builds|built"
-            r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered"
+            # Not bare "run": a noun far more often than a plural's verb ("the fix agent's run", "the checkout run",
+            # "last night's dbt run", "## QA run: signup flow").
+            r"|renders|rendered|loads|work|render|load|compile|plays|played|computes|computed|registered"
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
@@ -336,7 +338,8 @@ DETECTORS = (
         confidence=0.75,
         # "don't work", "never loads": operational_status.did_not's, with the negation this one cannot carry.
         # "the last 4 runs", "Cloud Run", "a dry run": the word is a noun there.
-        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$"
+        # "and re-ran": the agent's own action.
+        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$|\bre-$"
         r"|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|cloud|dry|test|trial)\s+$",
         # A page that renders or loads, said bare ("the page renders", "the Traffic page loads"), is a UI state, as
         # GUIDE.md files "the dashboard has loaded": system_state.loads. How well it renders is this one's ("the
