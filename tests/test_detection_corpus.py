@@ -661,6 +661,10 @@ CATEGORY_OF_SHAPE = [
     ("## QA run: signup flow on staging\n", []),
     ("Renamed the column and re-ran.", []),
     ("The product pages still work.", ["operational_status"]),
+    # a hedge's adverb between the modal and "be"
+    ("The screen is black. The VM may still be booting.", ["system_state", "system_state"]),
+    ("There is no 1099-B in this folder; it might still be in your email.", ["existence", "existence"]),
+    ("You may still be able to contact the seller.", []),
 ]
 
 
