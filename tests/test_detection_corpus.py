@@ -665,6 +665,9 @@ CATEGORY_OF_SHAPE = [
     ("The screen is black. The VM may still be booting.", ["system_state", "system_state"]),
     ("There is no 1099-B in this folder; it might still be in your email.", ["existence", "existence"]),
     ("You may still be able to contact the seller.", []),
+    # with what a thing is paired or linked is its state; "open to" is still no state
+    ("The headphones might still be paired to the phone.", ["system_state"]),
+    ("Your Hertz Gold membership is linked to your profile.", ["system_state"]),
 ]
 
 

@@ -209,7 +209,9 @@ DETECTORS = (
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
         # Not "to" after who may see or hold the thing: "is visible to other users", "is hidden
         # to guests" say the thing's state (not "linked to": as often where a record sits, existence).
-        reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)\s+to\b"
+        # Nor after what a thing is paired or linked with: "might still be paired to the phone", "the membership is linked
+        # to your profile".
+        reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)(?<!paired)(?<!linked)\s+to\b"
         r"|\s+(?:when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
         r"|sat|sun)[a-z]*))\b|" + _CAME_TO_BE_WHEN,
