@@ -668,6 +668,10 @@ CATEGORY_OF_SHAPE = [
     # with what a thing is paired or linked is its state; "open to" is still no state
     ("The headphones might still be paired to the phone.", ["system_state"]),
     ("Your Hertz Gold membership is linked to your profile.", ["system_state"]),
+    # discovery with the first person left out, as notes say it
+    ("Sorted by type. Found ubuntu-24.04-desktop-amd64.iso in ~/Videos/old.", ["system_state"]),
+    ("Found it: the invoice from 3 Nov.", ["system_state"]),
+    ("Found that the handler swallows errors.", []),
 ]
 
 

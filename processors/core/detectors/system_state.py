@@ -920,6 +920,9 @@ DETECTORS = (
         patterns=(
             r"\b(?:I|we)(?:\s+have|'ve|’ve)?\s+(?:(?:also|previously|now|just|finally|already)\s+)?"
             r"(?:found|located|identified|spotted)\s+" + AFTER,
+            # The first person left out, as notes say it: "Found ubuntu-24.04.iso in ~/Videos/old.", "Search finished: found
+            # 'contract_final.docx' in OneDrive", "Found 4 matching issues." ("Found it" is system_state.found_it's.)
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)(?-i:[Ff])ound\s+" + AFTER,
         ),
         assertion="found",
         confidence=0.8,
@@ -928,7 +931,7 @@ DETECTORS = (
         # "here is what I found about the PR": an introduction to what follows.
         reject_before=r"\b(?:what|everything|all|anything|nothing)",
         reject_subject=(
-            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about)\b"
+            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about|it)\b"
             r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
             r"|some|each|every|when|if|both|nothing|none)\b"
             # "the data I found shows ...": a relative clause, its verb follows.
@@ -937,7 +940,8 @@ DETECTORS = (
             r"|^it\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary|impossible"
             r"|surprising|annoying|tricky|simpler|easier|harder)\b"
         ),
-        examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
+        examples=("I found the handler in `routes.py`.", "I have located your most recent reservation.",
+                  "Found ubuntu-24.04-desktop-amd64.iso in ~/Videos/old."),
     ),
     DetectorSpec(
         # What a search found, said of the search: "the search found \"Livraria Lello\"", "Search found
