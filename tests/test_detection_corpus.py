@@ -672,6 +672,9 @@ CATEGORY_OF_SHAPE = [
     ("Sorted by type. Found ubuntu-24.04-desktop-amd64.iso in ~/Videos/old.", ["system_state"]),
     ("Found it: the invoice from 3 Nov.", ["system_state"]),
     ("Found that the handler swallows errors.", []),
+    # in a group or a set: present in it
+    ("It seems Beth Anglin is not a member of the Network group.", ["existence"]),
+    ("The dropdown lists 6 offices and Riverside isn't among them.", ["existence", "existence"]),
 ]
 
 

@@ -432,6 +432,23 @@ DETECTORS = (
         examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
     ),
     DetectorSpec(
+        # Whether a person or a thing is in a group or a set: "Beth Anglin is not a member of the Network group", "he
+        # isn't a member of the project", "yjlou is not a member yet", "Riverside isn't among them" (GUIDE.md: "present
+        # in or part of something", as "is part of" is).
+        id="existence.member_of",
+        category="existence",
+        family="existence",
+        patterns=(
+            rf"\b{COPULA}\s+(?:(?:a|an)\s+member\b|members\s+of\b|among\s+(?:them|those|these|the|its|their|your|my)\b)",
+        ),
+        assertion="{not_}exists",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.75,
+        person_subjects=False,
+        examples=("Beth Anglin is not a member of the Network group.", "Riverside isn't among them."),
+    ),
+    DetectorSpec(
         # What a fare, a room or a plan comes with, as a note: "breakfast included", "23 kg bag included", "- Carry-on
         # included; changes allowed", "a Deluxe Double with breakfast not included". Part of the thing (GUIDE.md: "your
         # reservation includes travel insurance"), said without its verb. The note ends its clause; "with" may lead it.
