@@ -675,6 +675,10 @@ CATEGORY_OF_SHAPE = [
     # in a group or a set: present in it
     ("It seems Beth Anglin is not a member of the Network group.", ["existence"]),
     ("The dropdown lists 6 offices and Riverside isn't among them.", ["existence", "existence"]),
+    # what a calendar or a table already holds, named in quotes; not what a string holds, nor under a condition
+    ("Your calendar already has \"Dentist\" at 14:30 on Wednesday.", ["existence"]),
+    ("The mode was changed: \"wb+\" already has \"b\".", ["system_state"]),
+    ("If I already have \"Jan 01\", it works.", []),
 ]
 
 

@@ -432,6 +432,27 @@ DETECTORS = (
         examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
     ),
     DetectorSpec(
+        # What a calendar, a list or a table already holds, named in quotes: "Your calendar already has \"Dentist\" at 14:30",
+        # "Tuesday already has 'Team sync' from 2:30", "The Reading List table now has \"The Left Hand of Darkness\" as the
+        # last row". Only with "already" or "now": bare, "has \"Non-refundable\" in small print"
+        # is as often a value. Not what a string holds ('"wb+" already has "b"'), the agent's own ("if I have \"Jan 01\""),
+        # nor under a condition.
+        id="existence.has_entry",
+        category="existence",
+        family="existence",
+        patterns=(
+            # Unbounded quoted words, capped by reject_subject: a bounded repeat makes the cold automaton costly.
+            r"\b(?:(?:already|now)\s+(?:has|have|had)|(?:has|have|had)\s+(?:already|now))\s+"
+            r"(?P<subject>\"[^\"\n]+\"|“[^”\n]+”|'[^'\n]+')",
+        ),
+        assertion="exists",
+        role_before=True,
+        confidence=0.65,
+        reject_before=r"[\"”'`][ \t]*$|\b(?:I|we)[ \t]+$|\b(?:if|when|whenever|whether)\b[^.!?\n]{0,40}$",
+        reject_subject=r"^.{63,}$",
+        examples=('Your calendar already has "Dentist" at 14:30 on Wednesday.',),
+    ),
+    DetectorSpec(
         # Whether a person or a thing is in a group or a set: "Beth Anglin is not a member of the Network group", "he
         # isn't a member of the project", "yjlou is not a member yet", "Riverside isn't among them" (GUIDE.md: "present
         # in or part of something", as "is part of" is).
