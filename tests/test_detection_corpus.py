@@ -679,6 +679,9 @@ CATEGORY_OF_SHAPE = [
     ("Your calendar already has \"Dentist\" at 14:30 on Wednesday.", ["existence"]),
     ("The mode was changed: \"wb+\" already has \"b\".", ["system_state"]),
     ("If I already have \"Jan 01\", it works.", []),
+    # a counted idiom noun is a thing counted; uncounted it stays an idiom
+    ("The filter is applied and 5 issues remain.", ["system_state", "existence"]),
+    ("No worries, there's no issue.", []),
 ]
 
 
