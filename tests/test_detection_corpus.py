@@ -682,6 +682,9 @@ CATEGORY_OF_SHAPE = [
     # a counted idiom noun is a thing counted; uncounted it stays an idiom
     ("The filter is applied and 5 issues remain.", ["system_state", "existence"]),
     ("No worries, there's no issue.", []),
+    # what is left, counted, with "left" alone as listings write it; time left is a value
+    ("Free. 12 spots left. Registering now.", ["existence"]),
+    ("Checkout is open: 2 minutes left.", ["system_state"]),
 ]
 
 

@@ -219,14 +219,18 @@ DETECTORS = (
             r"\b(?P<cop>no|zero|\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|a[ \t]+few|several"
             r"|only[ \t]+(?:\d[\d,]*|one|two|three|four|five|a[ \t]+few))[ \t]+"
             r"(?P<subject>\p{L}[\p{L}\p{N}'-]*(?:[ \t]+\p{L}[\p{L}\p{N}'-]*){0,2}?)[ \t]+"
-            r"(?P<state>remain|remains|remained|(?:is|are|was|were)[ \t]+(?:still[ \t]+)?left)"
+            # Also "left" alone, as listings write it: "12 spots left.", "only 2 rooms left at this price".
+            r"(?P<state>remain|remains|remained|(?:(?:is|are|was|were)[ \t]+)?(?:still[ \t]+)?left)"
             r"(?:[ \t]*(?:[.,;:!)]|\n|$)|[ \t]+(?:in|on|at|for|after|within|from|under|today|now|open|unread"
             r"|unassigned|the[ \t]+filter|the[ \t]+search|your[ \t]+search)\b)",
         ),
         assertion="{not_}exists",
         negation_group="cop",
         confidence=0.75,
-        examples=("5 issues remain.", "No refills remain on the prescription.", "Only one room is left."),
+        # Time, money and quotas left are values: "2 hours left", "3 days left to return it".
+        reject_subject=r"^(?:seconds?|minutes?|mins?|hours?|days?|weeks?|months?|years?|nights?|dollars?|euros?|credits?"
+        r"|points?|percent|gb|mb|tb|attempts?|tries|retries|steps?)$",
+        examples=("5 issues remain.", "No refills remain on the prescription.", "Only one room is left.", "12 spots left."),
     ),
     DetectorSpec(
         # "The file is not there", "the folder \"Onboarding 2025\" is there": at the end of a clause
