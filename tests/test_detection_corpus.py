@@ -354,8 +354,8 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     assert labelled == set(messages) and len(messages) == 3270
     assert {m["part"] for m in messages.values()} <= {"tune", "check"}
     checked, _ = bench.load("check")
-    # no detector was tuned on them: blind set 22 (set 21 was opened in round 20)
-    assert {m["source"] for m in checked.values()} == {"written/mixed-22"} and len(checked) == 150
+    # no detector was tuned on them: none now, until blind set 23 lands (set 22 was opened in round 21)
+    assert not checked
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 
@@ -618,6 +618,73 @@ CATEGORY_OF_SHAPE = [
     # a status as a note gives it, key and value; not a path through a menu
     ("Added her laptop to the group. Status → In progress.", ["system_state"]),
     ("Checked Status → Targets in the Prometheus UI.", []),
+    # a telegraphic note: more states, where or to whom after it, bold, a point in its number; not an instruction,
+    # how far the agent's own work got, or a record's id and its value
+    ("Order placed. Trash emptied.", ["system_state", "system_state"]),
+    ("Sorted by type. Inbox open.", ["system_state"]),
+    ("Registered. Ticket emailed to alex.w@fastmail.com; see you there.", ["system_state"]),
+    ("Summary: Dentist appointment added on Oct 17 at 3 PM.", ["system_state"]),
+    ("**Payment scheduled** ✅", ["system_state"]),
+    ("Notes:\n- Clause 4.2 updated (tracked change)\n", ["system_state"]),
+    ("Keep the tab open.", []),
+    ("Report partially done.", []),
+    ("Statuses: 000000299 Pending, 000000187 Complete.", []),
+    # a failure that comes back each time, of any subject; not under a condition
+    ("`api` and `redis` are up, but `db` keeps restarting.", ["operational_status", "operational_status"]),
+    ("The upload widget keeps spinning after I attach the PDF.", ["operational_status"]),
+    ("If it keeps crashing, I may not be able to finish.", []),
+    # when a thing came to be is its history, a value; what an action left it in stays a claim
+    ("The customer account was created 40 minutes before the order.", []),
+    ("Per the Federal Register, the rule was published on August 12, 2024.", []),
+    ("The repository was archived last week.", ["system_state"]),
+    # present in a list, a message or a record, with the words that say which one; not a board's column, not an id
+    ("Kevin Tran is in the saved recipients list.", ["existence"]),
+    ("The PNR is K7DQ2M; the ticket is also in your email.", ["existence"]),
+    ("The loyalty number is not on the booking.", ["existence"]),
+    ('ATLAS-212 "Export fails" is in the In Progress column.', ["system_state"]),
+    ("The trip to Chicago (ORD) is under the reservation ID **FQ8APE**.", []),
+    # what a fare or a room comes with, as a note; not a price's terms, not a summary's key and value
+    ("2. **Sakura Terrace** — $176/night, 8.9, breakfast included.", ["existence"]),
+    ("The $214 rate is for a Deluxe Double with breakfast not included.", ["existence"]),
+    ("Total €149 per night, taxes included.", []),
+    ("Summary:\n- **Insurance:** Not included\n", []),
+    # a status in italics
+    ("Order **#W7730214** has status *delivered*.", ["system_state"]),
+    # a run's outcome as a telegraphic note; not a direction, the agent at work, an instruction
+    ("PR checks passing.", ["operational_status"]),
+    ("Checked the webhook log: export failing since Nov 23.", ["operational_status"]),
+    ("Tests passing. Link broken.", ["operational_status", "operational_status"]),
+    ("Scrolled down. Still working on it.", []),
+    ("Keep tests green.", []),
+    # bare "run" is a noun; "re-ran" the agent's own action
+    ("I'm relying on the fix agent's run.", []),
+    ("## QA run: signup flow on staging\n", []),
+    ("Renamed the column and re-ran.", []),
+    ("The product pages still work.", ["operational_status"]),
+    # a hedge's adverb between the modal and "be"
+    ("The screen is black. The VM may still be booting.", ["system_state", "system_state"]),
+    ("There is no 1099-B in this folder; it might still be in your email.", ["existence", "existence"]),
+    ("You may still be able to contact the seller.", []),
+    # with what a thing is paired or linked is its state; "open to" is still no state
+    ("The headphones might still be paired to the phone.", ["system_state"]),
+    ("Your Hertz Gold membership is linked to your profile.", ["system_state"]),
+    # discovery with the first person left out, as notes say it
+    ("Sorted by type. Found ubuntu-24.04-desktop-amd64.iso in ~/Videos/old.", ["system_state"]),
+    ("Found it: the invoice from 3 Nov.", ["system_state"]),
+    ("Found that the handler swallows errors.", []),
+    # in a group or a set: present in it
+    ("It seems Beth Anglin is not a member of the Network group.", ["existence"]),
+    ("The dropdown lists 6 offices and Riverside isn't among them.", ["existence", "existence"]),
+    # what a calendar or a table already holds, named in quotes; not what a string holds, nor under a condition
+    ("Your calendar already has \"Dentist\" at 14:30 on Wednesday.", ["existence"]),
+    ("The mode was changed: \"wb+\" already has \"b\".", ["system_state"]),
+    ("If I already have \"Jan 01\", it works.", []),
+    # a counted idiom noun is a thing counted; uncounted it stays an idiom
+    ("The filter is applied and 5 issues remain.", ["system_state", "existence"]),
+    ("No worries, there's no issue.", []),
+    # what is left, counted, with "left" alone as listings write it; time left is a value
+    ("Free. 12 spots left. Registering now.", ["existence"]),
+    ("Checkout is open: 2 minutes left.", ["system_state"]),
 ]
 
 

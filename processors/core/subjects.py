@@ -65,6 +65,17 @@ def _said_of_a_thing(text: str, raw: RawMatch, words: list[str]) -> bool:
     return found is not None and not is_pronoun(normalize_subject(found[0]))
 
 
+# A count just before the subject: "5 issues remain", "2 problems were found" count things, no idiom ("no problem").
+_COUNTED = re.compile(r"(?<![\w.,$€£:])\d[\d,]*[ \t]+$")
+
+
+def _counted_plural(words: list[str]) -> bool:
+    """Whether the idiom word of a subject is a plural noun, which a count before it makes things counted ("5 issues
+    remain"); "1 point", "3 to add" stay what they were."""
+    word = words[0] if words[0] in _IDIOM_SUBJECTS else words[-1]
+    return word.endswith("s") and len(word) > 3
+
+
 _SEE_IDIOMS = frozenset("why how what whether if much".split())
 
 
@@ -137,7 +148,11 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
             words = words[:-1]  # "no immediate action needed": the head noun is "action"
         if _unusable(" ".join(words), spec):
             return None
-        if _idiom(words, spec) and not (spec.role_before and _said_of_a_thing(text, raw, words)):
+        if (
+            _idiom(words, spec)
+            and not (spec.role_before and _said_of_a_thing(text, raw, words))
+            and not (_counted_plural(words) and _COUNTED.search(text, max(0, group.start - 16), group.start))
+        ):
             return None
     role = None
     start = raw.start

@@ -28,7 +28,8 @@ COPULA = (
     r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
     # "has already been", "have all been", "has since been": an adverb between the auxiliary and "been".
     rf"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+{PERFECT_ADVERB})?\s+been"
-    r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?\s+be"
+    # "might still be loading", "may already be installed", "may now be inside the menu": a hedge's adverb before "be".
+    r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?(?:\s+(?:still|already|also|now|well|actually))?\s+be"
     r"|(?:seems?|appears?|looks?|looked)(?:\s+to\s+be)?"
     r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"
     r")"

@@ -219,14 +219,18 @@ DETECTORS = (
             r"\b(?P<cop>no|zero|\d[\d,]*|one|two|three|four|five|six|seven|eight|nine|ten|a[ \t]+few|several"
             r"|only[ \t]+(?:\d[\d,]*|one|two|three|four|five|a[ \t]+few))[ \t]+"
             r"(?P<subject>\p{L}[\p{L}\p{N}'-]*(?:[ \t]+\p{L}[\p{L}\p{N}'-]*){0,2}?)[ \t]+"
-            r"(?P<state>remain|remains|remained|(?:is|are|was|were)[ \t]+(?:still[ \t]+)?left)"
+            # Also "left" alone, as listings write it: "12 spots left.", "only 2 rooms left at this price".
+            r"(?P<state>remain|remains|remained|(?:(?:is|are|was|were)[ \t]+)?(?:still[ \t]+)?left)"
             r"(?:[ \t]*(?:[.,;:!)]|\n|$)|[ \t]+(?:in|on|at|for|after|within|from|under|today|now|open|unread"
             r"|unassigned|the[ \t]+filter|the[ \t]+search|your[ \t]+search)\b)",
         ),
         assertion="{not_}exists",
         negation_group="cop",
         confidence=0.75,
-        examples=("5 issues remain.", "No refills remain on the prescription.", "Only one room is left."),
+        # Time, money and quotas left are values: "2 hours left", "3 days left to return it".
+        reject_subject=r"^(?:seconds?|minutes?|mins?|hours?|days?|weeks?|months?|years?|nights?|dollars?|euros?|credits?"
+        r"|points?|percent|gb|mb|tb|attempts?|tries|retries|steps?)$",
+        examples=("5 issues remain.", "No refills remain on the prescription.", "Only one room is left.", "12 spots left."),
     ),
     DetectorSpec(
         # "The file is not there", "the folder \"Onboarding 2025\" is there": at the end of a clause
@@ -274,6 +278,15 @@ DETECTORS = (
             rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under|on)\s+(?:this|that|the|your|my)\s+"
             r"(?:\p{Lu}[\p{L}-]*\s+)?(?:folder|directory|drive|list|column|section|menu|cart|basket|inbox|archive|trash|spam"
             r"|junk|drafts|outbox|downloads|wishlist|wish\s+list|tab|sidebar|calendar|playlist|library|desktop|board)\b",
+            # Up to two words may say which one ("in the saved recipients list", "in the Amtrak app", "in your Sent folder"),
+            # and a record, a message or an app holds things as a folder does ("the ticket is also in your email", "the
+            # loyalty number is not on the booking", "Kevin Tran is in the saved recipients list"). Not a board's column
+            # ("is in the In Progress column": system_state.status), nor "under" a record ("is under the reservation ID").
+            rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+|also\s+|already\s+)?(?:in|inside|on)\s+(?:this|that|the|your|my"
+            r"|its|their|our)\s+(?:[\p{L}\p{N}'’-]+\s+){0,2}?(?:folder|directory|drive|list|section|menu|cart|basket|inbox"
+            r"|archive|trash|spam|junk|drafts|outbox|downloads|wishlist|wish\s+list|tab|sidebar|calendar|playlist|library|desktop"
+            r"|app|email|mailbox|invoice|sheet|spreadsheet|queue|channel|repo|repository|itinerary|booking|reservation"
+            r"|order|album|thread|conversation|workspace|account)s?\b",
             # Where a control is on screen: "the \"Next\" button is at the bottom right", "the option is hidden under
             # \"More\"", "a \"Submit\" button sits below the form", "Power Options lives under Hardware and Sound".
             rf"\b{COPULA}\s+(?:now\s+|still\s+|also\s+|only\s+)?(?:at|in|on)\s+the\s+(?:top|bottom|upper|lower|far|left"
@@ -296,7 +309,9 @@ DETECTORS = (
         confidence=0.8,
         # "is now in Done", "is still in Triage": a board's lane is where a record stands (system_state.status).
         reject_after=r"(?<=\bDone)|(?<=\bBlocked)|(?<=\bTriage)|(?<=\bBacklog)|(?<=\bTodo)|(?<=\bQA)|(?<=\bDoing)"
-        r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b",
+        r"|(?<=\bIcebox)|(?<=\bTo)\s+Do\b|(?<=\bIn)\s+(?:Progress|Review)\b"
+        # "is on the reservation ID **FQ8APE**", "is in the order number 1187": an id, a value.
+        r"|\s+(?:ID|id|number|no\.|#|code)\b",
         examples=(
             "`CurrencyFormatter` lives in `packages/i18n/src/format.ts`.",
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
@@ -419,6 +434,70 @@ DETECTORS = (
         # record in (system_state.result, system_state.not_yet), as their labellers read them; this takes the rest.
         priority=0,
         examples=("No reply yet.", "Status is Waiting for support; no assignee.", "Scrolled to the end: still no attachment."),
+    ),
+    DetectorSpec(
+        # What a calendar, a list or a table already holds, named in quotes: "Your calendar already has \"Dentist\" at 14:30",
+        # "Tuesday already has 'Team sync' from 2:30", "The Reading List table now has \"The Left Hand of Darkness\" as the
+        # last row". Only with "already" or "now": bare, "has \"Non-refundable\" in small print"
+        # is as often a value. Not what a string holds ('"wb+" already has "b"'), the agent's own ("if I have \"Jan 01\""),
+        # nor under a condition.
+        id="existence.has_entry",
+        category="existence",
+        family="existence",
+        patterns=(
+            # Unbounded quoted words, capped by reject_subject: a bounded repeat makes the cold automaton costly.
+            r"\b(?:(?:already|now)\s+(?:has|have|had)|(?:has|have|had)\s+(?:already|now))\s+"
+            r"(?P<subject>\"[^\"\n]+\"|“[^”\n]+”|'[^'\n]+')",
+        ),
+        assertion="exists",
+        role_before=True,
+        confidence=0.65,
+        reject_before=r"[\"”'`][ \t]*$|\b(?:I|we)[ \t]+$|\b(?:if|when|whenever|whether)\b[^.!?\n]{0,40}$",
+        reject_subject=r"^.{63,}$",
+        examples=('Your calendar already has "Dentist" at 14:30 on Wednesday.',),
+    ),
+    DetectorSpec(
+        # Whether a person or a thing is in a group or a set: "Beth Anglin is not a member of the Network group", "he
+        # isn't a member of the project", "yjlou is not a member yet", "Riverside isn't among them" (GUIDE.md: "present
+        # in or part of something", as "is part of" is).
+        id="existence.member_of",
+        category="existence",
+        family="existence",
+        patterns=(
+            rf"\b{COPULA}\s+(?:(?:a|an)\s+member\b|members\s+of\b|among\s+(?:them|those|these|the|its|their|your|my)\b)",
+        ),
+        assertion="{not_}exists",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.75,
+        person_subjects=False,
+        examples=("Beth Anglin is not a member of the Network group.", "Riverside isn't among them."),
+    ),
+    DetectorSpec(
+        # What a fare, a room or a plan comes with, as a note: "breakfast included", "23 kg bag included", "- Carry-on
+        # included; changes allowed", "a Deluxe Double with breakfast not included". Part of the thing (GUIDE.md: "your
+        # reservation includes travel insurance"), said without its verb. The note ends its clause; "with" may lead it.
+        # Below the full sentences' detectors ("Breakfast is included"). Not a summary's key and value ("- **Insurance:**
+        # Not included"): a value read out (GUIDE.md's "**Insurance:** No").
+        id="existence.included_note",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"(?:^|[.!?;,][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*|:[ \t]+|\bwith[ \t]+)(?:\*\*)?"
+            r"(?P<subject>[\p{L}\p{N}][\p{L}\p{N}'’-]*(?:[ \t]+[\p{L}\p{N}'’-]+){0,3}?)[ \t]+"
+            r"(?P<cop>(?-i:[Nn])ot[ \t]+)?(?P<state>(?-i:[Ii])ncluded)(?:[ \t]*(?:[.;!,)—–(]|\n|$))",
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.65,
+        priority=0,
+        # A sentence ("Tax is included"), an article or a pronoun ("the one included", "everything included"): the
+        # copula's detectors, or no thing. "All taxes included", "fees included": a price's terms, a value.
+        reject_subject=r"\b(?:is|are|was|were|be|been|being|has|have|had|not)$|^(?:the|a|an|this|that|these|those|it|they"
+        r"|everything|all|nothing|what|which|anything|something)\b|\b(?:tax|taxes|fees?|vat|gst|charges?|tips?|gratuity"
+        r"|shipping)$",
+        examples=("2. **Sakura Terrace** — $176/night, breakfast included.", "- Carry-on included; changes allowed\n",
+                  "The rate is for a Deluxe Double with breakfast not included."),
     ),
     DetectorSpec(
         # "None of" a set has or is a thing: "None of them has \"W-2\" in the file name", "none of them are PDFs", "None of

@@ -90,6 +90,18 @@ _OUTCOME_NOT_SUBJECT = (
 # "renders", "loads now": no word of how well (see operational_status.works and system_state.loads).
 _BARE_LOAD = r"(?:renders|rendered|loads|render|load)(?:[ \t]+(?:now|again|too|as\s+well|this\s+time))*"
 
+# A run's outcome as a telegraphic note after its start: a short subject ("PR checks", "2 of 3 checks", "Link"), an outcome
+# in the participle or a colour ("passing", "failing", "broken", "green"), and the clause's end, or since when ("export
+# failing since Nov 23"). Not "down", "up", "working", "red": "Scrolled down.", "Still working on it.", "Text red." are
+# no outcomes.
+_OUTCOME_NOTE = (
+    r"(?:\*\*)?(?P<subject>[\p{L}\p{N}`][\p{L}\p{N}_#`-]*(?:[ \t]+[\p{L}\p{N}_#`-]+){0,3}?)[ \t]+(?:(?:still|now|all|again)[ \t]+)?"
+    r"(?P<cop>not[ \t]+)?(?P<state>passing|failing|broken|green|erroring|flaky|healthy|unhealthy|degraded|crashing"
+    r"|timing\s+out)"
+    r"(?:(?:\*\*)?[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–(✅❌✔])|[ \t]+(?:since|on|in|for|after|again)[ \t]+[^\s.;!?,:]+"
+    r"(?:[ \t]+[^\s.;!?,:]+){0,3}[ \t]*(?:[.;!,:(](?:\s|$)|\n|$))"
+)
+
 DETECTORS = (
     DetectorSpec(
         # A check's result in a coding agent's summary: "`ruff check .` is clean", "Typecheck clean", "black + isort
@@ -299,7 +311,9 @@ DETECTORS = (
             # Base forms after a plural subject ("fonts render correctly", "both links work now"): a pronoun or an
             # imperative gives no subject, and a condition or plan ("if they work") no assertion.
             r"\b(?P<state>(?:works|worked|runs|ran|executes|executed|compiles|compiled|builds|built"
-            r"|renders|rendered|loads|work|run|render|load|compile|plays|played|computes|computed|registered"
+            # Not bare "run": a noun far more often than a plural's verb ("the fix agent's run", "the checkout run",
+            # "last night's dbt run", "## QA run: signup flow").
+            r"|renders|rendered|loads|work|render|load|compile|plays|played|computes|computed|registered"
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
             r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
@@ -324,7 +338,8 @@ DETECTORS = (
         confidence=0.75,
         # "don't work", "never loads": operational_status.did_not's, with the negation this one cannot carry.
         # "the last 4 runs", "Cloud Run", "a dry run": the word is a noun there.
-        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$"
+        # "and re-ran": the agent's own action.
+        reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$|\bre-$"
         r"|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|cloud|dry|test|trial)\s+$",
         # A page that renders or loads, said bare ("the page renders", "the Traffic page loads"), is a UI state, as
         # GUIDE.md files "the dashboard has loaded": system_state.loads. How well it renders is this one's ("the
@@ -449,6 +464,50 @@ DETECTORS = (
             "The formula in D2 returns #REF!",
             "The request to /api/reviews is returning 500.",
         ),
+    ),
+    DetectorSpec(
+        # A run's outcome as a telegraphic note, as system_state.note reads a state: "PR checks passing.", "Link broken.",
+        # "export failing since Nov 23", "- instance status check failing", "all 7 steps green". The second pattern
+        # finds a note right after another (the first one's match takes the stop the next one starts at).
+        id="operational_status.note",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)" + _OUTCOME_NOTE,
+            r"[.!?;:]\s+" + _OUTCOME_NOTE,
+        ),
+        assertion="{not_}{state}",
+        negation_group="cop",
+        confidence=0.65,
+        priority=2,
+        # Articles, pronouns and the agent ("the tests passing" is a phrase, no note; "I'm failing to see"), an instruction
+        # ("Keep tests green"), a full clause (a verb or a copula in the subject: the other outcome detectors read it).
+        reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it|there"
+        r"|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|keep|leave|make|get|let|still|now"
+        r"|with|without|while|until|unless|whether|not|no|nothing|everything)\b"
+        r"|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|should|can|could|may|might|must|get|gets"
+        r"|got|keep|keeps|kept|stay|stays|remain|remains|seems?|looks?|am|'m|’m)$",
+        examples=("PR checks passing.", "Tests passing. Link broken.", "Export failing since Nov 23.",
+                  "- instance status check failing\n"),
+    ),
+    DetectorSpec(
+        # A failure that comes back each time: "`db` keeps restarting", "the portal keeps returning \"Error 503\"", "the
+        # upload widget keeps spinning after I attach the PDF", "the form kept throwing \"Something went wrong\"". Any
+        # subject (the INFRA nouns' "keeps failing" is operational_status.event's). Not under a condition: "if it keeps
+        # happening" is no outcome.
+        id="operational_status.keeps",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:keeps|kept|keep)\s+(?:on\s+)?(?P<state>failing|crashing|restarting|rebooting|returning|throwing|erroring"
+            r"|timing\s+out|freezing|hanging|spinning|disconnecting|dropping|rejecting|bouncing|redirecting|looping"
+            r"|logging\s+(?:me|us|you|him|her|them)\s+out|reverting|resetting|failing\s+over)\b",
+        ),
+        assertion="keeps {state}",
+        subject_before=True,
+        confidence=0.75,
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
+        examples=("`db` keeps restarting.", "The receipt upload widget keeps spinning after I attach the PDF."),
     ),
     DetectorSpec(
         # "The reproduction script confirms the issue", "my change fixes the issue".

@@ -51,7 +51,11 @@ UI_STATES = (
     r"|out\s+of\s+(?:the\s+)?office|on\s+(?:sabbatical|leave|vacation|holiday|PTO|parental\s+leave|sick\s+leave)"
 )
 # A status as a page gives it: quoted or in bold, a few words.
-_STATUS_VALUE = r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*"
+# Also in italics: 'has status *delivered*', 'is in stage *Contract Sent*'. Not in backticks: 'the run ended with status
+# `failed`' is a run's outcome (operational_status), as its labeller read it.
+_STATUS_VALUE = (
+    r"[\"“][^\"”\n]{1,40}[\"”]|'[^'\n]{1,40}'|\*\*[^*\n]{1,40}\*\*|\*[^*\s][^*\n]{0,39}\*|_[^_\s][^_\n]{0,39}_"
+)
 # The usual lanes of an issue board or a workflow, capitalised as boards write them.
 _LANE = r"(?-i:Done|Blocked|Triage|Backlog|To\s+Do|Todo|In\s+Progress|In\s+Review|QA|Doing|Icebox|Won't\s+Do)"
 # "by Roshan Patel", "by u/quietkeys", "by @mira", "by bookworm_77": who did it, a name claim.
@@ -69,6 +73,32 @@ _NOTE_STATES = (
     r"|drafted|attached|emailed"
     # An ops agent's notes: "Slot dropped after your OK.", "Branch rebased.", "Deploy rolled back."
     r"|dropped|rebased|rolled\s+back|redeployed|restarted|reverted|recycled|drained"
+    # What an errand or a desktop agent notes a thing is left in: "Order placed.", "Trash emptied.", "Inbox open.",
+    # "Sprint 42 active, 11 issues", "PDF attachment present." (a note's subject never ends in a copula: see
+    # system_state.note's reject_subject, so "Redis is pending" stays system_state.ui's).
+    r"|placed|emptied|open|active|present|pending|received|requested|reserved|renewed|approved|declined|assigned"
+    r"|unassigned|resolved|escalated|refunded|shipped|delivered"
+)
+# A telegraphic note after its start: a short subject, a state from _NOTE_STATES, and the clause's end. It may be bold
+# ("**Payment scheduled** ✅"); a number in its subject may have a point ("Clause 4.2 updated").
+_NOTE = (
+    r"(?:\*\*)?(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:\.\p{N}+)*(?:[ \t]+[\p{L}\p{N}_#-]+(?:\.\p{N}+)*){0,2})"
+    r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+(?:yet[ \t]+)?)?(?P<state>" + _NOTE_STATES + r")"
+    # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer added,
+    # status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match", "Reply drafted and the
+    # file attached"), also after where or to whom ("Ticket emailed to alex.w@fastmail.com;", "WooCommerce updated to
+    # 9.4.0, but ...", "Reminder sent for 1047: ...", "added on Oct 17 at 3 PM.").
+    r"(?:(?:\*\*)?[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–(✅✔])|[ \t]+and[ \t]"
+    r"|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,:]+(?:\.[^\s.;!?,:]+)*"
+    r"(?:[ \t]+[^\s.;!?,:]+(?:\.[^\s.;!?,:]+)*){0,4}[ \t]*(?:[.;!,:(](?:\s|$)|\n|$))"
+)
+# When a thing came to be, said after the verb that made it: "was created 40 minutes before the order", "yours was created
+# last week", "the rule was published on August 12, 2024". Its history, a value (GUIDE.md), as "was created more than 24
+# hours ago" is; a state an action left ("was archived last week", "was delivered on March 2") stays a claim.
+_CAME_TO_BE_WHEN = (
+    r"(?:(?<=created)|(?<=published)|(?<=written)|(?<=generated)|(?<=founded)|(?<=built))\s+(?:on\s+\w|last\s+\w"
+    r"|yesterday|earlier\b|this\s+(?:morning|afternoon|week|month|year)\b"
+    r"|\d+\s+(?:seconds?|minutes?|mins?|hours?|days?|weeks?|months?|years?)\s+(?:before|after|ago|earlier|later)\b)"
 )
 # What a search finds: "returned 14 results / trains / properties".
 _FOUND_NOUN = (
@@ -179,10 +209,12 @@ DETECTORS = (
         # "is open daily from 9:00", "open until 10 pm": a place's opening hours, not a UI state.
         # Not "to" after who may see or hold the thing: "is visible to other users", "is hidden
         # to guests" say the thing's state (not "linked to": as often where a record sits, existence).
-        reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)\s+to\b"
+        # Nor after what a thing is paired or linked with: "might still be paired to the phone", "the membership is linked
+        # to your profile".
+        reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)(?<!paired)(?<!linked)\s+to\b"
         r"|\s+(?:when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
-        r"|sat|sun)[a-z]*))\b",
+        r"|sat|sun)[a-z]*))\b|" + _CAME_TO_BE_WHEN,
         examples=(
             "The export job is still in progress.",
             "The editor pane is focused.",
@@ -815,7 +847,7 @@ DETECTORS = (
         # "was created on 2024-05-02", "is updated by the loop when": how or when, not what state.
         # "was created more than 24 hours ago": when, a value.
         reject_after=r"\s+(?:on\s+\d|in\s+\d|by\s+(?:the|a|an|calling|running|using)\b|(?:when|whenever|if|every|each|via)\b"
-        r"|as\s+follows|[^.;\n]{0,30}\bago\b)|" + _BY_SOMEONE,
+        r"|as\s+follows|[^.;\n]{0,30}\bago\b)|" + _BY_SOMEONE + "|" + _CAME_TO_BE_WHEN,
         examples=(
             "Your reservation has been successfully cancelled.",
             "The placeholder was not replaced.",
@@ -888,6 +920,9 @@ DETECTORS = (
         patterns=(
             r"\b(?:I|we)(?:\s+have|'ve|’ve)?\s+(?:(?:also|previously|now|just|finally|already)\s+)?"
             r"(?:found|located|identified|spotted)\s+" + AFTER,
+            # The first person left out, as notes say it: "Found ubuntu-24.04.iso in ~/Videos/old.", "Search finished: found
+            # 'contract_final.docx' in OneDrive", "Found 4 matching issues." ("Found it" is system_state.found_it's.)
+            r"(?:^|[.!?;:][ \t]+|\n[ \t]*(?:[-*•][ \t]+)?|[—–][ \t]*)(?-i:[Ff])ound\s+" + AFTER,
         ),
         assertion="found",
         confidence=0.8,
@@ -896,7 +931,7 @@ DETECTORS = (
         # "here is what I found about the PR": an introduction to what follows.
         reject_before=r"\b(?:what|everything|all|anything|nothing)",
         reject_subject=(
-            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about)\b"
+            r"^(?:out|earlier|later|again|previously|recently|before|afterwards|so|too|also|about|it)\b"
             r"|^that\s+(?:the|a|an|it|its|there|this|these|those|we|i|you|they|he|she|my|our|your|no|all"
             r"|some|each|every|when|if|both|nothing|none)\b"
             # "the data I found shows ...": a relative clause, its verb follows.
@@ -905,7 +940,8 @@ DETECTORS = (
             r"|^it\s+(?:hard|easy|difficult|odd|strange|useful|interesting|helpful|weird|confusing|necessary|impossible"
             r"|surprising|annoying|tricky|simpler|easier|harder)\b"
         ),
-        examples=("I found the handler in `routes.py`.", "I have located your most recent reservation."),
+        examples=("I found the handler in `routes.py`.", "I have located your most recent reservation.",
+                  "Found ubuntu-24.04-desktop-amd64.iso in ~/Videos/old."),
     ),
     DetectorSpec(
         # What a search found, said of the search: "the search found \"Livraria Lello\"", "Search found
@@ -977,13 +1013,10 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)(?P<subject>[\p{L}\p{N}][\p{L}\p{N}_#-]*(?:[ \t]+[\p{L}\p{N}_#-]+){0,2})"
-            r"[ \t]+(?:(?:now|already|successfully|still)[ \t]+)?(?P<cop>not[ \t]+(?:yet[ \t]+)?)?(?P<state>" + _NOTE_STATES + r")"
-            # The note ends its clause: a stop, a line's end, or a comma, colon or dash before the next note ("Printer
-            # added, status Idle", "Invite sent: \"Q1 roadmap sync\"", "Filters applied — 143 properties match",
-            # "Reply drafted and the file attached").
-            r"(?:[ \t]*(?:[.;!,:](?:\s|$)|\n|$|[—–])|[ \t]+and[ \t]|[ \t]+(?:on|to|in|at|for|via|from)[ \t]+[^\s.;!?,]+"
-            r"(?:[ \t]+[^\s.;!?,]+){0,3}[ \t]*(?:[.;!](?:\s|$)|\n|$))",
+            r"(?:^|[.!?;:]\s+|\n[ \t]*(?:[-*•][ \t]+)?)" + _NOTE,
+            # The same note after a stop only: the note before it ("Order placed. Trash emptied.") ends its match past
+            # the stop, so the first pattern cannot start there; this one is scanned on its own.
+            r"[.!?;:]\s+" + _NOTE,
         ),
         assertion="{not_}{state}",
         negation_group="cop",
@@ -992,10 +1025,21 @@ DETECTORS = (
         reject_subject=r"^(?:the|a|an|this|that|these|those|my|your|our|his|her|their|its|i|we|you|he|she|they|it"
         r"|there|here|what|which|who|if|when|once|after|before|then|and|but|so|or|also|just|nothing|everything"
         # "Last checked: today", "First seen: ...": a key, its value after.
-        r"|last|first|next)\b"
+        r"|last|first|next"
+        # "Keep the tab open.", "Leave it unchecked.", "All done.": an instruction, or the agent on its own work.
+        r"|keep|leave|make|get|let|set|please|click|wait|while|until|unless|whether|with|without|all|leaving|keeping"
+        # "partially done", "almost ready": how far the agent's own work got.
+        r"|partially|partly|mostly|almost|nearly)\b"
+        # "Statuses: 000000299 Pending, ...": a record's id and its value, read out.
+        r"|^\d{4,}$"
         # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
-        r"|^(?:task|request|job|goal|work)$",
-        examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n"),
+        r"|^(?:task|request|job|goal|work)$"
+        # "Redis is active", "the job has finished": a full clause, which the copula's and the verb's detectors read.
+        r"|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|should|can|could|may|might|must|get"
+        r"|gets|got|keep|keeps|stay|stays|remain|remains|seems?|looks?)$",
+        examples=("Email sent.", "Branch updated.", "Comment posted on #6512.", "Username field focused.\n",
+                  "Order placed. Trash emptied.", "Ticket emailed to alex.w@fastmail.com; also added to your calendar.",
+                  "**Payment scheduled** ✅", "- Clause 4.2 updated (tracked change)\n"),
     ),
     DetectorSpec(
         # A progress note that only says what is still so: "Still spinning after the reload.", "Still loading after
