@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -342,48 +343,102 @@ def annotate(span: trace_pb2.Span, attrs: Mapping[str, Any], events) -> None:
 
     What `upsert_attributes(..., replace_existing=False)` and `add_event` per event write,
     as one merge of their serialization: repeated fields concatenate on the wire, so
-    merging Span fields 9 (attributes) and 11 (events) appends them in order. An LLM span's
-    ~15 annotations and their events went through ~25 protobuf writes from Python
-    (~75 us an LLM span in a worker); their values mostly repeat from span to span (verdict,
-    mode, counts, trust, the evaluation's explanation), so each KeyValue's serialization
-    is kept and joined (`_kv_wire`)."""
+    merging Span fields 9 (attributes) and 11 (events) appends them in order. The
+    KeyValues are written on the wire here (`_kv_wire`) for the value types annotations
+    have (text, booleans, numbers, lists of them); anything else goes through protobuf."""
     parts = [_kv_wire(key, value, 9) for key, value in attrs.items()]
     end_ns = span.end_time_unix_nano
     for event in events:
-        head = trace_pb2.Span.Event(time_unix_nano=event.time_ns or end_ns, name=event.name).SerializeToString()
-        body = [head, *[_kv_wire(key, value, 3) for key, value in event.attributes.items()]]
+        body = [_event_head(event.time_ns or end_ns, event.name),
+                *[_kv_wire(key, value, 3) for key, value in event.attributes.items()]]
         parts.append(wire_field(11, b"".join(body)))
     span.MergeFromString(b"".join(parts))
 
 
-# Framed KeyValue serializations by (field, key, value type, value): bounded like secrets._MASKED.
+def _event_head(time_ns: int, name: str) -> bytes:
+    """Span.Event fields 1 (time_unix_nano, fixed64) and 2 (name), as protobuf writes them (zero and empty
+    values left out)."""
+    try:
+        head = _FIXED64_1 + _PACK_U64(time_ns) if time_ns else b""
+        return head + wire_field(2, name.encode("utf-8")) if name else head
+    except (struct.error, UnicodeEncodeError):  # what protobuf makes of it (or the error it raises)
+        return trace_pb2.Span.Event(time_unix_nano=time_ns, name=name).SerializeToString()
+
+
+# Framed KeyValue serializations by (field, key, value type, value): bounded like secrets._MASKED. Values
+# repeat from span to span (verdict, mode, counts, trust, a violation's subject and reason); a float (an
+# evaluation's duration) seldom does, and is written each time rather than filling the table.
 _KV: dict[tuple, bytes] = {}
 _KV_MAX = 4096
 _KV_LENGTH = 256  # longer texts (a claim's reason, matched text) are serialized each time
+_KEYS: dict[str, bytes] = {}  # KeyValue field 1 (the key) on the wire, by key
 
 
 def _kv_wire(key: str, value: Any, field: int) -> bytes:
     """`KeyValueOf(key, value)` serialized and framed as field `field` (Span 9, Event 3)."""
     kind = type(value)
     if kind is str:
-        cache = len(value) <= _KV_LENGTH
-        ident = (field, key, value) if cache else None
-    elif kind is bool or kind is int or (kind is float and value):  # -0.0 == 0.0: zeros not kept
+        ident = (field, key, value) if len(value) <= _KV_LENGTH else None
+    elif kind is bool or kind is int:
         ident = (field, key, kind, value)
-    elif kind is list and all(type(v) is str for v in value) and len(value) <= 8:
+    elif kind is list and len(value) <= 8 and all(type(v) is str for v in value):
         ident = (field, key, list, tuple(value))
     else:
         ident = None
-    if ident is not None:
-        found = _KV.get(ident)
-        if found is not None:
-            return found
-    wire = wire_field(field, KeyValueOf(key, value).SerializeToString())
-    if ident is not None:
-        if len(_KV) >= _KV_MAX:
-            _KV.clear()  # a flood of distinct values costs what it cost before, no more memory
-        _KV[ident] = wire
+    if ident is None:
+        return _kv_wire_once(key, value, field)
+    found = _KV.get(ident)
+    if found is not None:
+        return found
+    wire = _kv_wire_once(key, value, field)
+    if len(_KV) >= _KV_MAX:
+        _KV.clear()  # a flood of distinct values costs what it cost before, no more memory
+    _KV[ident] = wire
     return wire
+
+
+def _kv_wire_once(key: str, value: Any, field: int) -> bytes:
+    head = _KEYS.get(key)
+    if head is None:
+        head = wire_field(1, key.encode("utf-8")) if key else b""
+        if len(_KEYS) < _KV_MAX:
+            _KEYS[key] = head
+    try:
+        if type(value) is list:
+            if not value:  # an empty array sets no value: protobuf leaves the KeyValue's value out
+                return wire_field(field, head)
+            body = wire_field(5, b"".join([wire_field(1, _any_value_wire(v)) for v in value]))
+        else:
+            body = _any_value_wire(value)
+        return wire_field(field, head + wire_field(2, body))
+    except (_NotWritten, UnicodeEncodeError):
+        return wire_field(field, KeyValueOf(key, value).SerializeToString())
+
+
+class _NotWritten(Exception):
+    """A value `_any_value_wire` leaves to protobuf (kvlists, nested arrays, None, other types)."""
+
+
+def _any_value_wire(value: Any) -> bytes:
+    """An AnyValue holding a text, boolean, integer or float, serialized as `set_value` and protobuf make it."""
+    kind = type(value)
+    if kind is str:
+        return wire_field(1, value.encode("utf-8"))
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is int and -(1 << 63) <= value < (1 << 63):
+        return _INT_TAG + _varint(value & 0xFFFFFFFFFFFFFFFF)
+    if kind is float:
+        return _DOUBLE_TAG + _PACK_DOUBLE(value)
+    raise _NotWritten
+
+
+_TRUE, _FALSE = b"\x10\x01", b"\x10\x00"  # AnyValue.bool_value (field 2, varint)
+_INT_TAG = b"\x18"  # AnyValue.int_value (field 3, varint; negative values as 64-bit two's complement)
+_DOUBLE_TAG = b"\x21"  # AnyValue.double_value (field 4, fixed64)
+_FIXED64_1 = b"\x09"  # Span.Event.time_unix_nano (field 1, fixed64)
+_PACK_DOUBLE = struct.Struct("<d").pack
+_PACK_U64 = struct.Struct("<Q").pack
 
 
 def build_request(spans: list[ReceivedSpan]) -> ExportTraceServiceRequest:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from threading import Lock
 from typing import Any
 
@@ -549,10 +550,18 @@ def evaluation_ids(span: SpanRecord, results) -> tuple[str, ...]:
     return tuple(hashlib.blake2b((base + r.check).encode(), digest_size=16).hexdigest() for r in results)
 
 
+_EPOCH = datetime(1970, 1, 1)
+
+
 def _time(span: SpanRecord) -> datetime:
     ended = span.end_ns or span.start_ns
     # Stored as naive UTC: DuckDB returns TIMESTAMPTZ only with pytz installed.
-    return (datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)).replace(tzinfo=None)
+    if not ended:
+        return datetime.now(UTC).replace(tzinfo=None)
+    # What datetime.fromtimestamp(ended / 1e9, UTC) gives (the seconds' fraction rounded half to even to
+    # microseconds, as CPython does), without its time zone conversion: ~3 us a span less.
+    fraction, whole = math.modf(ended / 1e9)
+    return _EPOCH + timedelta(seconds=int(whole), microseconds=round(fraction * 1e6))
 
 
 # OpenInference calls every LangChain run whose name holds "agent" an AGENT span, so the model step
