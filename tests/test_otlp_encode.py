@@ -40,6 +40,15 @@ def test_an_encoded_request_is_the_built_request_serialized_byte_for_byte():
     assert encoded.span_count == 3
 
 
+@pytest.mark.parametrize("size", [0, 100, 200, 20_000])
+def test_spans_of_every_length_framing_are_encoded_as_protobuf_does(size):
+    """Lengths under 128 bytes, under 16 KiB and over it take three framings."""
+    request = _request()
+    request.resource_spans[0].scope_spans[0].spans[0].attributes.append(KeyValueOf("big", "x" * size))
+    spans = list(iter_spans(request))
+    assert encode_request(spans).SerializeToString() == build_request(spans).SerializeToString()
+
+
 def _copied_split(request, n: int) -> dict[int, bytes]:
     """How the worker pool split a request before split_request: copies into new messages."""
     import zlib
