@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -190,15 +191,19 @@ class ProtoAttributes(Mapping):
 
     Most spans are only asked "do you carry output or identity?", which the
     key set answers; converting every value up front cost a quarter of the
-    collector's time.
+    collector's time. A value asked for by key is converted alone (an LLM span is
+    asked for its output and a few identity keys, not for the application's other
+    attributes); `items`/`values` convert them all.
     """
 
-    __slots__ = ("_key_set", "_kvs", "_values")
+    __slots__ = ("_index", "_key_set", "_kvs", "_some", "_values")
 
     def __init__(self, kvs) -> None:
         self._kvs = kvs
         self._key_set: set[str] | None = None
-        self._values: dict[str, Any] | None = None
+        self._values: dict[str, Any] | None = None  # every value, converted
+        self._index: dict[str, Any] | None = None  # key -> KeyValue (the last of a repeated key, as _converted)
+        self._some: dict[str, Any] | None = None  # the values converted one by one so far
 
     def keys(self) -> set[str]:  # type: ignore[override] - a real set: C-speed set operations
         if self._key_set is None:
@@ -207,20 +212,36 @@ class ProtoAttributes(Mapping):
 
     def _converted(self) -> dict[str, Any]:
         if self._values is None:
-            self._values = {kv.key: any_value(kv.value) for kv in self._kvs}
+            some = self._some or {}
+            self._values = {kv.key: some[kv.key] if kv.key in some else any_value(kv.value) for kv in self._kvs}
         return self._values
+
+    def _value(self, key: str) -> Any:
+        """The value of a key that is present, converted once."""
+        if self._values is not None:
+            return self._values[key]
+        some = self._some
+        if some is None:
+            some = self._some = {}
+        elif key in some:
+            return some[key]
+        index = self._index
+        if index is None:
+            index = self._index = {kv.key: kv for kv in self._kvs}
+        value = some[key] = any_value(index[key].value)
+        return value
 
     def __getitem__(self, key: str) -> Any:
         if key not in self.keys():
             raise KeyError(key)
-        return self._converted()[key]
+        return self._value(key)
 
     def __contains__(self, key: object) -> bool:
         return key in self.keys()
 
     def get(self, key: str, default: Any = None) -> Any:
         # Mapping.get goes through __getitem__ and a KeyError for every absent key.
-        return self._converted()[key] if key in self.keys() else default
+        return self._value(key) if key in self.keys() else default
 
     def __iter__(self):
         return iter(self.keys())
@@ -342,48 +363,102 @@ def annotate(span: trace_pb2.Span, attrs: Mapping[str, Any], events) -> None:
 
     What `upsert_attributes(..., replace_existing=False)` and `add_event` per event write,
     as one merge of their serialization: repeated fields concatenate on the wire, so
-    merging Span fields 9 (attributes) and 11 (events) appends them in order. An LLM span's
-    ~15 annotations and their events went through ~25 protobuf writes from Python
-    (~75 us an LLM span in a worker); their values mostly repeat from span to span (verdict,
-    mode, counts, trust, the evaluation's explanation), so each KeyValue's serialization
-    is kept and joined (`_kv_wire`)."""
+    merging Span fields 9 (attributes) and 11 (events) appends them in order. The
+    KeyValues are written on the wire here (`_kv_wire`) for the value types annotations
+    have (text, booleans, numbers, lists of them); anything else goes through protobuf."""
     parts = [_kv_wire(key, value, 9) for key, value in attrs.items()]
     end_ns = span.end_time_unix_nano
     for event in events:
-        head = trace_pb2.Span.Event(time_unix_nano=event.time_ns or end_ns, name=event.name).SerializeToString()
-        body = [head, *[_kv_wire(key, value, 3) for key, value in event.attributes.items()]]
+        body = [_event_head(event.time_ns or end_ns, event.name),
+                *[_kv_wire(key, value, 3) for key, value in event.attributes.items()]]
         parts.append(wire_field(11, b"".join(body)))
     span.MergeFromString(b"".join(parts))
 
 
-# Framed KeyValue serializations by (field, key, value type, value): bounded like secrets._MASKED.
+def _event_head(time_ns: int, name: str) -> bytes:
+    """Span.Event fields 1 (time_unix_nano, fixed64) and 2 (name), as protobuf writes them (zero and empty
+    values left out)."""
+    try:
+        head = _FIXED64_1 + _PACK_U64(time_ns) if time_ns else b""
+        return head + wire_field(2, name.encode("utf-8")) if name else head
+    except (struct.error, UnicodeEncodeError):  # what protobuf makes of it (or the error it raises)
+        return trace_pb2.Span.Event(time_unix_nano=time_ns, name=name).SerializeToString()
+
+
+# Framed KeyValue serializations by (field, key, value type, value): bounded like secrets._MASKED. Values
+# repeat from span to span (verdict, mode, counts, trust, a violation's subject and reason); a float (an
+# evaluation's duration) seldom does, and is written each time rather than filling the table.
 _KV: dict[tuple, bytes] = {}
 _KV_MAX = 4096
 _KV_LENGTH = 256  # longer texts (a claim's reason, matched text) are serialized each time
+_KEYS: dict[str, bytes] = {}  # KeyValue field 1 (the key) on the wire, by key
 
 
 def _kv_wire(key: str, value: Any, field: int) -> bytes:
     """`KeyValueOf(key, value)` serialized and framed as field `field` (Span 9, Event 3)."""
     kind = type(value)
     if kind is str:
-        cache = len(value) <= _KV_LENGTH
-        ident = (field, key, value) if cache else None
-    elif kind is bool or kind is int or (kind is float and value):  # -0.0 == 0.0: zeros not kept
+        ident = (field, key, value) if len(value) <= _KV_LENGTH else None
+    elif kind is bool or kind is int:
         ident = (field, key, kind, value)
-    elif kind is list and all(type(v) is str for v in value) and len(value) <= 8:
+    elif kind is list and len(value) <= 8 and all(type(v) is str for v in value):
         ident = (field, key, list, tuple(value))
     else:
         ident = None
-    if ident is not None:
-        found = _KV.get(ident)
-        if found is not None:
-            return found
-    wire = wire_field(field, KeyValueOf(key, value).SerializeToString())
-    if ident is not None:
-        if len(_KV) >= _KV_MAX:
-            _KV.clear()  # a flood of distinct values costs what it cost before, no more memory
-        _KV[ident] = wire
+    if ident is None:
+        return _kv_wire_once(key, value, field)
+    found = _KV.get(ident)
+    if found is not None:
+        return found
+    wire = _kv_wire_once(key, value, field)
+    if len(_KV) >= _KV_MAX:
+        _KV.clear()  # a flood of distinct values costs what it cost before, no more memory
+    _KV[ident] = wire
     return wire
+
+
+def _kv_wire_once(key: str, value: Any, field: int) -> bytes:
+    head = _KEYS.get(key)
+    if head is None:
+        head = wire_field(1, key.encode("utf-8")) if key else b""
+        if len(_KEYS) < _KV_MAX:
+            _KEYS[key] = head
+    try:
+        if type(value) is list:
+            if not value:  # an empty array sets no value: protobuf leaves the KeyValue's value out
+                return wire_field(field, head)
+            body = wire_field(5, b"".join([wire_field(1, _any_value_wire(v)) for v in value]))
+        else:
+            body = _any_value_wire(value)
+        return wire_field(field, head + wire_field(2, body))
+    except (_NotWritten, UnicodeEncodeError):
+        return wire_field(field, KeyValueOf(key, value).SerializeToString())
+
+
+class _NotWritten(Exception):
+    """A value `_any_value_wire` leaves to protobuf (kvlists, nested arrays, None, other types)."""
+
+
+def _any_value_wire(value: Any) -> bytes:
+    """An AnyValue holding a text, boolean, integer or float, serialized as `set_value` and protobuf make it."""
+    kind = type(value)
+    if kind is str:
+        return wire_field(1, value.encode("utf-8"))
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is int and -(1 << 63) <= value < (1 << 63):
+        return _INT_TAG + _varint(value & 0xFFFFFFFFFFFFFFFF)
+    if kind is float:
+        return _DOUBLE_TAG + _PACK_DOUBLE(value)
+    raise _NotWritten
+
+
+_TRUE, _FALSE = b"\x10\x01", b"\x10\x00"  # AnyValue.bool_value (field 2, varint)
+_INT_TAG = b"\x18"  # AnyValue.int_value (field 3, varint; negative values as 64-bit two's complement)
+_DOUBLE_TAG = b"\x21"  # AnyValue.double_value (field 4, fixed64)
+_FIXED64_1 = b"\x09"  # Span.Event.time_unix_nano (field 1, fixed64)
+_PACK_DOUBLE = struct.Struct("<d").pack
+_PACK_U64 = struct.Struct("<Q").pack
 
 
 def build_request(spans: list[ReceivedSpan]) -> ExportTraceServiceRequest:
@@ -430,10 +505,15 @@ def encode_request(spans: list[ReceivedSpan]) -> EncodedRequest:
     (`wire` set) is not serialized again."""
     resources: dict[int, tuple[ReceivedSpan, dict[int, tuple[ReceivedSpan, list[bytes]]]]] = {}
     for item in spans:
-        scopes = resources.setdefault(id(item.resource), (item, {}))[1]
-        scopes.setdefault(id(item.scope), (item, []))[1].append(
-            item.wire if item.wire is not None else item.proto.SerializeToString()
-        )
+        # get, then set on a miss: setdefault built a dict and a list for every span, used for the first only.
+        held = resources.get(id(item.resource))
+        if held is None:
+            held = resources[id(item.resource)] = (item, {})
+        scope = held[1].get(id(item.scope))
+        if scope is None:
+            scope = held[1][id(item.scope)] = (item, [])
+        wire = item.wire
+        scope[1].append(wire if wire is not None else item.proto.SerializeToString())
     out = []
     for first, scopes in resources.values():
         bodies = [scope_spans_wire(head.scope.SerializeToString(), head.scope_schema_url, wires)
@@ -444,7 +524,11 @@ def encode_request(spans: list[ReceivedSpan]) -> EncodedRequest:
 
 def scope_spans_wire(scope: bytes, schema_url: str, spans: list[bytes]) -> bytes:
     """One ScopeSpans on the wire (field 2 of a ResourceSpans): the serialized scope, spans and schema URL."""
-    body = [wire_field(1, scope), *[wire_field(2, span) for span in spans]]
+    body = [wire_field(1, scope)]
+    tag, byte, len2 = _TAG[2], _BYTE, _LEN2
+    for span in spans:  # wire_field(2, span) each, without a call and a copy of the span per span
+        n = len(span)
+        body += (tag, byte[n] if n < 0x80 else len2[n] if n < 0x4000 else _varint(n), span)
     if schema_url:
         body.append(wire_field(3, schema_url.encode()))
     return wire_field(2, b"".join(body))

@@ -40,6 +40,15 @@ def test_an_encoded_request_is_the_built_request_serialized_byte_for_byte():
     assert encoded.span_count == 3
 
 
+@pytest.mark.parametrize("size", [0, 100, 200, 20_000])
+def test_spans_of_every_length_framing_are_encoded_as_protobuf_does(size):
+    """Lengths under 128 bytes, under 16 KiB and over it take three framings."""
+    request = _request()
+    request.resource_spans[0].scope_spans[0].spans[0].attributes.append(KeyValueOf("big", "x" * size))
+    spans = list(iter_spans(request))
+    assert encode_request(spans).SerializeToString() == build_request(spans).SerializeToString()
+
+
 def _copied_split(request, n: int) -> dict[int, bytes]:
     """How the worker pool split a request before split_request: copies into new messages."""
     import zlib
@@ -80,9 +89,16 @@ _ANNOTATIONS = [
       "claimwatch.claims.count": 0, "claimwatch.trust.score": 50, "claimwatch.evaluation_us": 372.6,
       "claimwatch.claims.categories": [], "claimwatch.zero": 0.0, "claimwatch.negative_zero": -0.0,
       "claimwatch.long": "x" * 300, "claimwatch.unicode": "é ✓", "claimwatch.nested": [{"a": [1, "b"]}],
-      "claimwatch.none": None, "claimwatch.one": 1, "claimwatch.true": True, "claimwatch.float_one": 1.0},
+      "claimwatch.none": None, "claimwatch.one": 1, "claimwatch.true": True, "claimwatch.float_one": 1.0,
+      "claimwatch.false": False, "claimwatch.empty": "", "claimwatch.minus": -7, "claimwatch.int64_min": -(1 << 63),
+      "claimwatch.int64_max": (1 << 63) - 1, "claimwatch.big": 1 << 40, "claimwatch.mixed": ["a", 1, True, 2.5, -3],
+      "claimwatch.nested_empty": [[]], "claimwatch.with_none": [None, "a"], "claimwatch.kv": {"a": 1},
+      "claimwatch.tuple": ("a", "b"), "": "no key", "claimwatch.é": "ü" * 200, "claimwatch.nan": float("inf")},
      [("gen_ai.evaluation.result", {"gen_ai.evaluation.score.value": 1.0, "gen_ai.evaluation.name": "x"}, 0),
-      ("claimwatch.violation", {"claimwatch.violation.reason": "r" * 400}, 1_700_000_000_000_000_123)]),
+      ("claimwatch.violation", {"claimwatch.violation.reason": "r" * 400}, 1_700_000_000_000_000_123),
+      ("", {}, 0), ("é", {"k": []}, (1 << 64) - 1)]),
+    ({}, []),
+    ({"claimwatch.verdict": "flag"}, [("gen_ai.evaluation.result", {"gen_ai.evaluation.explanation": "x" * 5000}, 9)]),
 ]
 
 

@@ -118,12 +118,13 @@ class ActionsCheck:
         output = ctx.output
         if output is None or not output.text.strip():
             return None
-        inputs = V.input_conversation(span)
+        # The input conversation's new tool results are level 2's only when a tool has a result schema.
+        inputs = V.input_conversation(span) if self.verifier.registry.has_tools else None
         result = self.verifier.verify(
             output.text,
             agent=ctx.identity.agent_id,
             actions=lambda: self.trace_actions.timeline(ctx.trace.before(span), span),
-            tool_results=V.latest_turn_results(inputs) if inputs is not None and self.verifier.registry.has_tools else (),
+            tool_results=V.latest_turn_results(inputs) if inputs is not None else (),
         )
         if not result.levels:
             return None

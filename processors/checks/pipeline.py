@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from threading import Lock
 from typing import Any
 
@@ -447,7 +448,8 @@ class Pipeline:
             events.append(EventRecord(A.EVALUATION_EVENT, self._evaluation_event(r), at))
         if outcome.enforced:
             events = _scrubbed(events, outcome.blocked_texts)
-        return _clean(attrs), [EventRecord(e.name, _clean(dict(e.attributes)), e.time_ns) for e in events]
+        return _clean(attrs), [e if _is_clean(e.attributes) else EventRecord(e.name, _clean(dict(e.attributes)), e.time_ns)
+                               for e in events]
 
     def _evaluation_event(self, r: CheckResult) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -529,6 +531,24 @@ def _clean(attrs: dict[str, Any]) -> dict[str, Any]:
     return attrs
 
 
+def _is_clean(attrs: Mapping[str, Any]) -> bool:
+    """`_clean` would leave this dict as it is (ASCII texts, numbers, lists of them): an event's attributes are
+    then handed on as the check made them instead of copied (a copy per event was ~1 us of an LLM span each)."""
+    if type(attrs) is not dict:
+        return False
+    for value in attrs.values():
+        kind = type(value)
+        if kind is str:
+            if not value.isascii():
+                return False
+        elif kind is list:
+            if not all(not isinstance(v, str) or v.isascii() for v in value):
+                return False
+        elif kind is not bool and kind is not int and kind is not float and isinstance(value, str | list | tuple):
+            return False  # a subclass or a tuple: `_clean` makes a new value of it
+    return True
+
+
 def evaluation_ids(span: SpanRecord, results) -> tuple[str, ...]:
     """One id per result, the same every time this span is checked.
 
@@ -549,10 +569,19 @@ def evaluation_ids(span: SpanRecord, results) -> tuple[str, ...]:
     return tuple(hashlib.blake2b((base + r.check).encode(), digest_size=16).hexdigest() for r in results)
 
 
+_EPOCH = datetime(1970, 1, 1)
+
+
 def _time(span: SpanRecord) -> datetime:
     ended = span.end_ns or span.start_ns
     # Stored as naive UTC: DuckDB returns TIMESTAMPTZ only with pytz installed.
-    return (datetime.fromtimestamp(ended / 1e9, UTC) if ended else datetime.now(UTC)).replace(tzinfo=None)
+    if not ended:
+        return datetime.now(UTC).replace(tzinfo=None)
+    # What datetime.fromtimestamp(ended / 1e9, UTC) gives (the seconds' fraction rounded half to even to
+    # microseconds, as CPython does), without the time zone and `replace`: 1.7 -> 1.0 us (positional
+    # arguments: timedelta's keywords cost more than the conversion saves).
+    fraction, whole = math.modf(ended / 1e9)
+    return _EPOCH + timedelta(0, int(whole), round(fraction * 1e6))
 
 
 # OpenInference calls every LangChain run whose name holds "agent" an AGENT span, so the model step

@@ -151,12 +151,21 @@ def _from_output_messages(span: SpanRecord, attrs: Mapping[str, Any]) -> Output 
     # Which tools carry the answer matters only when the output calls a tool at all.
     calls = not isinstance(value, str) or '"tool_call' in value
     found = messages_output(value, A.GEN_AI_OUTPUT_MESSAGES, output_tools(attrs) if calls else frozenset())
-    if found is not None and not found.tool_calls:
+    if found is not None and not found.tool_calls and _may_hold_function_calls(attrs):
         # LiteLLM's callback writes the calls beside the messages (extract_litellm.py).
         extra = tuple(ToolCall(name, _as_text(arguments)) for name, arguments in litellm.function_calls(attrs))
         if extra:
             found = Output(found.text, found.source, found.truncated, extra)
     return found
+
+
+def _may_hold_function_calls(attrs: Mapping[str, Any]) -> bool:
+    """A key `litellm.function_calls` reads calls from is there: asked by key name, not by walking every
+    attribute's value (which converted each of them from protobuf in the collector)."""
+    return any(key.endswith(_FUNCTION_CALL_NAME) for key in attrs.keys())
+
+
+_FUNCTION_CALL_NAME = ".function_call.name"  # how every key of extract_litellm's _FUNCTION_CALL ends
 
 
 def output_tools(attrs: Mapping[str, Any]) -> frozenset[str]:

@@ -238,8 +238,22 @@ def _result_text(value: Any) -> str | None:
 
 
 # --- actions from a trace -----------------------------------------------------------------------
+# The answer for the last span asked: the actions and tool-policy checks both ask it of each span they run on.
+_last_call: tuple[object, Any] = (None, None)
+
+
 def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
     """(tool, arguments, result, status, call id) when the span is a tool execution, else None."""
+    global _last_call
+    last, found = _last_call
+    if last is span:
+        return found
+    found = _tool_call_of_span(span)
+    _last_call = (span, found)
+    return found
+
+
+def _tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
     attrs = span.attributes
     # The status is read only for a tool span: this runs on every LLM span too.
     if GEN_AI_TOOL_NAME in attrs and (
