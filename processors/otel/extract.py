@@ -45,7 +45,7 @@ from .extract_events import SPAN_OUTPUT_EVENTS, choice_messages, output_event_va
 from .extract_langchain import langchain_output
 from .extract_llamaindex import is_step, prepared_request, step_output
 from .jsonwalk import strings as _strings
-from .records import SpanRecord
+from .records import SpanRecord, last_span_answer
 
 _TEXT_PART_TYPES = {"text", "reasoning", "thinking", "output_text"}
 _CONTENT_STRINGS = re.compile(r'"(?:content|text)"\s*:\s*"((?:[^"\\]|\\.)*)(?:"|$)', re.S)
@@ -97,19 +97,10 @@ _EXACT_KEYS = frozenset(
 _PREFIXES = (A.GEN_AI_COMPLETION_PREFIX, A.LLM_OUTPUT_MESSAGES_PREFIX)
 
 
-# The answer for the last span asked: every check's `wants` asks it of the same span in turn.
-_last: tuple[object, bool] = (None, False)
-
-
+@last_span_answer  # every check's `wants` asks it of the same span in turn
 def may_carry_output(span: SpanRecord) -> bool:
     """A cheap first look, by attribute and event names only: most spans carry no LLM output."""
-    global _last
-    last_span, answer = _last
-    if last_span is span:
-        return answer
-    answer = _may_carry_output(span)
-    _last = (span, answer)
-    return answer
+    return _may_carry_output(span)
 
 
 def _may_carry_output(span: SpanRecord) -> bool:

@@ -7,8 +7,9 @@ dicts), so structured GenAI values arrive the same way from both.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from functools import wraps
+from typing import Any, NamedTuple, TypeVar
 
 from .attributes import SERVICE_NAME
 
@@ -62,3 +63,24 @@ def from_readable_span(span) -> SpanRecord:
         end_ns=span.end_time or 0,
         status=span.status.status_code.name if span.status is not None else "UNSET",
     )
+
+
+_T = TypeVar("_T")
+
+
+def last_span_answer(question: Callable[[SpanRecord], _T]) -> Callable[[SpanRecord], _T]:
+    """`question`, answered once for the span asked last: several checks ask the same question of each
+    span in turn (may it carry an output? is it a tool call?), so one remembered answer spares the rest
+    the work. The span itself is the key (by identity), so nothing stale is returned for another span."""
+    last: list[Any] = [None, None]
+
+    @wraps(question)
+    def asked(span: SpanRecord) -> _T:
+        span_seen, answer = last  # read both before either may change under another thread
+        if span_seen is span:
+            return answer
+        answer = question(span)
+        last[:] = (span, answer)
+        return answer
+
+    return asked

@@ -38,7 +38,7 @@ from ..otel.extract import extract, may_carry_output
 from ..otel.extract_events import tool_events
 from ..otel.extract_langchain import bound_arguments, tool_call_input, tool_message_content
 from ..otel.extract_llamaindex import tool_output_text, tool_step
-from ..otel.records import SpanRecord
+from ..otel.records import SpanRecord, last_span_answer
 from ..policy.tools import plugin_function
 from . import commands as C
 from .outcomes import Outcome, outcome_of
@@ -238,19 +238,10 @@ def _result_text(value: Any) -> str | None:
 
 
 # --- actions from a trace -----------------------------------------------------------------------
-# The answer for the last span asked: the actions and tool-policy checks both ask it of each span they run on.
-_last_call: tuple[object, Any] = (None, None)
-
-
+@last_span_answer  # the actions and tool-policy checks both ask it of each span they run on
 def tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
     """(tool, arguments, result, status, call id) when the span is a tool execution, else None."""
-    global _last_call
-    last, found = _last_call
-    if last is span:
-        return found
-    found = _tool_call_of_span(span)
-    _last_call = (span, found)
-    return found
+    return _tool_call_of_span(span)
 
 
 def _tool_call_of_span(span: SpanRecord) -> tuple[str, Any, Any, str | None, str | None] | None:
