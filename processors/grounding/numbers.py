@@ -18,6 +18,7 @@ from .problems import Problem, missing_specific
 from .records import record_spans, tabular
 from .text import NUMBER_WORDS, SCALES, Specific, list_marker, parse_number, parse_time, stem
 from .values import EV_NUMBER, EV_TIME, counted_noun, counted_otherwise, keyed_value
+from .values import close as _close
 
 
 def _numbers(pool: EvidencePool, index: int) -> list[tuple[float, int, int]]:
@@ -85,10 +86,6 @@ def _first_equal(value: float, percent: bool, pool: EvidencePool) -> int | None:
 
 
 _HUGE = 1e306  # above this, v * 100 (or v itself) may be infinite
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
 def check_number(spec: Specific, claim, pool, region, support, problems, derived) -> None:

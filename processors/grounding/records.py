@@ -14,7 +14,7 @@ from .claims import Claim
 from .evidence import EvidencePool, Hit
 from .problems import Problem
 from .text import parse_number
-from .values import EV_NUMBER
+from .values import EV_NUMBER, close
 
 _OBJECT = re.compile(r"\{[^{}]*\}")
 
@@ -90,13 +90,11 @@ def _has_value(record: str, spec) -> bool:
     percent = spec.kind == "percent"
     for m in EV_NUMBER.finditer(record):
         figure = parse_number(m.group())
-        if figure is not None and (abs(figure - value) <= 1e-6 * max(1.0, abs(value))
-                                   or (percent and abs(figure * 100 - value) <= 1e-6 * max(1.0, abs(value)))):  # fmt: skip
+        if figure is not None and (close(figure, value) or (percent and close(figure * 100, value))):
             return True
     return False
 
 
-_KEY_KINDS = ("id", "code", "name")
 _VALUE_KINDS = frozenset(("number", "money", "percent", "name", "id", "code"))
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
 

@@ -250,7 +250,7 @@ def counted_otherwise(
             end += 1
         total += figure
         found.setdefault(float(figure), (text[m.start(1) : end], Hit(hit.passage, m.start(1), end)))
-    if len(found) != 1 or any(_same(v, value) for v in found) or _same(total, value):
+    if len(found) != 1 or any(close(v, value) for v in found) or close(total, value):
         return None
     return next(iter(found.values()))
 
@@ -261,5 +261,6 @@ def _same_noun(word: str, root: str) -> bool:
     return stem(word) == root or (len(word) >= 5 and len(root) >= 5 and word[:5] == root[:5])
 
 
-def _same(a: float, b: float) -> bool:
+def close(a: float, b: float) -> bool:
+    """Whether two figures are the same figure (up to float rounding): the one equality every figure check uses."""
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
