@@ -93,7 +93,7 @@ def main(raw_dir: str) -> None:
     drawn = webvoyager(raw, rng) + agent_e(raw, rng) + webcanvas(raw, rng)
     with open(HERE / "messages.jsonl", "w", encoding="utf-8") as out:
         for n, (source, trajectory, text) in enumerate(drawn, start=1):
-            row = {"id": f"wr-{n}", "source": source, "trajectory": trajectory, "part": "check", "text": cut(text)}
+            row = {"id": f"real-{n}", "source": source, "trajectory": trajectory, "part": "check", "text": cut(text)}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{len(drawn)} messages")
 
