@@ -45,7 +45,7 @@ DATA = Path(__file__).resolve().parent / "data" / CORPORA[0]
 # and "present in" existence).
 _EITHER = re.compile(
     r"\b(?:found|find|locat\w*|present|missing|absent|available|exists?|defined|installed"
-    r"|visible|shown|shows|showing|lists?|listed|displays?|displayed|appears?|empty|blank)\b",
+    r"|visible|shown|show|shows|showing|lists?|listed|displays?|displayed|appears?|empty|blank)\b",
     re.I,
 )
 _STATE_OR_EXISTENCE = {"system_state", "existence"}

@@ -139,6 +139,18 @@ SHAPES = [
     # a screen saying something is what it displays, not reported speech; a noun before a state is no verb of saying
     ("The form now says the message was delivered.", "system_state"),
     ("The Reports menu has expanded.", "system_state"),
+    # real web agents (benchmarks/data/web_real): an opening phrase before "there is", what a form holds once
+    # typed into, where the agent or the user is, a search that found nothing, a page that leaves a thing out
+    ("In the screenshot, there is a search button indicated with label [2].", "existence"),
+    ('The departure city "Dublin" has been entered into the departure input box.', "system_state"),
+    ("The flight search criteria have been set correctly.", "system_state"),
+    ("You are currently on the Google Flights search page.", "system_state"),
+    ("The current page is indeed the Google Flights search page.", "system_state"),
+    ("The previous strategy did not yield the desired outcome.", "operational_status"),
+    ("None of the recipes listed in the first ten results meet the criteria.", "existence"),
+    ("The exact price is not provided on the page.", "existence"),
+    ("The screenshot does not show the preparation time for the recipes.", "existence"),
+    ("The new screenshot reveals additional baked salmon recipes.", "system_state"),
 ]
 
 
@@ -258,6 +270,15 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The alarm goes off as soon as the replica is down.",
         "Each time the sync job fails, it leaves a temp file.",
         "This path covers the case where the token is missing.",
+        # the agent on its own task and next steps; an attribute and its value; a noun that looks like a verb
+        "No further action is required.",
+        "Further scrolling is required to see the rest of the list.",
+        "The task requires the recipe to have over 100 reviews.",
+        "The recipe has a rating of 4.7.",
+        "The link could include comedy TV shows from 2010.",
+        "There is a possibility that the page moved.",
+        "Wait, there are multiple `@property` decorators.",
+        "If the page is slow, there is a retry button.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):
@@ -356,6 +377,23 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
     checked, _ = bench.load("check")
     # no detector was tuned on them: blind set 23 (set 22 was opened in round 21)
     assert {m["source"] for m in checked.values()} == {"written/mixed-23"} and len(checked) == 150
+    for label in labels:
+        assert messages[label.message]["text"][label.start : label.end] == label.text
+
+
+@pytest.mark.parametrize(("corpus", "count", "prefix"), [("web_real", 168, "real-"), ("web_real_blind", 162, "blind-")])
+def test_real_web_corpora_load_with_every_span_in_its_message(monkeypatch, corpus, count, prefix):
+    bench = _bench()
+    folder = ROOT / "benchmarks" / "data" / corpus
+    monkeypatch.setattr(bench, "DATA", folder)
+    messages, labels = bench.load("all")
+    labelled = set(re.findall(r"^@(\S+)", (folder / "labels.txt").read_text(encoding="utf-8"), re.M))
+    assert labelled == set(messages) and len(messages) == count
+    assert all(m.startswith(prefix) for m in messages) and {m["part"] for m in messages.values()} == {"check"}
+    # three public repositories, none more than half of the set
+    sources = [m["source"] for m in messages.values()]
+    assert len(set(sources)) == 3 and max(sources.count(s) for s in set(sources)) <= count / 2
+    assert len(labels) > 200
     for label in labels:
         assert messages[label.message]["text"][label.start : label.end] == label.text
 

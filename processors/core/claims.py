@@ -185,7 +185,7 @@ def _rounded(confidence: float) -> float:
     return rounded
 
 
-_LEADING_PUNCT = frozenset(" \t\r\n.!?;:")
+_LEADING_PUNCT = frozenset(" \t\r\n.,!?;:")
 # A pattern may read the start of the next clause to know this one ended ("worked and the").
 _CONJUNCTION_TAIL = re.compile(r"[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|i|we|my|your|now)$", re.IGNORECASE)
 # Where a claim may not end: the clause's punctuation a pattern read to know the clause ended.

@@ -53,8 +53,9 @@ _IDIOM_ACTIONS = frozenset(
 
 # Idiom nouns that are things a page, record or machine can lack: "the page doesn't list nutrition
 # information", "the VM has no internet access". Said of a named thing they are claims; said after
-# "there is no" or of a pronoun ("I have no access") they stay idioms.
-_THING_IDIOMS = frozenset("information access mention visibility context permission permissions evidence".split())
+# "there is no" or of a pronoun ("I have no access") they stay idioms. "time" as a page gives one: "the screenshot
+# does not show the preparation time".
+_THING_IDIOMS = frozenset("information access mention visibility context permission permissions evidence time".split())
 
 
 def _said_of_a_thing(text: str, raw: RawMatch, words: list[str]) -> bool:

@@ -80,6 +80,10 @@ DETECTORS = (
         # "is only possible under specific conditions" states a rule's condition, not a fact.
         # "it's possible that ...": a hedge on what follows, not a capability.
         # "It's possible Firefox saved the file": the same hedge without "that", a clause follows.
+        # "No further action is required", "further scrolling is required": the agent on what its own task needs
+        # next, no thing's capability.
+        reject_subject=r"^(?:no\s+)?(?:further|more|additional|any\s+more|other|next)\s+(?:actions?|steps?|scrolling|navigation"
+        r"|input|interactions?|clicks?|clicking|searching|exploration|investigation|changes?)$",
         reject_after=r"\s+(?:only\s+)?(?:if|when|unless|under\s+(?:specific|certain)|provided|that)\b"
         r"|(?<=possible)\s+(?:the|this|these|those|it|they|we|you|i|he|she|there|someone|something"
         r"|(?-i:[A-Z])[\w-]*\s+(?:\w+ed|is|was|has|had|did|does|might|may|could|will|would|just|already)\b)",
@@ -413,6 +417,9 @@ DETECTORS = (
         confidence=0.7,
         # "the function requires two arguments", "requires the `x` parameter": what code takes, in general.
         reject_subject=r"^(?:arguments?|args?|parameters?|params?|kwargs?|`)",
+        # "The task requires the recipe to have 4 stars", "the goal doesn't require any further actions": what the agent
+        # was asked for, no thing's requirement.
+        reject_before=r"\b(?:task|tasks|goal|objective|request|query|question|instructions?|criteria|prompt|assignment)[ \t]+$",
         examples=("The CMS doesn't seem to accept WEBP.", "The site requires a one-time code sent to your phone."),
     ),
 )

@@ -52,8 +52,9 @@ DETECTORS = (
         family="existence",
         patterns=(
             rf"\b{COPULA}\s+(?:included|in\s+stock|on\s+backorder)\b",
-            # What a page states or leaves out: "the frame size isn't stated", "no deadline is mentioned".
-            rf"\b{COPULA}\s+(?:stated|mentioned|specified)\b",
+            # What a page states or leaves out: "the frame size isn't stated", "no deadline is mentioned", "the price
+            # is not provided".
+            rf"\b{COPULA}\s+(?:stated|mentioned|specified|provided)\b",
         ),
         assertion="{not_}exists",
         subject_before=True,
@@ -62,7 +63,7 @@ DETECTORS = (
         reject_subject=r"^`[^`]+`$",
         reject_after=r"\s+(?:by|when|if|as\s+(?:a|an|the)|using|via)\b",
         examples=("Breakfast is not included in this rate.", "The Lenovo ThinkPad E14 is in stock.",
-                  "The frame size isn't stated."),
+                  "The frame size isn't stated.", "The exact price is not provided on the page."),
     ),
     DetectorSpec(
         id="existence.defined",
@@ -197,6 +198,10 @@ DETECTORS = (
         r"|nice|great|good|fantastic|wonderful|lovely|safe|pleasant|happy|total"
         r"|(?:milli|micro)?seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|ms|[kmgt]i?b|bytes?"
         r"|percent|%|dollars?|euros?|pounds?|cents?|points?|pts|lines?|characters?|chars?|spaces?"
+        # "has a rating of 4.7", "has a prep time of 15 minutes", "has a high number of ratings", "has a price listed":
+        # an attribute and its value, read out (GUIDE.md: values as such are no claims).
+        r"|^(?:[\w-]+\s+){0,2}?(?:ratings?|score|price|cost|fee|time|duration|length|size|number|count|capacity|population"
+        r"|weight|height|width|rate|percentage|runtime|range|total|average|value)\s+(?:of|listed|around|between|shown)\b"
         # "has 47 upvotes", "has 1,482 commits": a post's or a repository's tallies, read as values.
         r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`",
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
@@ -353,7 +358,9 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+)(?:there\s+is|there's|there’s"
+            # Also after an opening phrase and its comma: "In the screenshot, there is a search button" (a
+            # condition before the comma is the frame's to catch).
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+|,[ \t]+)(?:there\s+is|there's|there’s"
             rf"|there\s+are|there\s+was"
             # Hedged, the same claim: "there may be a \"Load more\" link", "there seems to be a footnote".
             rf"|there\s+(?:may|might|could|must)\s+(?:also\s+)?be|there\s+(?:seems|appears)\s+to\s+be"
@@ -363,16 +370,21 @@ DETECTORS = (
             # "available" begins a modifier ("X is installed and available").
             rf"(?:available\s+)?{AFTER}",
             # "There are nonstop flights on Dec 23": a plural with no number is there too.
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+)(?:there\s+are|there\s+were)\s+"
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+|,[ \t]+)(?:there\s+are|there\s+were)\s+"
             rf"(?:(?:also|still|now|already|indeed)\s+)?{AFTER}",
         ),
         assertion="exists",
         confidence=0.75,
-        reject_subject=r"^(?:no|not|none)\b",  # "there are no extra fees": existence.there_is_no
+        # "there are no extra fees": existence.there_is_no. "there is a possibility", "there is a chance": a hedge, no thing.
+        reject_subject=r"^(?:no|not|none)\b|^(?:a\s+|some\s+)?(?:possibility|chance|need|way|reason)\b",
+        # "Wait, there are multiple `@property` decorators", "Actually, in recent versions, there is a ...": a coding
+        # agent thinking aloud, as its labellers read it.
+        reject_before=r"\b(?:wait|actually|hmm+|hm|oh|ah)\b[^.!?\n]*$",
 
         examples=("There is a lockfile in the root.", "There are two reservations under your profile.",
                   "There are nonstop flights on Dec 23 and Dec 26.",
-                  "There is an available seat on the evening train."),
+                  "There is an available seat on the evening train.",
+                  "In the screenshot, there is a search button."),
     ),
     DetectorSpec(
         id="existence.does_not_have",
@@ -429,7 +441,9 @@ DETECTORS = (
         r"|matters?|thanks|worries|problem|problems|rush|idea|wonder|doubt|way|luck|dice|kidding|offense|pressure)\b"
         # "\"1990\". No letters, no spaces.": what a string holds is its value (GUIDE.md), no thing of the task.
         r"|^(?:letters?|spaces?|characters?|chars?|digits?|whitespace|newlines?|quotes?|commas?|dots?|dashes?"
-        r"|hyphens?|brackets?|prefix|suffix|padding|decimals?)$",
+        r"|hyphens?|brackets?|prefix|suffix|padding|decimals?)$"
+        # "No further actions.": the agent on its own next steps.
+        r"|^(?:further|more|additional|other)\s+(?:actions?|steps?|changes?)\b",
         # Below every other detector: "No refund was issued", "No filters are applied yet" say what an action left a
         # record in (system_state.result, system_state.not_yet), as their labellers read them; this takes the rest.
         priority=0,
@@ -510,7 +524,7 @@ DETECTORS = (
         patterns=(
             r"\b(?-i:[Nn])one[ \t]+of[ \t]+(?:the|them|these|those|my|your|its|their)\b[^.;:\n]*?[ \t](?P<state>has|have|had|is"
             r"|are|was|were|contains?|includes?|offers?|lists?|shows?|mentions?|points?|cites?|match(?:es)?|supports?"
-            r"|allows?|carry|carries|accepts?)\b",
+            r"|allows?|carry|carries|accepts?|meets?|satisf(?:y|ies)|fits?|qualif(?:y|ies))\b",
         ),
         assertion="not_exists",
         negative=True,
@@ -519,7 +533,8 @@ DETECTORS = (
         priority=0,
         # "D. None of the other options match": a choice among answers, read out.
         reject_before=r"(?:^|\n)[ \t]*[A-Z][.)][ \t]*$",
-        examples=('None of them has "W-2" in the file name.', "None of the three museums offers free Sunday entry."),
+        examples=('None of them has "W-2" in the file name.', "None of the three museums offers free Sunday entry.",
+                  "None of the recipes on the first page meet the criteria."),
     ),
     DetectorSpec(
         # "No open tickets match the filter" (what a search finds is discovery: system_state.results).

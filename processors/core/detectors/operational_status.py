@@ -370,6 +370,23 @@ DETECTORS = (
                   "The blocked card no longer works for Apple Pay."),
     ),
     DetectorSpec(
+        # A search or a strategy that found nothing useful: "the search did not yield the desired results", "direct
+        # searching has not yielded any results", "the previous strategy did not yield the desired outcome".
+        id="operational_status.no_yield",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:yield|yielded|produce"
+            r"|produced|return|returned|give|given|bring|brought)\s+(?:the\s+|any\s+)?(?:desired|expected|intended|relevant"
+            r"|useful|wanted|right|correct|satisfactory|meaningful)?\s*(?:results?|outcomes?|matches|information|progress)\b",
+        ),
+        assertion="not_yielding_results",
+        negative=True,
+        subject_before=True,
+        confidence=0.75,
+        examples=("The search did not yield the desired results.", "The previous strategy did not yield the desired outcome."),
+    ),
+    DetectorSpec(
         # A control or a command that does nothing: "the Post button does not respond to clicks", "the play
         # button does nothing", "typing a date has no effect", "nothing happens when I press Load more".
         id="operational_status.no_effect",

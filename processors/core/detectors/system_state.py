@@ -38,6 +38,9 @@ UI_STATES = (
     r"|solved|done|draft|published|unpublished|approved|declined|invited|shared\s+with|unshared|assigned|unassigned"
     r"|linked|unlinked|subscribed|unsubscribed|unpaid|overdue|shipped|delivered|refunded"
     r"|skipped|checked\s+out|playing|re-?running|rendering|stuck"
+    # What a form holds once the agent has typed into it: "the departure city has been entered into the input box",
+    # "the destination has been inputted successfully", "the field is populated".
+    r"|entered|inputted|typed\s+in|populated"
     # What an ops agent reads off a resource: "the slot is inactive", "the pool is saturated", "the HPA is maxed at
     # 20 replicas", "the key seems to be unset", "that override file is gitignored".
     r"|inactive|saturated|maxed(?:\s+out)?|throttled|unset|gitignored|on\s+(?:its|their)\s+way"
@@ -187,8 +190,10 @@ DETECTORS = (
             # "is listed", "are checked" only at the end of a clause or before a few words: "the item is listed.",
             # "two are checked, one is not"; not "are listed in the table below", "is checked before each commit",
             # which a coding agent writes often (each a match to build and reject).
-            rf"\b{COPULA}\s+(?P<state>listed|checked)(?:[ \t]*(?:[.,;:!)]|\n|$)|[ \t]+(?:under|on|now|yet|anywhere"
-            r"|there|here|twice|once|first|by\s+default|already|too|again|and|but|so|for\s+(?:sale|rent|pickup|delivery))\b)",
+            # "set" too, as a form's fields are: "both dates are now correctly set", "the criteria have been set correctly".
+            rf"\b{COPULA}\s+(?P<state>listed|checked|set)(?:[ \t]*(?:[.,;:!)]|\n|$)|[ \t]+(?:under|on|now|yet|anywhere"
+            r"|there|here|twice|once|first|by\s+default|already|too|again|and|but|so|for\s+(?:sale|rent|pickup|delivery)"
+            r"|correctly|successfully|properly|as\s+(?:requested|required|expected))\b)",
         ),
         assertion="{not_}{state}",
         subject_before=True,
@@ -641,7 +646,7 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?:screenshot|screen|page|display|monitor|window|viewport|browser)\s+(?:now\s+|still\s+|currently\s+)?"
-            r"(?:shows|displays|is\s+showing|is\s+displaying)\s+" + AFTER,
+            r"(?:shows|displays|reveals|is\s+showing|is\s+displaying)\s+" + AFTER,
         ),
         assertion="visible",
         role_before=True,
@@ -657,6 +662,9 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?P<cop>(?:now|still|currently|also|only|no\s+longer)\s+)?(?:shows|displays|lists)\s+" + AFTER_PLAIN,
+            # "the screenshot does not show the preparation time", "the results don't display the number of reviews".
+            r"\b(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not))\s+(?:(?:yet|currently|clearly|explicitly|seem\s+to|appear\s+to)\s+)?"
+            r"(?:show|display|list)\s+" + AFTER_PLAIN,
         ),
         assertion="{not_}visible",
         negation_group="cop",
@@ -672,9 +680,11 @@ DETECTORS = (
         # "this shows", "which lists": a pronoun or a relative names no thing on screen; "`ls` shows": tool output
         # (a quoted name is a thing on screen: '"Bedside Left" shows "Unreachable"', 'the panel "p95" shows ...');
         # "the traceback shows", "the docs list": what a coding agent reads as evidence, not a screen's state.
-        reject_before=r"(?:\b(?:this|that|it|which|what|who|to|also|traceback|output|logs?|stack\s*trace|diff|docs?"
+        # "TV shows", "comedy TV shows from 2010": the noun, not the verb.
+        reject_before=r"(?:\b(?:this|that|it|which|what|who|to|also|tv|traceback|output|logs?|stack\s*trace|diff|docs?"
         r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|`)",
-        examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.'),
+        examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.',
+                  "The screenshot does not show the preparation time."),
     ),
     DetectorSpec(
         # Where a browsing agent is: "I'm on the Amazon checkout page", "we are in the #deploys channel".
@@ -682,10 +692,16 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?"
-            r"(?:on|in|at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
+            r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|we\s+were|I\s+was|you're|you’re|you\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+"
+            r"|back\s+|indeed\s+)*(?:on|in|at|viewing|looking\s+at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
             r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings|list|board|portal|account"
-            r"|profile|cart|checkout))\b",
+            r"|profile|cart|checkout|section|website|web\s+page|webpage))\b",
+            # The page as the subject: "the current page is indeed the Google Flights search page", "the current web
+            # tab is a YouTube page", "the page you are currently on is the Models section".
+            r"\b(?:the\s+)?(?:current(?:ly\s+open)?\s+(?:web\s+)?(?:page|tab|screen|view|window)|page\s+(?:you\s+are|you're|you’re"
+            r"|we\s+are|we're|we’re|I\s+am|I'm|I’m)\s+(?:now\s+|currently\s+)?on)\s+is\s+(?:now\s+|indeed\s+|still\s+)*(?:the\s+|a\s+|an\s+)?"
+            r"(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|site|website|section|homepage|app|portal|dashboard"
+            r"|form|list|results))\b",
             # A web address: "I'm on ssa.gov/myaccount".
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?(?:on|at)"
             r"\s+(?P<subject>[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|gov|edu|io|dev|app|co|uk|de|fr)(?:/[^\s,;]*)?)",
@@ -697,7 +713,9 @@ DETECTORS = (
         assertion="on_page",
         confidence=0.7,
         examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel.",
-                  "I'm on ssa.gov/myaccount.", "I'm in Marketing > All Reviews."),
+                  "I'm on ssa.gov/myaccount.", "I'm in Marketing > All Reviews.",
+                  "You are currently on the Google Flights search page.",
+                  "The current page is indeed the Google Flights search page."),
     ),
     DetectorSpec(
         # The agent's session: "I'm logged in as viewer@acme.test", "we are signed in", "I'm not signed in".
