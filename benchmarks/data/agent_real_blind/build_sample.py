@@ -13,6 +13,8 @@ one fixed seed:
   data, and every thought of the GPT-4 run logged in the docs.
 - OpenHands: every response of the integration-test mocks in RAW_DIR (CodeAct,
   CodeAct-SWE and browsing agents), near-duplicates dropped.
+- Claude Code: 40 text blocks of three Claude Code sessions that claude-transcript
+  committed as markdown (the model's text between tool calls).
 
 Texts longer than 2,000 characters are cut with the marker the development
 corpus uses ("... [N more characters]").
@@ -32,11 +34,19 @@ LIMIT = 2000
 AIDER = "Aider-AI/aider"
 SWE_AGENT = "SWE-agent/SWE-agent"
 OPENHANDS = "All-Hands-AI/OpenHands"
+CLAUDE_CODE = "kiliman/claude-transcript"
+CLAUDE_CODE_DRAW = 40
 AIDER_HISTORY_DRAW = 60
 AIDER_EXAMPLES_DRAW = 15
 # Lines aider writes itself: user turns, tool output, session headers.
 _NOT_ASSISTANT = re.compile(r"^(####|> |>$|# aider chat started|-\*- mode)")
 _MODEL_LINE = re.compile(r"^> (?:Main model|Models?): ([\w./-]+)")
+# claude-transcript's markdown: a tool call's header line, and what else is not the model's text
+# (view-file links, elided diff lines, todo items, the user's blockquotes, the page header).
+_CC_TOOL = re.compile(r"^\S+ \*\*(Bash|Edit|Read|TodoWrite|Write|Grep|MultiEdit|LS|Glob|WebSearch|WebFetch|Task)\b")
+_CC_NOT_TEXT = re.compile(
+    r"^(\(\[view file\]|\.\.\. \+\d+ lines|- \[[ x]\] |>|# \S+ Claude Code Transcript|## 🗂|🕒|Session ID:)"
+)
 # Replies that are pasted program output rather than the model's prose.
 _PASTED = re.compile(
     r"^(Aider v|Main model|Environment Variables|Cost:|Tokens:|Commit |Applied edit|Ran \d|Traceback|FAILED)"
@@ -106,6 +116,48 @@ def aider(raw: Path, rng: random.Random) -> list[Row]:
     return rows
 
 
+def claude_code_replies(lines: list[str]) -> list[str]:
+    """The model's text blocks of a claude-transcript page, split at every tool call and user turn.
+
+    A fence right after a tool header is the tool's input or output; a fence inside the
+    model's text stays with the text.
+    """
+    replies, block = [], []
+    in_fence, fence_is_text, last_was_tool = False, False, True
+
+    def flush() -> None:
+        text = "\n".join(block).strip()
+        if text:
+            replies.append(text)
+        block.clear()
+
+    for line in lines:
+        if in_fence:
+            if fence_is_text:
+                block.append(line)
+            in_fence = not line.startswith("```")
+        elif line.startswith("```"):
+            in_fence, fence_is_text = True, not last_was_tool
+            if fence_is_text:
+                block.append(line)
+        elif _CC_TOOL.match(line) or _CC_NOT_TEXT.match(line):
+            flush()
+            last_was_tool = True
+        else:
+            block.append(line)
+            last_was_tool = last_was_tool and not line.strip()
+    flush()
+    return replies
+
+
+def claude_code(raw: Path, rng: random.Random) -> list[Row]:
+    replies = []
+    for path in sorted((raw / "claudecode").glob("*.md")):
+        session = path.stem.rsplit("_", 1)[-1]
+        replies += [(session, text) for text in claude_code_replies(path.read_text(encoding="utf-8").split("\n"))]
+    return [(CLAUDE_CODE, session, text) for session, text in rng.sample(replies, CLAUDE_CODE_DRAW)]
+
+
 def swe_agent(raw: Path) -> list[Row]:
     rows = []
     for path in sorted((raw / "sweagent").glob("tests__test_data__*.traj")):
@@ -133,7 +185,10 @@ def openhands(raw: Path) -> list[Row]:
 
 def main(raw: Path) -> None:
     rng = random.Random(SEED)
-    rows = aider(raw, rng) + swe_agent(raw) + openhands(raw)
+    # Drawn in this order so that adding the Claude Code draw left the first 153 ids unchanged.
+    rows = aider(raw, rng)
+    claude = claude_code(raw, rng)
+    rows += swe_agent(raw) + openhands(raw) + claude
     with (HERE / "messages.jsonl").open("w", encoding="utf-8") as out:
         for number, (source, trajectory, text) in enumerate(rows, 1):
             record = {
