@@ -218,14 +218,16 @@ class EvidencePool:
                     memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits[:limit])
                     return memo
                 hits = []
-        at = blob.find(needle)
-        while at != -1 and len(hits) < limit:
+        at = blob.find(needle) if limit > 0 else -1
+        while at != -1:
             end = at + len(needle)
             if not word or bounded(blob, at, end):
                 index = bisect_right(starts, at) - 1
                 base = starts[index]
                 if end - base <= len(self._texts[index]):
                     hits.append(new_hit(index, at - base, end - base))
+                    if len(hits) == limit:
+                        break  # enough: no search for an occurrence past the last one asked for
             at = blob.find(needle, at + 1)
         memo = self._found[key] = self._found[(raw, word, limit)] = tuple(hits)
         return memo
