@@ -13,6 +13,7 @@ from claimwatch.grounding import Grounder, Passage
 from claimwatch.grounding.align import _region
 from claimwatch.grounding.evidence import TRUNCATION_MARK, EvidencePool, Hit, looks_truncated
 from claimwatch.grounding.grade import grade_claim
+from claimwatch.grounding.specifics import _with_initial
 from claimwatch.grounding.text import evidence_words, stem
 
 BASES = ("part", "class", "run", "hop", "make", "famil", "stat", "bus", "analys", "fill", "stopp", "agree",
@@ -73,6 +74,17 @@ def test_a_repeated_claim_takes_the_grade_a_new_pool_gives_it():
     fresh = [grade_claim(c, Grounder().pool(evidence)) for c in claims]
     assert once == again == fresh
     assert once[0] == once[2] and once[1] == once[3]
+
+
+def test_the_words_with_an_initial_are_those_a_bucket_per_initial_holds():
+    rng = random.Random(5)
+    pool = EvidencePool([Passage(" ".join(_vocabulary(rng, 2000)) + " zz9 0x 9a é ÿ")])
+    buckets: dict[str, set[str]] = {}
+    for w in pool.words:
+        buckets.setdefault(w[:1], set()).add(w)
+    for initial in {*buckets, "", "A", "é", "\U0010ffff", "{", "/"}:
+        found = _with_initial(pool, initial)
+        assert sorted(found) == found and set(found) == buckets.get(initial, set()), initial
 
 
 def _plain_region_window(positions: list[tuple[int, int, int]]) -> tuple[int, int]:

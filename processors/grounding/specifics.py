@@ -7,6 +7,7 @@ status ("all tests pass") is read against the newest run the agent saw.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -257,21 +258,21 @@ def _near_spelling(word: str, pool: EvidencePool) -> bool:
         pool,
         "near_spellings",
         word,
-        lambda: any(
-            abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _by_initial(pool).get(word[:1], ())
-        ),
+        lambda: any(abs(len(w) - len(word)) <= 2 and fuzz.ratio(word, w) >= 88 for w in _with_initial(pool, word[:1])),
     )
 
 
-def _by_initial(pool: EvidencePool) -> dict[str, list[str]]:
-    """The pool's words by first character, so a near-spelling is looked for among a few words, not all."""
-    found = pool.cache.get("by_initial")
-    if found is None:
-        found = {}
-        for w in pool.words:
-            found.setdefault(w[:1], []).append(w)
-        pool.cache["by_initial"] = found
-    return found
+def _with_initial(pool: EvidencePool, initial: str) -> list[str]:
+    """The pool's words that start with `initial`, so a near-spelling is looked for among a few words, not all:
+    a range of the pool's words sorted once (a sort in C costs less than sorting them into buckets in Python,
+    and a pool asks about one or two initials)."""
+    ordered = pool.cache.get("sorted_words")
+    if ordered is None:
+        ordered = pool.cache["sorted_words"] = sorted(pool.words)
+    if not initial:
+        return []
+    stop = bisect_left(ordered, chr(ord(initial) + 1)) if initial < "\U0010ffff" else len(ordered)
+    return ordered[bisect_left(ordered, initial) : stop]
 
 
 def _acronym(word: str, pool: EvidencePool) -> bool:
