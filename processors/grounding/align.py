@@ -97,7 +97,10 @@ def _fullest_sentence(text, passage, pos, around, positions, score) -> tuple[int
     if most >= score:
         return around  # the middle's sentence holds every anchor of the window: the common case
     seen = around
+    every = len({a for _, a in inside})  # no sentence can hold more: once one holds these, it is the answer
     for p, _ in inside:  # in text order: a sentence is cut once, for its first anchor
+        if most == every:
+            break
         if seen[0] <= p < seen[1] or around[0] <= p < around[1]:
             continue
         seen = _sentence(text, p)
