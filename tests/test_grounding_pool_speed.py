@@ -11,10 +11,12 @@ import pytest
 
 from claimwatch.grounding import Grounder, Passage
 from claimwatch.grounding.align import _region
+from claimwatch.grounding.digits import date_starts, digit_starts, matches, number_starts
 from claimwatch.grounding.evidence import TRUNCATION_MARK, EvidencePool, Hit, looks_truncated
 from claimwatch.grounding.grade import grade_claim
 from claimwatch.grounding.specifics import _with_initial
 from claimwatch.grounding.text import evidence_words, stem
+from claimwatch.grounding.values import EV_DATE, EV_NUMBER, EV_TIME
 
 BASES = ("part", "class", "run", "hop", "make", "famil", "stat", "bus", "analys", "fill", "stopp", "agree",
          "quick", "box", "fizz", "see", "tie", "dye", "ski", "x", "ab", "abc", "buzz", "pass", "mess", "ann")  # fmt: skip
@@ -85,6 +87,20 @@ def test_the_words_with_an_initial_are_those_a_bucket_per_initial_holds():
     for initial in {*buckets, "", "A", "é", "\U0010ffff", "{", "/"}:
         found = _with_initial(pool, initial)
         assert sorted(found) == found and set(found) == buckets.get(initial, set()), initial
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_numbers_times_and_dates_matched_where_they_can_start_are_the_matches_of_a_scan(ascii_only):
+    pieces = ["1", "12", "2024", ",", ".", "-", ":", "/", " ", "\n", "t", "k", "kg", "am", "p.m.", "march", "jan.",
+              "3rd", "of", "x", "_", "sed", "p"]  # fmt: skip
+    if not ascii_only:  # other letters, spaces and dashes; and digits `re` reads as \\d
+        pieces += ["’", "é", "—", "\u2003", "\u00a0", "ſ", "٣", "３", "²"]
+    rng = random.Random(13)
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        for pattern, starts in ((EV_NUMBER, number_starts), (EV_TIME, digit_starts), (EV_DATE, date_starts)):
+            assert [m.span() for m in matches(pattern, text, starts)] == [m.span() for m in pattern.finditer(text)], (
+                pattern.pattern[:20], text)
 
 
 def _plain_region_window(positions: list[tuple[int, int, int]]) -> tuple[int, int]:

@@ -6,7 +6,9 @@ character: about 12 ns a character, ~0.9 ms a pattern on a 20,000-character pool
 holds a digit, and starts where a run of digits starts (after a "-" for a negative number) or, for a date
 such as "march 3", where the month's word starts. Those places are found with `bytes.find` (memchr) on a
 copy of the text with digits marked, and the pattern is matched only there: the same matches, in the same
-order, as `finditer`. Only ASCII text: `\\d`, `\\w` and `\\s` mean more elsewhere.
+order, as `finditer`. Text with other characters takes the same path unless one of them is a digit to `re`
+(`\\d` is any decimal digit there): each becomes one "?" in the marked copy, so offsets stay, and the patterns
+read their `\\w`, `\\s` and `\\b` on the text itself.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
 def digit_starts(text: str) -> list[int]:
-    """Where each run of digits of an ASCII text starts."""
-    marks = text.encode("ascii").translate(_DIGIT_BYTES)
+    """Where each run of ASCII digits of a text starts."""
+    marks = text.encode("ascii", "replace").translate(_DIGIT_BYTES)
     found: list[int] = []
     at = marks.find(b"0")
     while at != -1:
@@ -49,7 +51,7 @@ def date_starts(text: str) -> list[int]:
     found: list[int] = []
     for at in digit_starts(text):
         gap = at
-        while gap and text[gap - 1].isspace():  # `\s` on ASCII text
+        while gap and text[gap - 1].isspace():  # `\s`, on any text (str.isspace is what `re` reads as \s)
             gap -= 1
         if gap < at:  # white space before the digits: a month's name may end before it (and its ".")
             word = gap - 1 if gap and text[gap - 1] == "." else gap
@@ -65,9 +67,9 @@ def date_starts(text: str) -> list[int]:
 
 def matches(pattern: re.Pattern, text: str, starts: Callable[[str], list[int]]) -> list[re.Match]:
     """`list(pattern.finditer(text))` for a pattern whose matches are never empty and start only where
-    `starts(text)` says, on ASCII text: `match` at each such place not inside the last match (a match
-    reads the text before its start for `\\b` and look-behinds, as a scan does)."""
-    if not text.isascii():
+    `starts(text)` says, on text whose digits are ASCII: `match` at each such place not inside the last
+    match (a match reads the text before its start for `\\b` and look-behinds, as a scan does)."""
+    if not text.isascii() and _other_digits(text):
         return list(pattern.finditer(text))
     found: list[re.Match] = []
     resume = 0
@@ -78,3 +80,9 @@ def matches(pattern: re.Pattern, text: str, starts: Callable[[str], list[int]]) 
                 found.append(m)
                 resume = m.end()
     return found
+
+
+def _other_digits(text: str) -> bool:
+    """Whether a character of `text` outside ASCII is a digit to `re` (a decimal digit: "٣", "３"), where a
+    match could start that the ASCII digit runs do not show. Tool output with "’", "é" or "—" has none."""
+    return any(c.isdecimal() for c in set(text) if not c.isascii())
