@@ -87,10 +87,13 @@ def _swapped_in_sentence(claim: Claim, pool: EvidencePool, region: Hit, problems
     zone). Read only in documents' prose, whose sentence the claim's other words pin down."""
     if pool.passages[region.passage].source not in ("evidence", "retrieval"):
         return
-    sentence = _without_fixed_phrases(pool.lower(region.passage)[region.start : region.end])
     lowered = claim.text.lower()
     # "below" and "above" are no content words: every word of the claim, those with antonyms picked in C
-    for word in sorted(_HAS_ANTONYM.intersection(_WORDS.findall(lowered)), key=lowered.find):
+    said = _HAS_ANTONYM.intersection(_WORDS.findall(lowered))
+    if not said:
+        return  # most claims: no sentence to cut
+    sentence = _without_fixed_phrases(pool.lower(region.passage)[region.start : region.end])
+    for word in sorted(said, key=lowered.find):
         others = ANTONYMS[word]
         if _in_window(word, sentence):
             continue
