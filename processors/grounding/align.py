@@ -7,6 +7,7 @@ with no region is judged on its specifics alone.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from .claims import Claim
 from .evidence import ANCHOR_LIMIT, EvidencePool, Hit, new_hit
@@ -87,18 +88,22 @@ def _fullest_sentence(text, passage, pos, around, positions, score) -> tuple[int
     """Of the sentences the best window spans, the one holding the most distinct anchors: the window's
     middle may fall in a sentence next to the one the anchors are in ("the northern zone ... below the
     median. In the southern zone, 84.0%, above the median": "southern", "84.0" and "median" point to the
-    second)."""
-    inside = [(p, a) for q, p, a in positions if q == passage and abs(p - pos) <= _WINDOW]
+    second). `positions` is sorted: the anchors within `_WINDOW` of `pos` are one slice of it, and those a
+    sentence holds one slice of that."""
+    lo, hi = bisect_left(positions, (passage, pos - _WINDOW)), bisect_left(positions, (passage, pos + _WINDOW + 1))
+    inside = positions[lo:hi]
+    places = [p for _, p, _ in inside]
+    anchors = [a for _, _, a in inside]
 
     def held(bounds):
-        return len({a for p, a in inside if bounds[0] <= p < bounds[1]})
+        return len(set(anchors[bisect_left(places, bounds[0]) : bisect_left(places, bounds[1])]))
 
     best, most = around, held(around)
     if most >= score:
         return around  # the middle's sentence holds every anchor of the window: the common case
     seen = around
-    every = len({a for _, a in inside})  # no sentence can hold more: once one holds these, it is the answer
-    for p, _ in inside:  # in text order: a sentence is cut once, for its first anchor
+    every = len(set(anchors))  # no sentence can hold more: once one holds these, it is the answer
+    for p in places:  # in text order: a sentence is cut once, for its first anchor
         if most == every:
             break
         if seen[0] <= p < seen[1] or around[0] <= p < around[1]:
