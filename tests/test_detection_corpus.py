@@ -151,6 +151,9 @@ SHAPES = [
     ("The exact price is not provided on the page.", "existence"),
     ("The screenshot does not show the preparation time for the recipes.", "existence"),
     ("The new screenshot reveals additional baked salmon recipes.", "system_state"),
+    # an option on offer is state; a feature said unavailable stays a capability
+    ("The 24GB memory option is available.", "system_state"),
+    ("The export feature isn't currently available.", "capability"),
 ]
 
 

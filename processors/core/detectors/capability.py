@@ -7,7 +7,7 @@ required".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA
+from ._fragments import ADVERB, AFTER, COPULA
 
 FEATURE_NOUNS = (
     r"feature|features|function|functionality|option|capability|command|flag|endpoint|method|api|integration"
@@ -111,11 +111,16 @@ DETECTORS = (
         examples=("Batch mode is unsupported.", "This fare is ineligible for refunds."),
     ),
     DetectorSpec(
-        # "This feature is not available" is a capability claim, not system state.
+        # "This feature is not available" is a capability claim, not system state. Only negated: "the 24GB option
+        # is available", "a paperless billing option is available" say what is on offer or on screen, which the
+        # labellers of every corpus read as state (system_state.copula takes them).
         id="capability.feature_unavailable",
         category="capability",
         family="capability",
-        patterns=(rf"\b(?P<head>{FEATURE_NOUNS})\s+{COPULA}\s+(?P<state>available|enabled)\b",),
+        patterns=(
+            rf"\b(?P<head>{FEATURE_NOUNS})\s+(?P<cop>(?:is|are|was|were)(?:(?:n't|n’t)(?:\s+{ADVERB})?"
+            rf"|(?:\s+{ADVERB})?\s+(?:not|no\s+longer)(?:\s+{ADVERB})?))\s+(?P<state>available|enabled)\b",
+        ),
         assertion="{not_}supported",
         subject_before=True,
         subject_includes_match_group="head",
