@@ -241,8 +241,12 @@ class CollectorEngine:
         """Settle the ledger once the rows queued so far are on disk (a failed write never settles)."""
         if self.store is None:
             self.ledger.settle(counts)
-        else:
-            self.store.after_written(lambda ok: self.ledger.settle(counts) if ok else None)
+            return
+        self.store.after_written(lambda ok: self.ledger.settle(counts) if ok else None)
+        with self._lock:
+            idle = not self._work_spans and not self.buffer.span_count
+        if idle:  # nothing held or queued: no rows to batch these with, so the flush interval only delays them
+            self.store.write_soon()
 
     def _process(self, trace_id: str, items: list) -> list[ReceivedSpan]:
         """Check one trace; returns its spans, annotated, to forward."""

@@ -213,6 +213,11 @@ class WorkerPool:
             for unit in units:
                 self.store.add_rows(unit)
             self.store.after_written(lambda ok: self.ledger.settle(settled) if ok else None)
+            if not any(w.outstanding for w in self._workers):
+                # Every call sent out is settled: no rows are on their way, so waiting out the
+                # store's flush interval would only hold the last calls back from being durable
+                # (up to a second at the end of every burst). Under load some call is always out.
+                self.store.write_soon()
         elif kind == "blocked":
             block = message[1]
             self._agent_blocks.pop(block[0], None)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 logger = logging.getLogger("claimwatch.worker")
 _STOP = object()
+_NOW = object()  # deliver the batch held so far (deliver_soon)
 
 
 class BackgroundWorker:
@@ -60,6 +61,14 @@ class BackgroundWorker:
         self._queue.put(done)
         return done.wait(timeout)
 
+    def deliver_soon(self) -> None:
+        """Handle what is queued without waiting for the batch to fill or age, and without blocking.
+
+        For a producer that knows nothing more is on its way: waiting out `max_age_s` then
+        only delays the items (and whatever waits for them)."""
+        if not self._closed:
+            self._queue.put(_NOW)
+
     def close(self, timeout: float = 30.0) -> None:
         """Handle what is queued, then stop the thread."""
         if self._closed:
@@ -81,6 +90,11 @@ class BackgroundWorker:
                 self._deliver(batch)
                 batch = []
                 item.set()
+                continue
+            if item is _NOW:
+                if batch:
+                    self._deliver(batch)
+                    batch = []
                 continue
             if item is not None:
                 if not batch:

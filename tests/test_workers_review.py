@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 import urllib.request
+from datetime import datetime
 
 import duckdb
 import pytest
@@ -413,5 +414,37 @@ def test_counters_do_not_go_back_when_a_worker_is_replaced(tmp_path):
         after = c.engine.stats()
         for key in ("spans_processed", "evaluations", "verdict_flag"):
             assert after.get(key, 0) >= before.get(key, 0), key
+    finally:
+        c.stop()
+
+
+# --- durability at the end of a burst ------------------------------------------------------------
+
+def test_write_soon_writes_queued_rows_without_waiting_out_the_flush_interval():
+    store = AuditStore(":memory:", flush_interval_s=60)
+    try:
+        written = threading.Event()
+        store.add_rows({"evaluations": [{"evaluation_id": "e1", "time": datetime(2026, 11, 29)}]})
+        store.after_written(lambda ok: written.set())
+        assert not written.wait(0.3)  # batched: the interval has a minute to go
+        store.write_soon()
+        assert written.wait(10)
+        assert store.rows_written == 1
+    finally:
+        store.close()
+
+
+@pytest.mark.e2e
+def test_the_last_call_of_a_burst_is_durable_without_waiting_out_the_flush_interval(tmp_path):
+    # The pool's store wrote its rows when the oldest was flushInterval old: at the end of every
+    # burst the last calls waited up to that long (a second by default) after every worker had
+    # settled them. With no call left out, nothing is on its way to batch with them.
+    c = start_collector(tmp_path, processor={"workers": 2, "decisionWaitMs": 50},
+                        storage={"flushIntervalMs": 60_000})
+    try:
+        assert post(c.addresses.otlp_http, "/v1/traces", _body(1))[0] == 200
+        seq = c.engine.stats()["accepted_seq"]
+        assert c.engine.wait_durable(seq, timeout=30)  # not a minute
+        assert rows(c, "SELECT count(*) FROM evaluations") == [(1,)]
     finally:
         c.stop()

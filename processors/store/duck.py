@@ -100,6 +100,11 @@ class AuditStore:
         """Queue one evaluation row and its violation rows."""
         self.add_rows({"evaluations": [evaluation], "violations": violations})
 
+    def write_soon(self) -> None:
+        """Write what is queued now instead of when the batch fills or ages (never blocks): for a
+        producer with nothing more on its way, waiting `flush_interval_s` only delays durability."""
+        self._worker.deliver_soon()
+
     def flush(self, timeout: float | None = 30.0) -> bool:
         """Write everything queued so far; True when done within `timeout`."""
         return self._worker.flush(timeout)
