@@ -139,8 +139,9 @@ class CollectorEngine:
         message = f"{bad} span(s) rejected: trace_id must be 16 bytes and span_id 8 bytes" if bad else ""
         return Accepted(len(good), bad, message, seq)
 
-    def accept_request(self, request, seq: int | None = None) -> Accepted:
-        """Buffer the spans of a decoded ExportTraceServiceRequest (what the receivers call)."""
+    def accept_request(self, request, seq: int | None = None, wire: bytes | None = None) -> Accepted:
+        """Buffer the spans of a decoded ExportTraceServiceRequest (what the receivers call; `wire`, the
+        bytes it was decoded from, serves a worker pool and is not needed here)."""
         return self.accept_traces(list(iter_spans(request, is_plain if self._prefilter else None)), seq)
 
     def durable_seq(self) -> int:

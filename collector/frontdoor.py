@@ -63,7 +63,7 @@ class FrontDoor:
         """Refuse a request before it is decoded when unpublished requests fill the memory bound."""
         refuse_over_bound(self.ledger.open_bytes, wire_bytes, self._max_bytes, self.counts, "unpublished spans")
 
-    def accept_request(self, request: ExportTraceServiceRequest) -> Accepted:
+    def accept_request(self, request: ExportTraceServiceRequest, wire: bytes | None = None) -> Accepted:
         total = bad = 0
         for rs in request.resource_spans:
             for ss in rs.scope_spans:

@@ -35,7 +35,7 @@ class _Receiver:
         self._admit(body, context)
         request = self._decode(parse_traces, body, count_spans, "spans", context)
         try:
-            result = self.engine.accept_request(request)
+            result = self.engine.accept_request(request, wire=body)
             self._spool(result, "traces", body)
         except (Overloaded, SpoolError) as exc:
             context.abort(grpc.StatusCode.UNAVAILABLE, f"{exc}; retry later")

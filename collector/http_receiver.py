@@ -72,7 +72,7 @@ class OtlpHandler(BoundedHandler):
             if route == "/v1/traces":
                 request = parse_traces(body, content_type)
                 _bound(count_spans(request), limit, "spans")
-                result = self.server.engine.accept_request(request)
+                result = self.server.engine.accept_request(request, wire=body if content_type == PROTOBUF else None)
                 self._spool(result, "traces", content_type, body)
                 response = ExportTraceServiceResponse()
                 if result.rejected:

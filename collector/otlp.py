@@ -544,6 +544,43 @@ def resource_spans_wire(resource: bytes, schema_url: str, scope_spans: list[byte
     return wire_field(1, b"".join(parts))
 
 
+class UnusualWire(ValueError):
+    """Bytes `len_fields` does not walk (a field that is not length-delimited, a cut field): the
+    caller takes the decoded message's way instead."""
+
+
+def _read_varint(buf: bytes, pos: int) -> tuple[int, int]:
+    """(value, position after it) of the varint at `pos`."""
+    byte = buf[pos]
+    if byte < 0x80:
+        return byte, pos + 1
+    value, shift = byte & 0x7F, 7
+    while True:
+        pos += 1
+        byte = buf[pos]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos + 1
+        shift += 7
+
+
+def len_fields(buf: bytes, pos: int, end: int) -> Iterator[tuple[int, int, int]]:
+    """(field number, start, end) of each field of the message in `buf[pos:end]`, which must all be
+    length-delimited with numbers under 16 (as every field of a request, resource spans and scope spans is)."""
+    try:
+        while pos < end:
+            tag = buf[pos]
+            if tag >= 0x80 or tag & 7 != 2:
+                raise UnusualWire(f"field tag {tag} at {pos}")
+            length, pos = _read_varint(buf, pos + 1)
+            yield tag >> 3, pos, pos + length
+            pos += length
+    except IndexError:
+        raise UnusualWire("a field runs past the end") from None
+    if pos != end:
+        raise UnusualWire("a field runs past the end")
+
+
 def _varint(n: int) -> bytes:
     if n < 0x80:
         return _BYTE[n]

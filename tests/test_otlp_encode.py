@@ -84,6 +84,70 @@ def test_a_request_split_for_the_workers_is_byte_for_byte_what_copying_gave(n):
     assert (total, bad, sum(counts.values())) == (25, 2, 23)
 
 
+def _twenty_more(request) -> ExportTraceServiceRequest:
+    scope = request.resource_spans[0].scope_spans[0]
+    for k in range(20):
+        span = scope.spans.add(trace_id=k.to_bytes(16, "big"), span_id=(k + 9).to_bytes(8, "big"), name=f"s{k}")
+        span.attributes.append(KeyValueOf("k", "v" * (k * 40)))  # one- and two-byte length framings
+    scope.spans.add(trace_id=b"short", span_id=b"x" * 8)  # rejected
+    request.resource_spans.add().scope_spans.add().spans.add(trace_id=b"", span_id=b"")  # a group left empty
+    request.resource_spans.add()  # no scope at all
+    return request
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_request_split_from_its_own_bytes_is_what_splitting_the_decoded_request_gives(n):
+    from claimwatch.collector.workers import split_request
+
+    request = _twenty_more(_request())
+    wire = request.SerializeToString()
+    assert split_request(request, n, wire) == split_request(request, n)
+
+
+def _span_field(number: int, payload: bytes) -> bytes:
+    return bytes([number << 3 | 2, len(payload)]) + payload
+
+
+@pytest.mark.parametrize("extra", [
+    _span_field(1, b"z" * 16),  # a second trace id: protobuf reads the last, and so must the routing
+    _span_field(1, b"z" * 5),  # ... which makes the span's trace id invalid
+    b"\x50\x01",  # span kind (a varint) after the ids
+])
+def test_a_span_written_unusually_is_routed_as_protobuf_reads_it(extra):
+    from claimwatch.collector.otlp import resource_spans_wire, scope_spans_wire
+    from claimwatch.collector.workers import split_request
+
+    request = _twenty_more(_request())
+    # The request written again with a field appended inside its first span (repeated fields concatenate).
+    parts = []
+    for r, rs in enumerate(request.resource_spans):
+        scopes = []
+        for s, ss in enumerate(rs.scope_spans):
+            spans = [span.SerializeToString() for span in ss.spans]
+            if r == s == 0:
+                spans[0] += extra
+            scopes.append(scope_spans_wire(ss.scope.SerializeToString(), ss.schema_url, spans))
+        parts.append(resource_spans_wire(rs.resource.SerializeToString(), rs.schema_url, scopes))
+    wire = b"".join(parts)
+    odd = ExportTraceServiceRequest.FromString(wire)
+    for n in (1, 2, 3):
+        payloads, counts, total, bad = split_request(odd, n, wire)
+        expected = split_request(odd, n)
+        assert (counts, total, bad) == expected[1:]
+        assert payloads.keys() == expected[0].keys()
+        for i, payload in payloads.items():  # the same spans to the same workers (the bytes as they came)
+            assert ExportTraceServiceRequest.FromString(payload) == ExportTraceServiceRequest.FromString(expected[0][i])
+
+
+def test_a_request_with_a_field_the_split_does_not_walk_is_split_from_the_decoded_request():
+    from claimwatch.collector.workers import split_request
+
+    request = _twenty_more(_request())
+    for odd in (request.SerializeToString() + b"\x10\x01",  # an unknown varint field of the request
+                request.SerializeToString()[:-1]):  # cut short (what the decoded request holds is decided already)
+        assert split_request(request, 2, odd) == split_request(request, 2)
+
+
 _ANNOTATIONS = [
     ({"claimwatch.verdict": "pass", "claimwatch.enforced": False, "claimwatch.checks": ["output", "actions"],
       "claimwatch.claims.count": 0, "claimwatch.trust.score": 50, "claimwatch.evaluation_us": 372.6,

@@ -44,7 +44,7 @@ class StandInEngine:
         self.durable = 0
         self.refuse = refuse_first
 
-    def accept_request(self, request):  # what the receivers call for traces
+    def accept_request(self, request, wire=None):  # what the receivers call for traces
         return self._take("traces", [s.record.trace_id for s in iter_spans(request)])
 
     def accept_logs(self, request):
