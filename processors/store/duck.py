@@ -5,7 +5,9 @@ few hundred rows/s. Rows are queued, and the worker inserts each table's
 batch with one `INSERT ... SELECT` from an Arrow table. A batch is written
 when it reaches `batch_rows` or when its oldest row is `flush_interval_s`
 old, whichever comes first: that age is the most a crash can lose of what
-was handed to the store. `flush()` waits until everything queued is on disk.
+was handed to the store. `flush()` waits until everything queued is on disk;
+`write_soon()` writes what is queued without waiting (a producer that knows
+nothing more is on its way).
 
 Writes are idempotent: evaluation ids are deterministic (a hash of trace,
 span and check), and a unit of rows whose evaluation is already stored is
