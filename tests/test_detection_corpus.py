@@ -385,17 +385,22 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("corpus", "count", "prefix", "sources"),
-    [("web_real", 168, "real-", 3), ("web_real_blind", 162, "blind-", 3), ("agent_real_blind", 193, "ab-", 4)],
+    ("corpus", "count", "prefix", "sources", "part"),
+    [
+        ("web_real", 168, "real-", 3, "check"),
+        ("web_real_blind", 162, "blind-", 3, "check"),
+        ("agent_real_blind", 193, "ab-", 4, "check"),
+        ("agent_real_dev", 181, "ad-", 5, "tune"),
+    ],
 )
-def test_real_agent_corpora_load_with_every_span_in_its_message(monkeypatch, corpus, count, prefix, sources):
+def test_real_agent_corpora_load_with_every_span_in_its_message(monkeypatch, corpus, count, prefix, sources, part):
     bench = _bench()
     folder = ROOT / "benchmarks" / "data" / corpus
     monkeypatch.setattr(bench, "DATA", folder)
     messages, labels = bench.load("all")
     labelled = set(re.findall(r"^@(\S+)", (folder / "labels.txt").read_text(encoding="utf-8"), re.M))
     assert labelled == set(messages) and len(messages) == count
-    assert all(m.startswith(prefix) for m in messages) and {m["part"] for m in messages.values()} == {"check"}
+    assert all(m.startswith(prefix) for m in messages) and {m["part"] for m in messages.values()} == {part}
     # public repositories, none more than half of the set
     of = [m["source"] for m in messages.values()]
     assert len(set(of)) == sources and max(of.count(s) for s in set(of)) <= count / 2

@@ -215,7 +215,7 @@ def main(raw: Path) -> None:
                 "id": f"ad-{number}",
                 "source": source,
                 "trajectory": trajectory,
-                "part": "dev",
+                "part": "tune",
                 "text": cut(text),
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
