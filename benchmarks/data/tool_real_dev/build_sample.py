@@ -85,7 +85,7 @@ def main(raw_dir: str) -> None:
             for task_id, s, m, text in draw(raw / name, quota, cap, rng, seen):
                 n += 1
                 trajectory = f"{prefix}/sim-{s}/task-{task_id}#{m}"
-                row = {"id": f"td-{n}", "source": source, "trajectory": trajectory, "part": "dev", "text": cut(text)}
+                row = {"id": f"td-{n}", "source": source, "trajectory": trajectory, "part": "tune", "text": cut(text)}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{n} messages")
 
