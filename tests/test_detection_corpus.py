@@ -154,6 +154,15 @@ SHAPES = [
     # an option on offer is state; a feature said unavailable stays a capability
     ("The 24GB memory option is available.", "system_state"),
     ("The export feature isn't currently available.", "capability"),
+    # real coding and customer-service agents (benchmarks/data/agent_real_dev, tool_real_dev)
+    ("I wasn't able to find a patient record matching that name.", "system_state"),
+    ("I need to inform you that this reservation is not eligible for cancellation.", "capability"),
+    ("I'm unable to help with that request.", "capability"),
+    ("These requests are outside of my authority.", "capability"),
+    ("It seems there was an error processing your request.", "operational_status"),
+    ("Thank you for running the speed test, John.", "entity_name"),
+    ("- **JG7FMM** - Downgraded to economy\n", "system_state"),
+    ("Your reservation is all set!", "system_state"),
 ]
 
 
@@ -282,6 +291,12 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "There is a possibility that the page moved.",
         "Wait, there are multiple `@property` decorators.",
         "If the page is slow, there is a retry button.",
+        # a policy read out is a general statement; what a tool call or an edit block holds is no assertion
+        "According to our policy, passengers cannot be removed from an existing reservation.",
+        "analytics.md\n<<<<<<< SEARCH\nNo personal information is collected.\n=======\nNo personal data is processed.\n"
+        ">>>>>>> REPLACE\n",
+        '<execute_bash>\ngit init && echo "Hello, Git!" > sample.txt\n</execute_bash>',
+        "I can't help feeling this is slow.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):
@@ -735,6 +750,16 @@ CATEGORY_OF_SHAPE = [
     # what is left, counted, with "left" alone as listings write it; time left is a value
     ("Free. 12 spots left. Registering now.", ["existence"]),
     ("Checkout is open: 2 minutes left.", ["system_state"]),
+    # what an edit left, said of the edited thing, is its state; "fixed" said of a problem is an outcome; "not
+    # implemented" in the present says the thing does not exist (real coding agents' labels, agent_real_dev)
+    ("The typos in `bad.txt` have been corrected.", ["system_state"]),
+    ("The typos in the file have been fixed.", ["system_state"]),
+    ("The feature has been implemented.", ["system_state"]),
+    ("The issue is fixed.", ["operational_status"]),
+    ("The method is not implemented.", ["existence"]),
+    # the task's state is a claim; where the agent's shell is, too
+    ("The task is now complete.", ["system_state"]),
+    ("It seems we are not in a git repository.", ["system_state"]),
 ]
 
 

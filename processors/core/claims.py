@@ -96,7 +96,7 @@ def rejected_early(text: str, raw: RawMatch) -> bool:
         return True
     if spec.reject_state and "state" in raw.groups and _compiled(spec.reject_state).fullmatch(raw.groups["state"].text):
         return True
-    return bool(spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 40) : raw.start]))
+    return bool(spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 72) : raw.start]))
 
 
 def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | None:

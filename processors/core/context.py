@@ -217,6 +217,8 @@ _NOT_A_FRAME = re.compile(
     r"|\bi should (?:also )?(?:mention|note|clarify|point out|say|add|flag|stress|emphasi[sz]e|let you know|tell you"
     r"|be (?:upfront|clear|transparent|honest))\b"
     r"|\bi (?:can )?(?:see|notice|noticed|saw) that\b"
+    # "I need to inform you that this reservation is not eligible": the agent says what follows, it plans nothing.
+    r"|\b(?:i|we) (?:need|have|must|regret|want|'d like|would like) to (?:inform|tell|let) you(?: know)?\b"
 )
 _UNFRAMED = {"once again": "again", "once more": "more", "wait,": "", "n't let me": " forbid me", "not let me": "forbid me"}
 

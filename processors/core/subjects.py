@@ -24,7 +24,7 @@ _IDIOM_SUBJECTS = frozenset(
     knowing problem problems issue issues worry worries excuse substitute shortage limit time evidence sign
     indication mention cost charge one luck denying access permission permissions ability context information
     visibility action
-    find locate detect see wait stress help thank imagine say tell guarantee believe recall remember overstate
+    find locate detect see wait stress thank imagine say tell guarantee believe recall remember overstate
     to been already just done made got
     """.split()
 )
@@ -47,7 +47,7 @@ _NON_NAMES = frozenset(
 # The verbs of _IDIOM_SUBJECTS: what "I can't ..." says as a manner of speaking, or what
 # another detector reports ("I can't find the file" is a system-state claim).
 _IDIOM_ACTIONS = frozenset(
-    "find locate detect see wait stress help thank imagine say tell guarantee believe recall remember overstate".split()
+    "find locate detect see wait stress thank imagine say tell guarantee believe recall remember overstate".split()
 )
 
 
@@ -80,7 +80,8 @@ def _counted_plural(words: list[str]) -> bool:
 _SEE_IDIOMS = frozenset("why how what whether if much".split())
 
 
-_SEE_ALONE = frozenset("that it this any".split())  # "I can't see that.", but "I can't see that option"
+_SEE_ALONE = frozenset("that it this any".split())
+_HELP_IDIOMS = frozenset("but feeling thinking noticing wondering it myself ourselves laughing".split())  # "I can't see that.", but "I can't see that option"
 
 
 def _idiom(words: list[str], spec) -> bool:
@@ -88,6 +89,8 @@ def _idiom(words: list[str], spec) -> bool:
     if spec.action_subject:
         if words[0] == "see":  # "I can't see why", "I can't see that": idioms; "I can't see your screen": a limit
             return len(words) == 1 or words[1] in _SEE_IDIOMS or (len(words) == 2 and words[1] in _SEE_ALONE)
+        if words[0] == "help":  # "I can't help but notice", "I can't help it"; "I'm unable to help with that request"
+            return len(words) > 1 and words[1] in _HELP_IDIOMS
         return words[0] in _IDIOM_ACTIONS
     return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
 

@@ -28,20 +28,30 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
 # Tool-call payloads: `<function=...>...</function>` and `<tool_call>` blocks, and calls written
 # inline with a string argument, `fill('#msg', 'Hi Ana, ...')`. What they hold is typed text or
 # arguments, not the agent's assertion.
+# Also OpenHands' CodeAct actions (`<execute_bash>`, `<execute_ipython>`, `<execute_browse>`) and aider's
+# `<source>` fence: a command or a file's text.
 _TAG_PAYLOAD = re.compile(
-    r"<(function|tool_call|tool_use|invoke|parameter)\b[^>\n]{0,200}>.{0,4000}?(?:</\1>|\Z)", re.DOTALL
+    r"<(function|tool_call|tool_use|invoke|parameter|execute_bash|execute_ipython|execute_browse|source)\b"
+    r"[^>\n]{0,200}>.{0,4000}?(?:</\1>|\Z)",
+    re.DOTALL,
 )
+# aider's edit blocks, fenced or not: the lines between `<<<<<<< SEARCH` and `>>>>>>> REPLACE` are a file's
+# old and new text.
+_EDIT_BLOCK = re.compile(r"^<{7}[ \t]*SEARCH\b.*?(?:^>{7}[ \t]*REPLACE\b[^\n]*|\Z)", re.DOTALL | re.MULTILINE)
 _CALL_PAYLOAD = re.compile(r"\b[A-Za-z_][\w.]{0,60}\((?=[^()\n]{0,400}['\"])(?:[^()\n]|\([^()\n]{0,200}\)){0,400}\)")
 
 
-_TAG_NAMES = ("<function", "<tool_call", "<tool_use", "<invoke", "<parameter")
+_TAG_NAMES = ("<function", "<tool_call", "<tool_use", "<invoke", "<parameter", "<execute_", "<source")
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:
     """Sorted, merged spans of fenced code and tool-call tags (inline calls: see `in_code`)."""
     spans = fence_spans(text)
-    if "<" in text and any(tag in text for tag in _TAG_NAMES):
-        spans = spans + [m.span() for m in _TAG_PAYLOAD.finditer(text)]
+    if "<" in text:
+        if any(tag in text for tag in _TAG_NAMES):
+            spans = spans + [m.span() for m in _TAG_PAYLOAD.finditer(text)]
+        if "<<<<<<<" in text:
+            spans = spans + [m.span() for m in _EDIT_BLOCK.finditer(text)]
     return merge_spans(spans) if len(spans) > 1 else spans
 
 

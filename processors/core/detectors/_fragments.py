@@ -23,20 +23,23 @@ PERFECT_ADVERB = (
 
 # A copula, optionally modal or hedged, optionally negated: "is", "isn't",
 # "has not been", "might not be", "doesn't seem to be", "is no longer".
-COPULA = (
-    r"(?P<cop>(?:"
-    r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
-    # "has already been", "have all been", "has since been": an adverb between the auxiliary and "been".
-    rf"|(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+{PERFECT_ADVERB})?\s+been"
+_BE = r"(?:is|are|was|were|'s|’s|'re|’re)(?:n't|n’t)?"
+# "has already been", "have all been", "has since been": an adverb between the auxiliary and "been".
+_PERFECT = rf"(?:has|have|had)(?:n't|n’t|\s+not|\s+never)?(?:\s+{PERFECT_ADVERB})?\s+been"
+_HEDGED_BE = (
     # "might still be loading", "may already be installed", "may now be inside the menu": a hedge's adverb before "be".
-    r"|(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?(?:\s+(?:still|already|also|now|well|actually))?\s+be"
+    r"(?:might|may|could|must|can't|can’t|cannot)(?:\s+not)?(?:\s+(?:still|already|also|now|well|actually))?\s+be"
     r"|(?:seems?|appears?|looks?|looked)(?:\s+to\s+be)?"
     r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be"
-    r")"
+)
+_COPULA_TAIL = (
     rf"(?:\s+{ADVERB})?"  # "is probably not", "is also"
     r"(?:\s+(?:not|no\s+longer|never|still\s+not))?"
     rf"(?:\s+{ADVERB})?)"
 )
+COPULA = rf"(?P<cop>(?:{_BE}|{_PERFECT}|{_HEDGED_BE}){_COPULA_TAIL}"
+# The same without the perfect ("has been"): for a participle that says what an action left when perfect.
+COPULA_NOW = rf"(?P<cop>(?:{_BE}|{_HEDGED_BE}){_COPULA_TAIL}"
 
 # Emphasis a state may be written in after its copula: "is **Ready**", "is *Authorized*", "is now **on**".
 EMPH = r"(?:\*\*?|_)?"

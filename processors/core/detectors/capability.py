@@ -16,6 +16,14 @@ FEATURE_NOUNS = (
 # Negated "can": the ways agents say that something cannot be done.
 _CANNOT = r"cannot|can't|can’t|can\s+not|could\s+not|couldn't|couldn’t|must\s+not"
 
+# A policy's rule, read out: "According to our policy, passengers cannot be removed", "per airline policy, basic economy
+# reservations cannot be modified". A general statement (GUIDE.md), not said of this booking; "your reservation cannot
+# be modified" and "they cannot be cancelled per policy" stay claims.
+_PER_POLICY = (
+    r"\b(?:according\s+to|per|under|as\s+per|based\s+on)\s+(?:our|the|its|their|airline|company|[\w-]+'s)\s+"
+    r"(?:[\w-]+\s+)?polic(?:y|ies)\b[^.!?;\n]{0,80}"
+)
+
 DETECTORS = (
     DetectorSpec(
         id="capability.does_not_support",
@@ -195,6 +203,7 @@ DETECTORS = (
         subject_before=True,
         confidence=0.8,
         priority=2,
+        reject_before=_PER_POLICY,
         examples=(
             "Basic economy flights cannot be modified.",
             "Travel insurance can't be added after the initial booking.",
@@ -217,7 +226,7 @@ DETECTORS = (
         subject_before=True,
         confidence=0.75,
         priority=2,
-        reject_before=r"\b(?:if|when|whether|unless|once|only\s+if)\b[^.!?;\n]{0,40}",
+        reject_before=r"\b(?:if|when|whether|unless|once|only\s+if)\b[^.!?;\n]{0,40}|" + _PER_POLICY,
         examples=("Your business class reservation can be cancelled for a full refund.",),
     ),
     DetectorSpec(
@@ -269,6 +278,9 @@ DETECTORS = (
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
         reject_subject=r"^(?:do|say|tell|answer|comment|speak|agree|promise|be\s+sure)\b(?:\s+(?:that|this|it|so))?\s*$"
         r"|^be\b"  # "I can't be sure", "we cannot be certain": doubt, not a limit
+        # "I can't help but notice", "I can't help thinking": a manner of speaking; "I'm unable to help with that
+        # request" is a limit the agent states.
+        r"|^help\s+(?:but|feeling|thinking|noticing|wondering)\b"
         # "I couldn't find / confirm X": discovery, system_state.not_found.
         r"|^(?:find|locate|detect|spot|confirm)\b"
         # "I couldn't complete the task": the agent on its own work, checked against its actions.
@@ -283,6 +295,25 @@ DETECTORS = (
             "You don't have edit rights on the folder.",
             "I couldn't assign the issue to Roshan Jossy.",
         ),
+    ),
+    DetectorSpec(
+        # What the agent may not do, as its remit: "these requests are outside of my authority", "that falls outside my
+        # scope as a triage agent" (GUIDE.md: "not allowed or permitted"). Not "my instructions": that is
+        # self_referential.
+        id="capability.out_of_scope",
+        category="capability",
+        family="capability",
+        patterns=(
+            rf"\b(?:{COPULA}|falls?|fell)\s+(?:well\s+|completely\s+|entirely\s+|clearly\s+)?(?:outside|beyond)\s+(?:of\s+)?"
+            r"(?:my|our|the\s+agent's)\s+(?:[\p{L}-]+\s+)?(?P<state>scope|authority|remit|capabilit(?:y|ies)|abilities"
+            r"|permissions|purview|jurisdiction|role)\b",
+        ),
+        assertion="not_permitted",
+        negative=True,
+        subject_before=True,
+        confidence=0.75,
+        priority=2,
+        examples=("These requests are outside of my authority.", "That falls outside my scope as a triage agent."),
     ),
     DetectorSpec(
         # "The policy does not permit changing the destination", "the system does not allow me to add ...".

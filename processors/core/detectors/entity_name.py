@@ -100,6 +100,11 @@ DETECTORS = (
             + NAME
             # "Hi Jordan — I searched ...": a dash closes the greeting as a comma does.
             + r"(?:[ \t]*[,!:.\n]|[ \t]*[—–]|[ \t]+-[ \t]|$)",
+            # The name closing a courtesy: "Thank you for running the speed test, John.", "I'm glad to hear that, Maria!".
+            r"\b(?i:thank\s+you|thanks|I'm\s+(?:glad|sorry|happy)|I’m\s+(?:glad|sorry|happy)|great|perfect|excellent"
+            r"|of\s+course|got\s+it|understood|no\s+problem|absolutely|certainly)\b[^.!?\n]{1,100}?,[ \t]+"
+            + NAME
+            + r"[ \t]*[.!?](?:\s|$)",
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"
             r"|maintained|authored|designed|merged|submitted|posted|uploaded|opened|closed|edited|updated|modified"
             r"|published|signed(?:\s+for)?|sent|shared|hosted|organi[sz]ed|run|managed|led)\s+by|assigned\s+to"
@@ -136,7 +141,8 @@ DETECTORS = (
                   "The comment was posted by u/quietkeys.", 'The first is "Machine Learning" by Andrew Ng.',
                   "The invite is from Kenji Watanabe.",
                   "The abstract page lists the authors as Priya Raman and Ke Wu.",
-                  "Logged in as Marcus Bell.", "Eric Bailey has the Owner role."),
+                  "Logged in as Marcus Bell.", "Eric Bailey has the Owner role.",
+                  "Thank you for running the speed test, John."),
     ),
     DetectorSpec(
         # A name in a role: "Linear shows Maya as the assignee", "Kenji Watanabe is listed as its owner". Above

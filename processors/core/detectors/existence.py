@@ -7,7 +7,7 @@ includes travel insurance", "no open tickets match the filter".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA
+from ._fragments import AFTER, COPULA, COPULA_NOW
 
 # What a "there is" claim may count: "there is a", "there are two", "there are several".
 _SOME = r"(?:a|an|one|two|three|four|five|several|some|many|multiple|\d+)"
@@ -69,7 +69,9 @@ DETECTORS = (
         id="existence.defined",
         category="existence",
         family="existence",
-        patterns=(rf"\b{COPULA}\s+(?:defined|declared|implemented)\b",),
+        # "implemented" in the present only: "the feature has been implemented" is what an edit left
+        # (system_state.result), "the method is not implemented" whether it exists.
+        patterns=(rf"\b{COPULA}\s+(?:defined|declared)\b", rf"\b{COPULA_NOW}\s+implemented\b"),
         assertion="{not_}exists",
         subject_before=True,
         negation_group="cop",
@@ -77,7 +79,8 @@ DETECTORS = (
         # "fields are defined by the metaclass when ...": how, not whether.
         # "is defined as:" introduces the definition that follows (code), as "defined by" says how.
         reject_after=r"\s+(?:by|when|as\s+(?:a|an|the)|using|with|via)\b|\s+as\s*:",
-        examples=("The variable is not defined in this scope.", "The handler is indeed defined."),
+        examples=("The variable is not defined in this scope.", "The handler is indeed defined.",
+                  "The method is not implemented."),
     ),
     DetectorSpec(
         # "The config file does not contain a timeout key": the object is what does not exist.

@@ -547,7 +547,7 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            rf"\b{COPULA}\s+(?P<state>reproduced|reproducible|resolved|fixed|verified|successful|unsuccessful"
+            rf"\b{COPULA}\s+(?P<state>reproduced|reproducible|verified|successful|unsuccessful"
             r"|solved|confirmed\s+fixed)\b",
         ),
         assertion="{not_}{state}",
@@ -559,13 +559,34 @@ DETECTORS = (
         examples=("The issue is reproduced.", "The fix is verified.", "The reproduction was successful."),
     ),
     DetectorSpec(
+        # "The issue is fixed", "the crash loop has been resolved": a problem's outcome. Said of a thing an edit
+        # changed ("the typos in `bad.txt` have been fixed", "the file is fixed"), it is the state the edit left,
+        # as real coding agents' labellers read it: system_state.result.
+        id="operational_status.fixed",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(rf"\b{COPULA}\s+(?P<state>resolved|fixed)\b",),
+        assertion="{not_}{state}",
+        subject_before=True,
+        negation_group="cop",
+        confidence=0.8,
+        priority=2,
+        reject_after=r"\s+(?:at|to|by|in|on|for|with)\b",
+        reject_subject=r"\b(?:typos?|spelling|misspellings?|formatting|indentation|whitespace|files?|text|docstrings?"
+        r"|comments?|imports?|lines?|syntax|grammar|wording|links?|paths?|names?|versions?|readme|docs|documentation"
+        r"|headers?|titles?|strings?|spacing|punctuation)\b",
+        examples=("The issue is fixed.", "The crash loop has been resolved."),
+    ),
+    DetectorSpec(
         # "There was a problem with the upload", "there is still an issue with the flight".
         id="operational_status.problem_with",
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?:there\s+(?:is|was|are|were)|there's|there’s)\s+(?:(?:still|also|now|again)\s+)?(?:an?\s+|some\s+)?"
-            r"(?:\p{L}+\s+)?(?:issue|problem|error|failure|bug)s?\s+(?:with|in)\s+" + AFTER,
+            r"\b(?:there\s+(?:is|was|are|were)|there's|there’s|there\s+(?:seems|appears)\s+to\s+(?:be|have\s+been))\s+"
+            r"(?:(?:still|also|now|again)\s+)?(?:an?\s+|some\s+)?"
+            # "there was an error processing your request", "there seems to be an internal error while saving".
+            r"(?:\p{L}+\s+)?(?:issue|problem|error|failure|bug)s?\s+(?:with|in|processing|while|when|during)\s+" + AFTER,
         ),
         assertion="problem",
         confidence=0.75,

@@ -19,7 +19,7 @@ STATES = (
 UI_STATES = (
     r"in\s+progress|pending|queued|complete|completed|finished|open|opened|closed|focused|selected"
     r"|visible|invisible|hidden|shown|displayed|highlighted|expanded|collapsed|disabled|unavailable"
-    r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out"
+    r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out|all\s+set"
     # Controls, lists and pages as a browsing or computer-use agent reports them.
     r"|loading|switched\s+(?:on|off)|turned\s+(?:on|off)|toggled\s+(?:on|off)|sorted|filtered|filled(?:\s+in|\s+out)?"
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
@@ -76,6 +76,8 @@ _NOTE_STATES = (
     r"|drafted|attached|emailed"
     # An ops agent's notes: "Slot dropped after your OK.", "Branch rebased.", "Deploy rolled back."
     r"|dropped|rebased|rolled\s+back|redeployed|restarted|reverted|recycled|drained"
+    # A coding agent's: "Version bumped to v1.2.0!", "Typos corrected."
+    r"|bumped|corrected|implemented"
     # What an errand or a desktop agent notes a thing is left in: "Order placed.", "Trash emptied.", "Inbox open.",
     # "Sprint 42 active, 11 issues", "PDF attachment present." (a note's subject never ends in a copula: see
     # system_state.note's reject_subject, so "Redis is pending" stays system_state.ui's).
@@ -131,6 +133,9 @@ DONE_TO = (
     r"|emailed|resolved|closed|reopened|returned|shipped|paid|linked|unlinked|attached|detached|enabled|disabled"
     r"|activated|deactivated|filed|recorded|stored|declined|unpublished|withdrawn|revoked|granted|renewed"
     r"|transferred|forwarded|starred|pinned|unpinned|muted|unmuted|locked|unlocked|mailed|printed"
+    # "The feature has been implemented", "the typos have been fixed": what an edit left. In the present "the method is
+    # not implemented" is existence.defined's and "the amount is fixed" no edit's.
+    r"|implemented|fixed"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
 RESULTS = (
@@ -144,6 +149,10 @@ RESULTS = (
     r"|rebased|squashed|rolled\s+back|redeployed|recycled|drained|cordoned|provisioned|rotated|revoked"
     # Not "rejected": "the push / the code / the postal code was rejected" is an outcome to most labellers.
     r"|sent|delivered|received|accepted|approved|scheduled|rescheduled|completed|verified|covered"
+    # What a coding agent's edit left a file or a feature in: "the typos in `bad.txt` have been corrected", "the
+    # feature has been implemented", "the version was bumped". "fixed" said of a problem ("the issue is fixed") is
+    # an outcome: operational_status.fixed, which wins by priority; of an edited thing it is this.
+    r"|corrected|bumped|credited"
 )
 
 # A mark a status list may lead its key with: "- ✅ **Join anytime:** enabled", "- ⏳ `e2e (webkit)`: still running".
@@ -154,6 +163,8 @@ _KEY_STATE = (
     r"(?:(?:still|now|already|currently)[ \t]+)?(?P<cop>(?:not|NOT|Not)[ \t]+(?:yet[ \t]+)?)?"
     rf"(?P<state>{STATES}|{UI_STATES}|on|off|none\s+configured|added|removed|set\s+to|set|confirmed|cancell?ed|failed"
     r"|passed|skipped|scheduled|turned\s+(?:on|off)|online|unchanged|left\s+empty"
+    # What a booking or an order was changed to: "- **JG7FMM** - Downgraded to economy".
+    r"|upgraded|downgraded|refunded|rebooked|credited"
     r"|(?:reminder|email|invite|invitation|message|order|payment|reply|ticket|update|results?)[ \t]+(?:sent|placed|posted"
     r"|available|received|scheduled|applied))\b"
 )
@@ -202,8 +213,9 @@ DETECTORS = (
         code_narration=r".*",
         # "`xa` could be empty", "`mask` was not empty": a code identifier alone as the subject of a
         # process or UI state describes a value in the code, in any tense, not the state of a thing.
-        reject_subject=r"^`[^`]+`$|^(?:the|my|this|your|our)\s+(?:task|request|goal|work|job\s+you\s+gave\s+me)$",
-        # "The task is complete": the agent on its own work, which is checked against its actions.
+        # "The task is complete" is a claim: real agents' labellers read it as the task's state (four sets of real
+        # web and coding agents label it); "my work is done" stays the agent on its own work.
+        reject_subject=r"^`[^`]+`$|^(?:the|my|this|your|our)\s+(?:request|goal|work|job\s+you\s+gave\s+me)$",
         # "when the list is empty": a condition; rejected here, before the costlier frame check.
         reject_before=_CONDITION_BEFORE,
         # "the buffer is in binary mode", "the axis is in usetex mode": a mode of code or of a file handle.
@@ -693,9 +705,11 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|we\s+were|I\s+was|you're|you’re|you\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+"
-            r"|back\s+|indeed\s+)*(?:on|in|at|viewing|looking\s+at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
+            r"|back\s+|indeed\s+)*(?P<cop>not\s+|no\s+longer\s+)?(?:on|in|at|viewing|looking\s+at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
             r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings|list|board|portal|account"
-            r"|profile|cart|checkout|section|website|web\s+page|webpage))\b",
+            r"|profile|cart|checkout|section|website|web\s+page|webpage"
+            # Where a coding agent's shell is: "we are not in a git repository", "we are in an empty workspace".
+            r"|repository|repo|directory|empty\s+workspace|worktree|container|virtualenv|venv|sandbox))\b",
             # The page as the subject: "the current page is indeed the Google Flights search page", "the current web
             # tab is a YouTube page", "the page you are currently on is the Models section".
             r"\b(?:the\s+)?(?:current(?:ly\s+open)?\s+(?:web\s+)?(?:page|tab|screen|view|window)|page\s+(?:you\s+are|you're|you’re"
@@ -710,12 +724,13 @@ DETECTORS = (
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+|back\s+)?in\s+"
             r"(?P<subject>(?-i:\p{Lu})[\p{L}\p{N}_.-]*(?:[ \t]+(?-i:\p{Lu})[\p{L}\p{N}_.-]*){0,2}|~/[^\s,;]+)",
         ),
-        assertion="on_page",
+        assertion="{not_}on_page",
+        negation_group="cop",
         confidence=0.7,
         examples=("I'm on the Amazon checkout page.", "We are now in the #deploys channel.",
                   "I'm on ssa.gov/myaccount.", "I'm in Marketing > All Reviews.",
                   "You are currently on the Google Flights search page.",
-                  "The current page is indeed the Google Flights search page."),
+                  "The current page is indeed the Google Flights search page.", "It seems we are not in a git repository."),
     ),
     DetectorSpec(
         # The agent's session: "I'm logged in as viewer@acme.test", "we are signed in", "I'm not signed in".
@@ -904,14 +919,19 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?:couldn't|could\s+not|couldn’t|can't|can’t|cannot|can\s+not|unable\s+to|failed\s+to|did\s+not"
+            # "I wasn't able to find a patient record matching ...", "I'm not able to locate the order".
+            r"|(?:wasn't|wasn’t|was\s+not|weren't|weren’t|were\s+not|am\s+not|'m\s+not|’m\s+not|are\s+not|'re\s+not"
+            r"|’re\s+not)\s+able\s+to"
             rf"|didn't|didn’t)\s+(?:find|locate|detect|spot|confirm)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
-            r"\b(?:haven't|haven’t|have\s+not|hasn't|hasn’t|has\s+not|didn't|didn’t|did\s+not|don't|don’t|do\s+not)"
-            rf"\s+(?:yet\s+)?(?:seen|see|spot|spotted|notice|noticed|found)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
+            r"\b(?:haven't|haven’t|have\s+not|hasn't|hasn’t|has\s+not|didn't|didn’t|did\s+not|don't|don’t|do\s+not"
+            r"|(?:I'm|I’m|I\s+am|we're|we’re|we\s+are)\s+not)"
+            rf"\s+(?:yet\s+)?(?:seen|see|seeing|spot|spotted|notice|noticed|found)\s+(?:(?:the|a|an|any)\s+)?{AFTER}",
         ),
         assertion="not_found",
         negative=True,
         confidence=0.85,
-        examples=("I couldn't find docker.", "We haven't seen a confirmation banner."),
+        examples=("I couldn't find docker.", "We haven't seen a confirmation banner.",
+                  "I wasn't able to find a patient record.", "I'm not seeing a reservation under that name."),
     ),
     DetectorSpec(
         # "I don't have `lmfit` installed", "the subqueries do not have `values_select` set": the state of
@@ -1003,7 +1023,9 @@ DETECTORS = (
             # The key is the subject whole ("Mute participants on entry: off", "Branch protection for `main`: enabled"),
             # prepositions and all; a mark may lead it ("- ✅ **Join anytime:** enabled"), an adverb the state ("still
             # pending", "now on"), and a note's noun the participle ("- **#1047 Harbor Dental:** reminder sent").
-            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+" + _MARK + r"(?:\*\*)?(?P<key>[^\n:*|]+?)(?:\*\*)?[ \t]*(?::|[ \t][-–—][ \t])"
+            # A bold id may carry a note in brackets: "- **8C8K4E** (BOS to DEN on May 24) - Cancelled".
+            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+" + _MARK + r"(?:\*\*)?(?P<key>[^\n:*|]+?)(?:\*\*(?:[ \t]+\([^\n()]{1,60}\))?)?"
+            r"[ \t]*(?::|[ \t][-–—][ \t])"
             rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?{_KEY_STATE}",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
             r"(?m)^[ \t]*" + _MARK + r"\*\*(?P<key>[^\n:*|]+?):?\*\*:?[ \t]*" + _KEY_STATE,
@@ -1021,7 +1043,8 @@ DETECTORS = (
         reject_after=r"(?<=[Oo]n)[ \t]+(?:the|a|an|this|that|my|your|its|their)\b",
         examples=("- Redis: not running\n", "* **Node.js**: installed\n", "**Status:** confirmed\n",
                   "- Mute participants on entry: off\n", "- ✅ **Join anytime:** enabled\n",
-                  "- **SSL certificate:** still pending\n", "- **#1047 Harbor Dental:** reminder sent\n"),
+                  "- **SSL certificate:** still pending\n", "- **#1047 Harbor Dental:** reminder sent\n",
+                  "- **8C8K4E** (BOS to DEN on May 24) - Cancelled\n", "- **JG7FMM** - Downgraded to economy\n"),
     ),
     DetectorSpec(
         # Telegraphic notes, as agents write progress and memory: "Email sent.", "Branch updated.", "Comment
@@ -1050,8 +1073,9 @@ DETECTORS = (
         r"|partially|partly|mostly|almost|nearly)\b"
         # "Statuses: 000000299 Pending, ...": a record's id and its value, read out.
         r"|^\d{4,}$"
-        # "Task complete": the agent on its own work, checked against its actions (as system_state.ui).
-        r"|^(?:task|request|job|goal|work)$"
+        # "Request complete": the agent on its own work, checked against its actions (as system_state.ui). Not
+        # "Task complete": the task's state, as "the task is complete" is.
+        r"|^(?:request|job|goal|work)$"
         # "Redis is active", "the job has finished": a full clause, which the copula's and the verb's detectors read.
         r"|\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|should|can|could|may|might|must|get"
         r"|gets|got|keep|keeps|stay|stays|remain|remains|seems?|looks?)$",
