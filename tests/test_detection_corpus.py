@@ -163,6 +163,10 @@ SHAPES = [
     ("Thank you for running the speed test, John.", "entity_name"),
     ("- **JG7FMM** - Downgraded to economy\n", "system_state"),
     ("Your reservation is all set!", "system_state"),
+    ("The script now runs correctly without syntax errors.", "operational_status"),
+    ("We are not authorized to issue a full cash refund.", "capability"),
+    ("The policy does not allow us to issue a higher-value voucher.", "capability"),
+    ("✅ **JG7FMM** - Downgraded to economy, $6,274 refunded\n", "system_state"),
 ]
 
 
@@ -297,6 +301,12 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         ">>>>>>> REPLACE\n",
         '<execute_bash>\ngit init && echo "Hello, Git!" > sample.txt\n</execute_bash>',
         "I can't help feeling this is slow.",
+        # the agent's reasoning and its own offers; a perfect tense; what output should show
+        "There are a few possibilities for the cause.",
+        "I have some suggestions for the docs.",
+        "We have successfully created the file.",
+        "The output shouldn't show a bash code fence.",
+        "Successfully committed the changes.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -40,6 +40,8 @@ _NON_NAMES = frozenset(
     Dr Mr Mrs Ms Mx Prof Sir Madam
     Our Your My Their His Her Its What Which Who Why How Where Great Good Perfect Sorry Unfortunately
     Thank Welcome Regards Best Cheers Kind
+    Successfully Finally Currently Already Fortunately Additionally Basically Actually Clearly Apparently Initially
+    Previously Similarly Alternatively Essentially Hopefully Interestingly Luckily Overall Otherwise Instead
     """.split()
 )
 

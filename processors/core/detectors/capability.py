@@ -257,7 +257,7 @@ DETECTORS = (
             r"\b(?P<who>I|we)(?:'m|’m|\s+am|'re|’re|\s+are)?\s+(?:(?:still|currently|also|simply|unfortunately)\s+)?"
             r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not|wasn't\s+able\s+to|wasn’t\s+able\s+to"
             r"|not\s+permitted\s+to|not\s+allowed\s+to|couldn't|couldn’t|could\s+not"
-            r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to)\s+"
+            r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to|not\s+authori[sz]ed\s+to)\s+"
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
             r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
             r"(?P<cop>ability|capability|authority|means|option|tools|way)\s+to\s+" + AFTER,
@@ -329,6 +329,8 @@ DETECTORS = (
         role_before=True,
         confidence=0.8,
         priority=2,
+        # What is not allowed is an act: "does not allow us to issue a voucher" ("issue" a verb, no idiom noun).
+        action_subject=True,
         examples=(
             "The policy does not permit changing the destination.",
             "The system does not allow me to add travel insurance.",

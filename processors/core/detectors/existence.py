@@ -123,6 +123,8 @@ DETECTORS = (
         assertion="contains",
         role_before=True,
         confidence=0.75,
+        # "the output shouldn't show a code fence", "it would show no rows": what is expected, not what is there.
+        reject_before=r"\b(?:should|would|will|must|may|might|could|can|to)(?:n't|n’t|\s+not)?\s*$",
         examples=("The reservation includes only one passenger.", "The panel shows a Save button.",
                   'The Actions dropdown contains only "Delete" and "Update status".',
                   "The nightly rate seems to include breakfast."),
@@ -206,7 +208,10 @@ DETECTORS = (
         r"|^(?:[\w-]+\s+){0,2}?(?:ratings?|score|price|cost|fee|time|duration|length|size|number|count|capacity|population"
         r"|weight|height|width|rate|percentage|runtime|range|total|average|value)\s+(?:of|listed|around|between|shown)\b"
         # "has 47 upvotes", "has 1,482 commits": a post's or a repository's tallies, read as values.
-        r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`",
+        r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`"
+        # "I have some suggestions", "I have a few ideas": what the agent offers, not a thing of the task.
+        r"|^(?:(?:some|a\s+few|few|several|any|more|additional|other)\s+)?(?:suggestions?|ideas?|thoughts?|recommendations?"
+        r"|concerns?|observations?|tools|options)\b",
         # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
         # "have prices raised by 10%", "has Status = In progress": the object's state or value follows, not what is there.
@@ -379,7 +384,13 @@ DETECTORS = (
         assertion="exists",
         confidence=0.75,
         # "there are no extra fees": existence.there_is_no. "there is a possibility", "there is a chance": a hedge, no thing.
-        reject_subject=r"^(?:no|not|none)\b|^(?:a\s+|some\s+)?(?:possibility|chance|need|way|reason)\b",
+        reject_subject=r"^(?:no|not|none)\b|^(?:a\s+|some\s+)?(?:possibility|chance|need|way|reason)\b"
+        # "there are a few possibilities", "there are some significant differences", "there are a few other potential
+        # causes": the agent's reasoning, no thing of the task.
+        r"|^(?:(?:a\s+)?(?:few|couple(?:\s+of)?|number\s+of)|some|several|many|multiple|two|three|various)?(?:\s*(?:other|more|possible|potential|significant|key|main|important"
+        r"|different|common|notable))*\s*(?:possibilit(?:y|ies)|chances|needs|ways|reasons|differences|causes|approaches"
+        r"|things|steps|considerations|factors|alternatives|explanations|scenarios|questions|suggestions|ideas|thoughts"
+        r"|points|aspects|improvements)\b|^(?:a\s+)?(?:few|couple)$",
         # "Wait, there are multiple `@property` decorators", "Actually, in recent versions, there is a ...": a coding
         # agent thinking aloud, as its labellers read it.
         reject_before=r"\b(?:wait|actually|hmm+|hm|oh|ah)\b[^.!?\n]*$",
@@ -418,8 +429,9 @@ DETECTORS = (
         ),
         assertion="exists",
         confidence=0.7,
-        # "you have saved", "we have `Sunday` (text)": a tense or code, not possession.
-        reject_subject=r"^(?:\S+ed\b|`)",
+        # "you have saved", "we have successfully created the file", "we have `Sunday` (text)": a tense or code, not
+        # possession.
+        reject_subject=r"^(?:\S+ed\b|`|(?:successfully|just|finally|already|now|also|properly|correctly|fully)\s+\S+ed\b)",
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
     ),
     DetectorSpec(

@@ -316,13 +316,14 @@ DETECTORS = (
             r"|renders|rendered|loads|work|render|load|compile|plays|played|computes|computed|registered"
             r"|went\s+through)"
             r"(?:[ \t]+(?:now|again|fine|correctly|properly|successfully|cleanly|as\s+expected|perfectly|too|as\s+well"
-            r"|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
-            r"|without\s+(?:any\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*)[ \t]*(?:[.,;:!)]|\n|$"
+            r"|well|this\s+time|on\s+the\s+(?:second|third|next)\s+(?:try|attempt)"
+            # "runs correctly without syntax errors"
+            r"|without\s+(?:any\s+)?(?:[\p{L}-]+\s+)?(?:errors?|warnings?|issues?|problems?|failures?)))*)[ \t]*(?:[.,;:!)]|\n|$"
             # "the reload worked and the Visit page is displayed": one clause ends, another begins.
             r"|[ \t]+(?:and|but|so)[ \t]+(?:the|a|an|it|its|I|we|my|your|now)\b)",
             # "the fix works for the reported case": for whom or what it works ("works on" is left
             # out: "the team works on the backend" is an activity).
-            r"\b(?P<state>works|worked)(?:[ \t]+(?:now|again|fine|correctly|properly|as\s+expected))?[ \t]+for[ \t]+"
+            r"\b(?P<state>works|worked)(?:[ \t]+(?:now|again|fine|well|correctly|properly|as\s+expected))?[ \t]+for[ \t]+"
             r"(?:the|this|that|these|those|both|all|each|every|my|your|our|me|us|them)\b",
             # A run that finished well: "the build now completes without errors", "`npm install` completed with 2
             # warnings", "finished successfully". Said bare ("the export finished") it is a process state:
@@ -587,11 +588,16 @@ DETECTORS = (
             r"(?:(?:still|also|now|again)\s+)?(?:an?\s+|some\s+)?"
             # "there was an error processing your request", "there seems to be an internal error while saving".
             r"(?:\p{L}+\s+)?(?:issue|problem|error|failure|bug)s?\s+(?:with|in|processing|while|when|during)\s+" + AFTER,
+            # An error with nothing after it: "there seems to be an internal error.", "there was a server error". Not an
+            # outage: "there is a known outage affecting ..." is there, as its labellers read it (existence).
+            r"\b(?:there\s+(?:is|was)|there's|there’s|there\s+(?:seems|appears)\s+to\s+(?:be|have\s+been))\s+"
+            r"(?:(?:still|also|now|again)\s+)?an?\s+(?P<subject>(?:\p{L}+\s+)?(?:error|failure|glitch))\b",
         ),
         assertion="problem",
         confidence=0.75,
         priority=2,
-        examples=("There was a problem with the upload.", "There is still an issue with the flight HAT030."),
+        examples=("There was a problem with the upload.", "There is still an issue with the flight HAT030.",
+                  "There seems to be an internal error."),
     ),
     DetectorSpec(
         # "There are failures and errors": the run is the subject.

@@ -1024,7 +1024,9 @@ DETECTORS = (
             # prepositions and all; a mark may lead it ("- ✅ **Join anytime:** enabled"), an adverb the state ("still
             # pending", "now on"), and a note's noun the participle ("- **#1047 Harbor Dental:** reminder sent").
             # A bold id may carry a note in brackets: "- **8C8K4E** (BOS to DEN on May 24) - Cancelled".
-            r"(?m)^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+" + _MARK + r"(?:\*\*)?(?P<key>[^\n:*|]+?)(?:\*\*(?:[ \t]+\([^\n()]{1,60}\))?)?"
+            # A mark may lead the line without a bullet: "✅ **JG7FMM** - Downgraded to economy".
+            r"(?m)^[ \t]*(?:(?:[-*•+]|\d+[.)])[ \t]+" + _MARK + "|[✅❌⚠⏳✔✓✗✘]\ufe0f?[ \\t]+)"
+            r"(?:\*\*)?(?P<key>[^\n:*|]+?)(?:\*\*(?:[ \t]+\([^\n()]{1,60}\))?)?"
             r"[ \t]*(?::|[ \t][-–—][ \t])"
             rf"[ \t]*(?:\*\*)?[ \t]*(?:\*\*)?{_KEY_STATE}",
             # A bold key starts the line as a bullet does: "**Status:** confirmed", "**Assignee:** not set".
