@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from claimwatch import OutputValidator
-from claimwatch.core.claims import _rejected_before, positional
+from claimwatch.core.claims import BEFORE_WINDOW, _rejected_before, end_anchored, positional
 from claimwatch.core.detectors import builtin_detectors
 from claimwatch.core.model import Claim
 
@@ -91,10 +91,11 @@ _LEAD_WORDS = st.sampled_from([
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_LEAD_WORDS, max_size=14), st.sampled_from([" ", "", "\t", "  "]))
 def test_reject_before_gives_pythons_answer_when_the_window_is_ascii(words, tail):
-    window = (" ".join(words) + tail)[-40:]
+    window = (" ".join(words) + tail)[-BEFORE_WINDOW:]
     for spec in builtin_detectors():
         if spec.reject_before:
-            python = re.compile(f"(?:{spec.reject_before})\\s*$", re.IGNORECASE)  # anchored as a whole
+            # anchored as a whole, at the very end (Python's `$` would also match before a final newline)
+            python = re.compile(end_anchored(spec.reject_before), re.IGNORECASE)
             assert _rejected_before(spec.reject_before, window) == (python.search(window) is not None)
 
 

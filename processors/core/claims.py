@@ -84,6 +84,11 @@ def prepare(specs) -> None:
             continue
 
 
+# How far back `reject_before` reads: a policy's preamble may stand that far before its rule ("According to our
+# policy, **basic economy reservations cannot be modified**").
+BEFORE_WINDOW = 72
+
+
 def rejected_early(text: str, raw: RawMatch) -> bool:
     """Whether a match is no claim by the few characters around it alone (its detector's `reject_after`,
     `reject_state`, `reject_before`): a short regex match each, so the validator charges these matches
@@ -96,7 +101,9 @@ def rejected_early(text: str, raw: RawMatch) -> bool:
         return True
     if spec.reject_state and "state" in raw.groups and _compiled(spec.reject_state).fullmatch(raw.groups["state"].text):
         return True
-    return bool(spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - 72) : raw.start]))
+    return bool(
+        spec.reject_before and _rejected_before(spec.reject_before, text[max(0, raw.start - BEFORE_WINDOW) : raw.start])
+    )
 
 
 def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | None:
@@ -242,13 +249,22 @@ def _rejected_before(source: str, window: str) -> bool:
 def _compile_before(source: str) -> tuple[re.Pattern, object | None]:
     """`reject_before` compiled to match at the end of a window: Python's and RE2's (or None)."""
     # Grouped: a source with alternatives ("would|will ...|n't\s+$") is anchored at the window's end as a whole.
-    python = re.compile(f"(?:{source})\\s*$", re.IGNORECASE)
+    python = re.compile(end_anchored(source), re.IGNORECASE)
     try:
         fast = re2.compile(f"(?i)(?:{source})\\s*$", _BEFORE_OPTIONS)  # spelled as `python` is
     except re2.error:
         return python, None
     regexp = getattr(fast, "_regexp", None)
     return python, (regexp if regexp is not None and _UNANCHORED is not None else None)
+
+
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def end_anchored(source: str) -> str:
+    """`source` anchored at the very end of a window, for Python's engine: its `$` also matches before a final
+    newline ("when \\n" would frame a claim on the next line), RE2's only at the end, so `$` becomes `\\Z`."""
+    return _DOLLAR.sub(r"\\Z", f"(?:{source})\\s*$")
 
 
 _BEFORE_OPTIONS = re2.Options()
