@@ -139,3 +139,18 @@ def test_widened_leaves_alone_what_it_cannot_widen_safely():
     assert widened(r"\p{Greek}") is None
     assert widened(r"a\p{L}b") == r"a[a-zA-Z\x{80}-\x{10FFFF}]b"
     assert widened(r"[\p{N}_]") == r"[0-9\x{80}-\x{10FFFF}_]"
+
+
+def test_validators_with_the_same_detectors_share_one_engine_and_others_get_their_own():
+    # Compiling and warming the builtins takes over a second: a reload or another processor with the same detectors
+    # reuses the engine (it holds nothing that changes after construction); other detectors get an engine of theirs.
+    first, again = OutputValidator(), OutputValidator({"validation": {"performance": {"maxEvalUs": 9000}}})
+    assert first._engine is again._engine
+    custom = {"validation": {"customDetectors": [
+        {"id": "zorp", "category": "system_state", "patterns": [r"\bzorp is (?P<state>glorped)\b"], "assertion": "{state}"}
+    ]}}  # fmt: skip
+    other = OutputValidator(custom)
+    assert other._engine is not first._engine
+    assert [c.detector_id for c in other.detect("The zorp is glorped.")] == ["zorp"]
+    assert [c.detector_id for c in first.detect("The zorp is glorped.")] == []
+    assert OutputValidator(custom)._engine is other._engine

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -756,3 +758,31 @@ class PatternEngine:
                     groups["subject"] = Group(start, end, text[start:end])
             out.append(RawMatch(c.spec, m.start(), m.end(), m.group(0), groups))
         return out
+
+
+# Engines built in this process, by what they were built from. Compiling and warming the builtin
+# patterns takes over a second; a process builds validators more than once with the same detectors
+# (a config reload, each processor of a pipeline, every test): they share one engine, which holds
+# nothing that changes after construction. A few configurations at most, the oldest dropped first.
+_ENGINES: OrderedDict[tuple, PatternEngine] = OrderedDict()
+_ENGINES_LOCK = threading.Lock()
+_MAX_ENGINES = 4
+
+
+def shared_engine(specs: tuple[DetectorSpec, ...], *, regex_timeout_s: float = 0.005, warm_up: bool = True) -> PatternEngine:
+    """A `PatternEngine` for `specs`, built once per process and configuration."""
+    key = (specs, regex_timeout_s, warm_up)
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(key)
+        if engine is not None:
+            _ENGINES.move_to_end(key)
+            return engine
+    # Built outside the lock: a bad custom pattern raises here, as it did before, and nothing is kept.
+    engine = PatternEngine(list(specs), regex_timeout_s=regex_timeout_s, warm_up=warm_up)
+    with _ENGINES_LOCK:
+        engine = _ENGINES.setdefault(key, engine)
+        _ENGINES.move_to_end(key)
+        while len(_ENGINES) > _MAX_ENGINES:
+            _ENGINES.popitem(last=False)
+    return engine
+

@@ -18,7 +18,7 @@ from .detectors import builtin_detectors
 from .facts import FactIndex
 from .model import Claim, FactCheck, ValidationResult, Violation
 from .normalise import fold
-from .patterns import DetectorSpec, PatternEngine
+from .patterns import DetectorSpec, shared_engine
 from .policy import AgentPolicy, PolicyResolver
 from .selection import ClaimCap, Found, dedupe, processing_order
 from .subjects import names_nothing
@@ -74,8 +74,8 @@ class OutputValidator:
         specs = builtin_detectors(families) + [custom_spec(d) for d in self.config.custom_detectors]
         self.detectors: tuple[DetectorSpec, ...] = tuple(specs)
         prepare(specs)
-        self._engine = PatternEngine(
-            specs, regex_timeout_s=self.config.performance.regex_timeout_ms / 1000, warm_up=warm_up
+        self._engine = shared_engine(
+            self.detectors, regex_timeout_s=self.config.performance.regex_timeout_ms / 1000, warm_up=warm_up
         )
         self._facts = FactIndex(self.config.fact_registries)
         self._policies = PolicyResolver(self.config)
