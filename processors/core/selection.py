@@ -70,7 +70,11 @@ class ClaimCap:
 
     __slots__ = ("_bound", "_level", "_limit", "_seen_at", "_text")
 
-    _EVERY = 8  # claims built between two recounts (each a `kept` pass over every claim)
+    # Claims built between two recounts (each a `kept` pass over every claim). Measured 2026-11-29 on the 10,000-
+    # character chunks of four corpora (web_ui_written, agent_text_dev, web_real, tool_real_dev), modelled work summed
+    # over all and at the densest: every 4 claims 509 / 8.5 ms, 8: 501 / 8.0, 12: 499 / 7.9, 16: 500 / 8.2, 24: 510 /
+    # 7.8; the claims are the same whatever the step (the cap is exact).
+    _EVERY = 12
 
     def __init__(self, text: str, limit: int) -> None:
         self._text = text
