@@ -185,6 +185,19 @@ def _compile_filter(sources: list[str]) -> list[tuple[int, object]] | None:
     return [(0, picker)]
 
 
+def picker(sources: list[str]) -> object:
+    """One object `set_matches` asks which of `sources` match: a filter (see `_compile_filter`), or a set when RE2
+    cannot build one. For a fixed table of trusted patterns; raises `re2.error` when neither compiles."""
+    built = _compile_filter(sources)
+    if built:
+        return built[0][1]
+    rset = re2.Set.SearchSet(_SET_OPTIONS)
+    for source in sources:
+        rset.Add(source)
+    rset.Compile()
+    return rset
+
+
 def _compile_sets(sources: list[str], first: int) -> list[tuple[int, object]]:
     if not sources:
         return []

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import re2
 
-from ..core.patterns import _SET_OPTIONS, _CharOffsets, compile_pattern, set_matches
+from ..core.patterns import _CharOffsets, compile_pattern, picker, set_matches
 
 # Claim kinds.
 FILE_CREATE, FILE_WRITE, FILE_EDIT, FILE_DELETE = "file_create", "file_write", "file_edit", "file_delete"
@@ -213,11 +213,10 @@ class ClaimDetector:
                 spec.pattern, where=f"claim pattern {spec.id}", case_insensitive=spec.case_insensitive, trusted=True
             )
             self._compiled.append((spec, compiled))
-        # One pass over the text says which rows match at all; only those are run for their groups.
-        self._set = re2.Set.SearchSet(_SET_OPTIONS)
-        for spec in patterns:
-            self._set.Add(f"(?i){spec.pattern}" if spec.case_insensitive else spec.pattern)
-        self._set.Compile()
+        # One pass over the text says which rows match at all; only those are run for their groups. A filter, not
+        # a set: on real agent messages a set's automaton kept building states (1.3 ms a 2,000-character message
+        # against 0.28 ms, same answers; see core.patterns._compile_filter).
+        self._set = picker([f"(?i){spec.pattern}" if spec.case_insensitive else spec.pattern for spec in patterns])
         self._path = re2.compile(_PATH)
         self._package = re2.compile(_PKG)
 
