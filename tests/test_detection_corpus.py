@@ -167,6 +167,11 @@ SHAPES = [
     ("We are not authorized to issue a full cash refund.", "capability"),
     ("The policy does not allow us to issue a higher-value voucher.", "capability"),
     ("✅ **JG7FMM** - Downgraded to economy, $6,274 refunded\n", "system_state"),
+    # real web agents (benchmarks/data/web_real)
+    ("I'm unable to complete the task of finding the cheapest flights under $1000.", "capability"),
+    ("The task of adding items to the Amazon cart is currently unachievable.", "capability"),
+    ("The goal of this task has been achieved.", "system_state"),
+    ("The screenshot shows more NBA teams.", "existence"),
 ]
 
 

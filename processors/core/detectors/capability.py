@@ -109,14 +109,19 @@ DETECTORS = (
         id="capability.unsupported",
         category="capability",
         family="capability",
-        patterns=(rf"\b{COPULA}\s+(?:unsupported|impossible|not\s+possible|ineligible|not\s+eligible)\b",),
+        # "the task of adding items to the cart is currently unachievable", "not feasible": what cannot be done.
+        patterns=(
+            rf"\b{COPULA}\s+(?:unsupported|impossible|not\s+possible|ineligible|not\s+eligible|unachievable|infeasible"
+            r"|not\s+(?:achievable|feasible))\b",
+        ),
         assertion="not_supported",
         negative=True,
         subject_before=True,
         person_subjects=True,
         confidence=0.85,
         priority=2,
-        examples=("Batch mode is unsupported.", "This fare is ineligible for refunds."),
+        examples=("Batch mode is unsupported.", "This fare is ineligible for refunds.",
+                  "The task of adding items to the cart is currently unachievable."),
     ),
     DetectorSpec(
         # "This feature is not available" is a capability claim, not system state. Only negated: "the 24GB option
@@ -272,7 +277,7 @@ DETECTORS = (
         action_subject=True,
         # "my instructions for this workspace say I can't push to `main`": what the agent's rules say, one
         # self-referential claim (self_referential.instructions), not a limit it found.
-        # (The window is the 40 characters before the match: the rules' owner may fall outside it.)
+        # (The window is the 72 characters before the match: the rules' owner may fall outside it.)
         reject_before=r"\b(?:instructions|guidelines|rules|policies|prompt)\b[^.!?;\n]{0,30}?"
         r"\b(?:say|says|said|state|states|tell\s+me|told\s+me)(?:\s+that)?\s+$",
         # "I cannot do that", "I can't say": a refusal or a manner of speaking, not a stated limit.
@@ -283,8 +288,10 @@ DETECTORS = (
         r"|^help\s+(?:but|feeling|thinking|noticing|wondering)\b"
         # "I couldn't find / confirm X": discovery, system_state.not_found.
         r"|^(?:find|locate|detect|spot|confirm)\b"
-        # "I couldn't complete the task": the agent on its own work, checked against its actions.
-        r"|^(?:complete|finish|do|accomplish)\s+(?:the|this|your|my)\s+(?:task|request|job)\b",
+        # "I couldn't complete the task": the agent on its own work, checked against its actions. Not "I'm unable to
+        # complete the task of finding the cheapest flights": a limit it states about a named job, as real web agents'
+        # labellers read it (web_real).
+        r"|^(?:complete|finish|do|accomplish)\s+(?:the|this|your|my)\s+(?:task|request|job)\b(?!\s+of\b)",
         examples=(
             "I am unable to cancel this reservation.",
             "We cannot use Docker here.",

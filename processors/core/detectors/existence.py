@@ -10,7 +10,8 @@ from ..patterns import DetectorSpec
 from ._fragments import AFTER, COPULA, COPULA_NOW
 
 # What a "there is" claim may count: "there is a", "there are two", "there are several".
-_SOME = r"(?:a|an|one|two|three|four|five|several|some|many|multiple|\d+)"
+# "more" and "additional" too: "there are more brands available", "the screenshot shows more NBA teams".
+_SOME = r"(?:a|an|one|two|three|four|five|several|some|many|multiple|more|additional|\d+)"
 # One named entry of a menu, list or form: a quoted label, or one to three capitalised words.
 _ENTRY = r"(?:\"[^\"\n]{1,40}\"|“[^”\n]{1,40}”|(?-i:\p{Lu})[\p{L}\p{N}!.+-]*(?:[ \t]+(?-i:\p{Lu})[\p{L}\p{N}!.+-]*){0,2})"
 # A file, module or path: backticked, or a word with a slash or a file extension.

@@ -19,7 +19,7 @@ STATES = (
 UI_STATES = (
     r"in\s+progress|pending|queued|complete|completed|finished|open|opened|closed|focused|selected"
     r"|visible|invisible|hidden|shown|displayed|highlighted|expanded|collapsed|disabled|unavailable"
-    r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out|all\s+set"
+    r"|ready|idle|stale|out\s+of\s+date|empty|blank|greyed\s+out|grayed\s+out|all\s+set|concluded"
     # Controls, lists and pages as a browsing or computer-use agent reports them.
     r"|loading|switched\s+(?:on|off)|turned\s+(?:on|off)|toggled\s+(?:on|off)|sorted|filtered|filled(?:\s+in|\s+out)?"
     r"|unchecked|ticked|unticked|locked|unlocked|muted|paused|logged\s+(?:in|out)|signed\s+(?:in|out)"
@@ -136,6 +136,8 @@ DONE_TO = (
     # "The feature has been implemented", "the typos have been fixed": what an edit left. In the present "the method is
     # not implemented" is existence.defined's and "the amount is fixed" no edit's.
     r"|implemented|fixed"
+    # "The goal of this task has been achieved": the task's state, as "the task is complete" is.
+    r"|achieved|accomplished|concluded"
 )
 # What an action leaves an object in, said of the object ("has been cancelled", "was not replaced").
 RESULTS = (
