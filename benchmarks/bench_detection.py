@@ -1,7 +1,7 @@
 """Detection quality on the labelled development corpus: precision and recall per category.
 
     python benchmarks/bench_detection.py [--part tune|check|all] [--show misses|false|both]
-                                         [--corpus agent_text_dev|web_ui_written|web_real|web_real_blind|agent_real_blind|agent_real_dev|tool_real_dev]
+                                         [--corpus agent_text_dev|web_ui_written|web_real|web_real_blind|agent_real_blind|agent_real_dev|tool_real_dev|tool_real_blind]
 
 Scoring follows issue 10: one detection to one labelled claim, the category
 must agree, and "X was not found / is present / is missing / is available"
@@ -23,7 +23,8 @@ real messages of web agents from public repositories (benchmarks/data/web_real/:
 (aider, SWE-agent, OpenHands, Claude Code), also kept blind (benchmarks/data/agent_real_blind/);
 `--corpus agent_real_dev` other messages of those agents and two more, to tune on (all `tune`;
 benchmarks/data/agent_real_dev/); `--corpus tool_real_dev` tool-using customer-service agents of
-tau2-bench runs (other models and domains than the development corpus's airline), also to tune on.
+tau2-bench runs (other models and domains than the development corpus's airline), also to tune on;
+`--corpus tool_real_blind` other messages of such agents (tau2-bench and tau-bench), kept blind.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from claimwatch.core.model import CLAIM_CATEGORIES
 from claimwatch.core.validator import OutputValidator
 
-CORPORA = ("agent_text_dev", "web_ui_written", "web_real", "web_real_blind", "agent_real_blind", "agent_real_dev", "tool_real_dev")
+CORPORA = ("agent_text_dev", "web_ui_written", "web_real", "web_real_blind", "agent_real_blind", "agent_real_dev", "tool_real_dev", "tool_real_blind")
 DATA = Path(__file__).resolve().parent / "data" / CORPORA[0]
 # Predicates that may be read as system state or existence alike.
 # Also what is shown, listed or empty: "the panel shows a Save button" and "the cart is empty" say what

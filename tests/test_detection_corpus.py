@@ -422,6 +422,7 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
         ("agent_real_blind", 193, "ab-", 4, "check"),
         ("agent_real_dev", 181, "ad-", 5, "tune"),
         ("tool_real_dev", 180, "td-", 3, "tune"),
+        ("tool_real_blind", 150, "tb-", 3, "check"),
     ],
 )
 def test_real_agent_corpora_load_with_every_span_in_its_message(monkeypatch, corpus, count, prefix, sources, part):
