@@ -44,10 +44,17 @@ from claimwatch.collector.otlp import KeyValueOf  # noqa: E402
 BATCH = 512
 
 
-def build_batches(count: int) -> list[bytes]:
-    outputs = [
-        json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": t}]}]) for t in corpus(2000, 200)
-    ]
+def build_batches(count: int, real: bool = False) -> list[bytes]:
+    """`count` requests of `BATCH` spans; one span in ten carries a 2,000-character output: the generated corpus's 200
+    outputs in turn, or with `real`, windows of real agent messages, each used once (as in production, no output is
+    seen twice)."""
+    if real:
+        from benchmarks.bench_validate import real_corpus
+
+        texts = real_corpus(2000, count * BATCH // 10 + 1)
+    else:
+        texts = corpus(2000, 200)
+    outputs = [json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": t}]}]) for t in texts]
     batches, span_no = [], 0
     for _ in range(count):
         request = ExportTraceServiceRequest()
@@ -261,10 +268,12 @@ def main() -> None:
     parser.add_argument("--baseline-workers", type=int, default=1, help="worker processes of the baseline run")
     parser.add_argument("--runs", type=int, default=3, help="runs of each, alternating; medians are printed")
     parser.add_argument("--no-forward", action="store_true", help="store only (no OTLP forwarding)")
+    parser.add_argument("--real", action="store_true",
+                        help="real agent messages as the outputs, each once (the corpora hold ~550 windows: --batches 10)")
     parser.add_argument("--baseline-python", default=sys.executable,
                         help="interpreter of the baseline run (a venv with an older claimwatch installed)")
     args = parser.parse_args()
-    batches = build_batches(args.batches)
+    batches = build_batches(args.batches, args.real)
     sink = None if args.no_forward else Blackhole()
     total = len(batches) * BATCH
     print(f"spans: {total} in {args.batches} requests of {BATCH} ({total // 10} with a 2,000-char LLM output); "
