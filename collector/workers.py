@@ -324,13 +324,17 @@ def split_request(request, n: int, wire: bytes | None = None) -> tuple[dict[int,
                 continue
             if resource is None:
                 resource = rs.resource.SerializeToString()
-            scope = ss.scope.SerializeToString()
-            for i, wires in groups.items():
-                # One ResourceSpans holding one ScopeSpans per group, as the copy made them.
-                body = scope_spans_wire(scope, ss.schema_url, wires)
-                parts.setdefault(i, []).append(resource_spans_wire(resource or b"", rs.schema_url, [body]))
-                counts[i] += len(wires)
+            _add_groups(parts, counts, groups, resource, rs.schema_url, ss.scope.SerializeToString(), ss.schema_url)
     return {i: b"".join(p) for i, p in parts.items()}, counts, total, bad
+
+
+def _add_groups(parts, counts, groups, resource: bytes | None, rs_schema: str, scope: bytes | None, ss_schema: str):
+    """Append each worker's group of span bytes to its part: one ResourceSpans holding one ScopeSpans per group,
+    as a copy of the request's messages would make them."""
+    for i, wires in groups.items():
+        body = scope_spans_wire(scope or b"", ss_schema, wires)
+        parts.setdefault(i, []).append(resource_spans_wire(resource or b"", rs_schema, [body]))
+        counts[i] += len(wires)
 
 
 def _split_wire(request, n: int, wire: bytes) -> tuple[dict[int, bytes], Counter, int, int]:
@@ -382,10 +386,7 @@ def _split_wire(request, n: int, wire: bytes) -> tuple[dict[int, bytes], Counter
                     raise UnusualWire(f"scope spans field {field}")
             if next(spans, None) is not None:
                 raise UnusualWire("fewer spans than decoded")
-            for i, wires in groups.items():
-                body = scope_spans_wire(scope or b"", ss.schema_url, wires)
-                parts.setdefault(i, []).append(resource_spans_wire(resource or b"", rs.schema_url, [body]))
-                counts[i] += len(wires)
+            _add_groups(parts, counts, groups, resource, rs.schema_url, scope, ss.schema_url)
     return {i: b"".join(p) for i, p in parts.items()}, counts, total, bad
 
 

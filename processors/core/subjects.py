@@ -82,8 +82,8 @@ def _counted_plural(words: list[str]) -> bool:
 _SEE_IDIOMS = frozenset("why how what whether if much".split())
 
 
-_SEE_ALONE = frozenset("that it this any".split())
-_HELP_IDIOMS = frozenset("but feeling thinking noticing wondering it myself ourselves laughing".split())  # "I can't see that.", but "I can't see that option"
+_SEE_ALONE = frozenset("that it this any".split())  # "I can't see that.", but "I can't see that option"
+_HELP_IDIOMS = frozenset("but feeling thinking noticing wondering it myself ourselves laughing".split())
 
 
 def _idiom(words: list[str], spec) -> bool:
