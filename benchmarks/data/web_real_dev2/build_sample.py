@@ -6,11 +6,16 @@ RAW_DIR holds the files named in README.md ("Sources"), taken unchanged from the
 public repositories at the commits given there (`git show <commit>:<path>`); no
 network is used. Every text already in a set of benchmarks/data/*/messages.jsonl
 is excluded (compared by code only), and so are the Agent-E tasks the web sets
-already drew from. Draws, with one fixed seed:
+already drew from. Draws, with fixed seeds
+(ReAct, added last, has its own generator and comes after the others):
 
 - Reflexion (new source): 60 self-reflections written by the agent after a
   failed WebShop episode (the first reflection of each failed environment of the
   two Reflexion runs), at most one per environment and run, no text twice.
+- ReAct (new source): 40 thoughts ("think[...]" steps) of the ReAct agent's
+  500 WebShop episodes printed in WebShop.ipynb, at most one per episode, only
+  complete thoughts (closed by "]"), none that is also in the notebook's prompts,
+  no text twice.
 - Agent-E: 50 final answers ("last_statement") of its WebVoyager run, among the
   tasks the web sets did not draw.
 - WebCanvas: 50 step thoughts of three result files no set has used, at most 2
@@ -30,11 +35,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent
 SEED = 20261131
+REACT_SEED = 20261132
 LIMIT = 2000
 REFLEXION_COUNT = 60
+REACT_COUNT = 40
 AGENT_E_COUNT = 50
 WEBCANVAS_COUNT = 50
 REFLEXION = "noahshinn/reflexion"
+REACT = "ysymyth/ReAct"
 AGENT_E = "EmergenceAI/Agent-E"
 WEBCANVAS = "iMeanAI/WebCanvas"
 REFLEXION_FILES = {
@@ -85,6 +93,27 @@ def reflexion(raw: Path, rng: random.Random, used: set[str]) -> list[tuple[str, 
     return [(REFLEXION, f"webshop-{run}-env_{env}", text) for run, env, text in drawn]
 
 
+def react(raw: Path, rng: random.Random, used: set[str]) -> list[tuple[str, str, str]]:
+    notebook = json.loads((raw / "react/WebShop.ipynb").read_text(encoding="utf-8"))
+    prompts = "".join("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code")
+    episodes = "".join("".join(out.get("text", "")) for out in notebook["cells"][7]["outputs"])
+    pool, seen = [], set()
+    for block in episodes.split("-----------------\n")[1:]:
+        number, _, log = block.partition("\n")
+        thoughts = []
+        for line in log.splitlines():
+            if line.startswith("Action: think[") and line.endswith("]"):
+                text = line[len("Action: think[") : -1].strip()
+                if text and text not in seen and text not in prompts and cut(text) not in used:
+                    thoughts.append(text)
+        if thoughts:
+            text = rng.choice(thoughts)
+            seen.add(text)
+            pool.append((int(number), text))
+    drawn = sorted(rng.sample(pool, REACT_COUNT))
+    return [(REACT, f"webshop-episode-{n}", text) for n, text in drawn]
+
+
 def agent_e(raw: Path, rng: random.Random, used: set[str], used_tasks: set[str]) -> list[tuple[str, str, str]]:
     results = json.loads((raw / "agente/text_main_chat_eval_gpt4o.json").read_text(encoding="utf-8"))
     answered = [
@@ -124,6 +153,8 @@ def main(raw_dir: str) -> None:
     rng = random.Random(SEED)
     texts, agent_e_tasks = existing()
     drawn = reflexion(raw, rng, texts) + agent_e(raw, rng, texts, agent_e_tasks) + webcanvas(raw, rng, texts)
+    # ReAct was added after the first 160 were labelled: its own generator, its messages last.
+    drawn += react(raw, random.Random(REACT_SEED), texts)
     assert not any(cut(row[2]) in texts for row in drawn)
     with open(HERE / "messages.jsonl", "w", encoding="utf-8") as out:
         for n, (source, trajectory, text) in enumerate(drawn, start=1):
