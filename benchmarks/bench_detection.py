@@ -1,7 +1,7 @@
 """Detection quality on the labelled development corpus: precision and recall per category.
 
     python benchmarks/bench_detection.py [--part tune|check|all] [--show misses|false|both]
-                                         [--corpus agent_text_dev|web_ui_written|web_real|web_real_blind|agent_real_blind|agent_real_dev|tool_real_dev|tool_real_blind]
+                                         [--corpus NAME]   (one of CORPORA below; agent_text_dev unless told)
 
 Scoring follows issue 10: one detection to one labelled claim, the category
 must agree, and "X was not found / is present / is missing / is available"
@@ -25,6 +25,10 @@ real messages of web agents from public repositories (benchmarks/data/web_real/:
 benchmarks/data/agent_real_dev/); `--corpus tool_real_dev` tool-using customer-service agents of
 tau2-bench runs (other models and domains than the development corpus's airline), also to tune on;
 `--corpus tool_real_blind` other messages of such agents (tau2-bench and tau-bench), kept blind.
+Three more sets to tune on, each first measured as never-seen text (their READMEs): `agent_real_dev2`
+(coding agents: Moatless Tools and tree search, aider, OpenHands, Claude Code), `web_real_dev2` (web agents:
+Reflexion and ReAct on WebShop, Agent-E, WebCanvas) and `tool_real_dev2` (tool-using agents outside
+tau-bench: a LangGraph customer-support agent, ToolBench and StableToolBench answer trees).
 """
 
 from __future__ import annotations
@@ -43,7 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from claimwatch.core.model import CLAIM_CATEGORIES
 from claimwatch.core.validator import OutputValidator
 
-CORPORA = ("agent_text_dev", "web_ui_written", "web_real", "web_real_blind", "agent_real_blind", "agent_real_dev", "tool_real_dev", "tool_real_blind")
+CORPORA = (
+    "agent_text_dev", "web_ui_written", "web_real", "web_real_blind", "agent_real_blind", "agent_real_dev", "tool_real_dev",
+    "tool_real_blind", "agent_real_dev2", "web_real_dev2", "tool_real_dev2",
+)
 DATA = Path(__file__).resolve().parent / "data" / CORPORA[0]
 # Predicates that may be read as system state or existence alike.
 # Also what is shown, listed or empty: "the panel shows a Save button" and "the cart is empty" say what

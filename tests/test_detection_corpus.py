@@ -172,6 +172,19 @@ SHAPES = [
     ("The task of adding items to the Amazon cart is currently unachievable.", "capability"),
     ("The goal of this task has been achieved.", "system_state"),
     ("The screenshot shows more NBA teams.", "existence"),
+    # new real sets of the eleventh session (benchmarks/data/*_dev2): a discovery of a problem, what an edit left,
+    # what a page offers, what an action brought up, an allowance, the agent's own attempt, a listing's options,
+    # a button named after an idiom word, a reason clause
+    ("I found the issue!", "system_state"),
+    ("The file now reads correctly.", "system_state"),
+    ("The Hugging Face Learn page offers several courses related to machine learning.", "existence"),
+    ("This action has triggered a dropdown list of airport options.", "system_state"),
+    ("As a gold member, you get 3 free checked bags.", "existence"),
+    ("In this attempt, I was unsuccessful.", "operational_status"),
+    ("I was unable to click the 3 foot option.", "capability"),
+    ("The item has options 'white' and 'stereo sound'.", "existence"),
+    ("In the accessibility tree, there is a button labeled Done.", "existence"),
+    ("Since there is a Next button available, clicking it moves on.", "existence"),
 ]
 
 
@@ -312,6 +325,14 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "We have successfully created the file.",
         "The output shouldn't show a bash code fence.",
         "Successfully committed the changes.",
+        # "let's" is no copula; a dotted name's attribute is no verb; code narrated; an allowance on a condition
+        "Let's clean up the temporary files.",
+        "We use os.path.exists to check it.",
+        "`lut` has size `N + 3`.",
+        "The method's functionality remains the same.",
+        "The function now returns None.",
+        "If you upgrade, you get 2 free bags.",
+        "The issue requires implementing a `__len__` method.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):
@@ -423,6 +444,9 @@ def test_written_web_corpus_loads_with_every_span_in_its_message(monkeypatch):
         ("agent_real_dev", 181, "ad-", 5, "tune"),
         ("tool_real_dev", 180, "td-", 3, "tune"),
         ("tool_real_blind", 150, "tb-", 3, "check"),
+        ("agent_real_dev2", 161, "ad2-", 5, "tune"),
+        ("web_real_dev2", 200, "wd2-", 4, "tune"),
+        ("tool_real_dev2", 153, "td2-", 3, "tune"),
     ],
 )
 def test_real_agent_corpora_load_with_every_span_in_its_message(monkeypatch, corpus, count, prefix, sources, part):

@@ -89,11 +89,26 @@ def prepare(specs) -> None:
 BEFORE_WINDOW = 72
 
 
+def _inside_a_word(text: str, raw: RawMatch) -> bool:
+    """Whether a builtin pattern matched inside something that is no English word: the attribute of a dotted name
+    ("`os.path.exists`", "the race between os.path.exists and open": `\\b` holds after the dot), or the "'s" of
+    "let's" read as a copula ("Let's clean up", "let's open the file")."""
+    start = raw.start
+    if start >= 2 and text[start - 1] == "." and text[start - 2].isalnum() and text[start].islower():
+        return True
+    cop = raw.groups.get("cop")
+    if cop is not None and cop.text[:2] in ("'s", "’s") and cop.start >= 3:
+        return text[cop.start - 3 : cop.start].lower() == "let"
+    return False
+
+
 def rejected_early(text: str, raw: RawMatch) -> bool:
     """Whether a match is no claim by the few characters around it alone (its detector's `reject_after`,
     `reject_state`, `reject_before`): a short regex match each, so the validator charges these matches
     far less than one it turns into a claim. `build_claim` runs the rest."""
     spec = raw.spec
+    if spec.builtin and _inside_a_word(text, raw):
+        return True
     if spec.builtin and spec.subject_before and "state" in raw.groups:
         if raw.groups["state"].text.lower().startswith("running") and _NOT_A_STATE.match(text, raw.end):
             return True

@@ -83,6 +83,8 @@ _SEE_IDIOMS = frozenset("why how what whether if much".split())
 
 
 _SEE_ALONE = frozenset("that it this any".split())  # "I can't see that.", but "I can't see that option"
+# Idiom nouns a discovery can find: "I found the issue", "we've identified the problem" (but "there is no issue").
+_FOUND_THINGS = frozenset("issue issues problem problems".split())
 _HELP_IDIOMS = frozenset("but feeling thinking noticing wondering it myself ourselves laughing".split())
 
 
@@ -94,7 +96,21 @@ def _idiom(words: list[str], spec) -> bool:
         if words[0] == "help":  # "I can't help but notice", "I can't help it"; "I'm unable to help with that request"
             return len(words) > 1 and words[1] in _HELP_IDIOMS
         return words[0] in _IDIOM_ACTIONS
+    if spec.assertion == "found" and words[-1] in _FOUND_THINGS and words[0] not in ("no", "any"):  # "I found the issue": a discovery, no idiom
+        return False
     return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
+
+
+# What names a thing after its noun: "a button labeled Done", "a tab called Issues". The noun before is the head.
+_NAMING_WORDS = frozenset("labeled labelled named called titled marked saying reading".split())
+
+
+def _head_words(words: list[str]) -> list[str]:
+    """The words of a subject up to a naming word: "button labeled done" is a button, whatever its label says."""
+    for i, word in enumerate(words):
+        if i and word in _NAMING_WORDS:
+            return words[:i]
+    return words
 
 
 def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | None:
@@ -155,7 +171,7 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
         if _unusable(" ".join(words), spec):
             return None
         if (
-            _idiom(words, spec)
+            _idiom(_head_words(words), spec)
             and not (spec.role_before and _said_of_a_thing(text, raw, words))
             and not (_counted_plural(words) and _COUNTED.search(text, max(0, group.start - 16), group.start))
         ):

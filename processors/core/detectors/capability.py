@@ -262,7 +262,8 @@ DETECTORS = (
             r"\b(?P<who>I|we)(?:'m|’m|\s+am|'re|’re|\s+are)?\s+(?:(?:still|currently|also|simply|unfortunately)\s+)?"
             r"(?P<cop>unable\s+to|not\s+able\s+to|cannot|can't|can’t|can\s+not|wasn't\s+able\s+to|wasn’t\s+able\s+to"
             r"|not\s+permitted\s+to|not\s+allowed\s+to|couldn't|couldn’t|could\s+not"
-            r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to|not\s+authori[sz]ed\s+to)\s+"
+            r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to|not\s+authori[sz]ed\s+to"
+            r"|was\s+unable\s+to|were\s+unable\s+to)\s+"
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
             r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
             r"(?P<cop>ability|capability|authority|means|option|tools|way)\s+to\s+" + AFTER,
@@ -404,7 +405,7 @@ DETECTORS = (
         # "The goal requires sending a message": the agent's task, not a rule of a thing.
         reject_before=r"(?:\b(?:this|that|which|it|what|also|to|will|would|should|could|may|might|must|can|and|or|but"
         r"|function|method|class|code|test|patch|fix|change|script|module|api|decorator|parameter|argument|goal|task"
-        r"|objective|request|instructions?)|[`'\"])\s*$",
+        r"|objective|request|instructions?|issue|bug|ticket|fixing|solution|approach)|[`'\"])\s*$",
         reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
         r"|a\s+(?:restart|change|rebuild))\b",
         examples=("Listing A allows pets.", "Branch protection requires all checks to pass.",

@@ -21,6 +21,9 @@ _PLACE = (
     rf"|~?[\p{{L}}\p{{N}}_.\-]*/[\p{{L}}\p{{N}}_./\-]*|[\p{{L}}\p{{N}}_\-]+{_EXT}\b)"
 )
 
+# A value named in quotes or bold, not in backticks: "`lut` has size `N + 3`" narrates code.
+_LABEL = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|'[^'\n]{1,80}'|\*\*[^*\n]{1,80}\*\*)"
+
 DETECTORS = (
     DetectorSpec(
         id="existence.does_not_exist",
@@ -159,6 +162,49 @@ DETECTORS = (
         reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b"
         r"|^[\"“'`]?(?:https?://|www\.)",
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
+    ),
+    DetectorSpec(
+        # What a page, a site or a product offers, as a browsing agent reports it: "the Learn page offers several
+        # courses", "the listing features a removable cover", "the page provides an overview of the season". Only of
+        # such nouns: "Django provides a helper" is what a library does (code narration, GUIDE.md).
+        id="existence.offers",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:page|site|website|homepage|section|menu|tab|store|shop|listing|product|portal|platform|app|catalog"
+            r"|catalogue|hotel|room|plan|package|course|dashboard|sidebar|footer|header|results)s?(?:\*\*)?[ \t]+"
+            r"(?:(?:also|now|currently|only|still)[ \t]+)?(?:offers|features|provides|offer|feature|provide)[ \t]+"
+            + AFTER,
+        ),
+        assertion="contains",
+        role_before=True,
+        confidence=0.7,
+        # "a way to ...", "the ability to ...": what a user can do there (capability), not a thing that is there.
+        # A service offered ("the store offers free returns", "the app offers rebooking") is what can be done: capability,
+        # as the written sets' labellers read it.
+        reject_subject=r"^(?:that|how|what|more|a\s+way|ways|the\s+ability|an?\s+option\s+to|access\s+to)\b"
+        r"|^(?:free\s+|same-day\s+|next-day\s+)?(?:returns?|rebooking|refunds?|exchanges?|shipping|delivery|pickup"
+        r"|cancell?ation|support|financing|installation|repairs?|upgrades?|trials?|check-?in|parking)\b",
+        reject_before=r"\b(?:should|would|will|must|may|might|could|can|to|if|whether|which|that)\s+\S*\s*$",
+        examples=("The Hugging Face Learn page offers several courses related to machine learning.",
+                  "The product listing features a removable washable cover."),
+    ),
+    DetectorSpec(
+        # The choices a listing has, named in quotes: "the item has options 'white' and 'stereo sound'", "the shirt has
+        # sizes \"M\" and \"L\"". Without quoted values "you have two options" is advice (existence.has rejects it).
+        id="existence.has_options",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:has|have|had|offers|offer)\s+(?:(?:only|also|now|still)\s+)?(?:the\s+)?(?:options?|sizes?|colou?rs?"
+            r"|variants?|choices?|flavou?rs?|styles?|versions?)\s+(?:of\s+)?(?P<subject>" + _LABEL
+            + r"(?:(?:,?\s+(?:and|or)\s+|,\s*)" + _LABEL + r")*)",
+        ),
+        assertion="exists",
+        role_before=True,
+        confidence=0.7,
+        reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|if|whether)\s+$",
+        examples=("The item has options 'white' and 'stereo sound'.",),
     ),
     DetectorSpec(
         # What a record or a page has: "the email has an attachment", "the deck has 14 slides", "the settings
@@ -369,7 +415,9 @@ DETECTORS = (
         patterns=(
             # Also after an opening phrase and its comma: "In the screenshot, there is a search button" (a
             # condition before the comma is the frame's to catch).
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+|,[ \t]+)(?:there\s+is|there's|there’s"
+            # And after a reason, which states it as much: "Since there is a Next button available, ...".
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now|since|because|although|though)\s+|,[ \t]+)"
+            rf"(?:there\s+is|there's|there’s"
             rf"|there\s+are|there\s+was"
             # Hedged, the same claim: "there may be a \"Load more\" link", "there seems to be a footnote".
             rf"|there\s+(?:may|might|could|must)\s+(?:also\s+)?be|there\s+(?:seems|appears)\s+to\s+be"
@@ -425,7 +473,7 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            rf"\b(?:you|we)\s+(?:(?:also|still|already|currently|now)\s+)?(?:have|own|hold)\s+"
+            rf"\b(?:you|we)\s+(?:(?:also|still|already|currently|now|actually)\s+)?(?:have|own|hold)\s+"
             rf"(?:(?:{_SOME}|the|your)\s+)?{AFTER}",
         ),
         assertion="exists",
@@ -434,6 +482,21 @@ DETECTORS = (
         # possession.
         reject_subject=r"^(?:\S+ed\b|`|(?:successfully|just|finally|already|now|also|properly|correctly|fully)\s+\S+ed\b)",
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
+    ),
+    DetectorSpec(
+        # An allowance counted out to the user: "you get 1 free checked bag", "you receive **3 free checked bags** per
+        # passenger". Only with a count: "you get a refund" is what will be done.
+        id="existence.you_get",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:you|we)\s+(?:(?:also|still|actually|currently|now|each)\s+)?(?:get|receive)\s+(?:\*\*)?"
+            r"(?:\d+|one|two|three|four|five)\s+(?:free\s+)?" + AFTER,
+        ),
+        assertion="exists",
+        confidence=0.7,
+        reject_before=r"\b(?:if|when|once|whether|would|will|could|might|may|to|then)\b[^.!?;\n]{0,30}$",
+        examples=("As a Gold member you get 3 free checked bags.",),
     ),
     DetectorSpec(
         # "No" and a noun phrase as a clause of its own: "No reply yet.", "No 7:30 slots.", "Status is Waiting for

@@ -560,6 +560,22 @@ DETECTORS = (
         examples=("The issue is reproduced.", "The fix is verified.", "The reproduction was successful."),
     ),
     DetectorSpec(
+        # The agent's own attempt, judged by the agent: "In this attempt, I was unsuccessful.", "we were successful in
+        # locating the order". An outcome its actions can confirm, as the reflections of real web agents state it.
+        id="operational_status.attempt",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<subject>I|we)\s+(?:was|were)\s+(?:(?:ultimately|again|finally|still|not)\s+)?"
+            r"(?P<state>unsuccessful|successful)\b",
+        ),
+        assertion="{state}",
+        person_subjects=True,
+        confidence=0.7,
+        reject_before=_HYPOTHETICAL_OR_CONDITION,
+        examples=("In this attempt, I was unsuccessful.",),
+    ),
+    DetectorSpec(
         # "The issue is fixed", "the crash loop has been resolved": a problem's outcome. Said of a thing an edit
         # changed ("the typos in `bad.txt` have been fixed", "the file is fixed"), it is the state the edit left,
         # as real coding agents' labellers read it: system_state.result.

@@ -190,6 +190,27 @@ DETECTORS = (
                   "The third pod is `Running`."),
     ),
     DetectorSpec(
+        # What an edit left, said in the present with "now": "the file now reads correctly", "the files now follow the
+        # naming format", "the tool results are now appearing correctly". Not what code does ("the function now returns
+        # None" narrates behaviour, GUIDE.md), nor what will be ("will now show").
+        id="system_state.now_reads",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\bnow[ \t]+(?P<state>reads|read|looks|look)[ \t]+(?:correct(?:ly)?|right|good|fine|clean(?:er)?|better"
+            r"|as[ \t]+expected|properly|consistent)\b",
+            r"\bnow[ \t]+(?P<state>follows|follow)[ \t]+(?:the|our|your|its|their)[ \t]+",
+            r"\b(?:is|are)[ \t]+now[ \t]+(?P<state>appearing|showing|displaying|rendering)[ \t]+(?:correctly|properly"
+            r"|as[ \t]+expected|in|at|on|under)\b",
+        ),
+        assertion="updated",
+        subject_before=True,
+        confidence=0.65,
+        reject_before=r"\b(?:will|would|should|must|may|might|could|can|to)\s*$|" + _CONDITION_BEFORE,
+        examples=("The file now reads correctly.", "The files now follow the correct naming format.",
+                  "The tool results are now appearing correctly."),
+    ),
+    DetectorSpec(
         id="system_state.ui",
         category="system_state",
         family="systemState",
@@ -337,7 +358,10 @@ DETECTORS = (
         r"|\b(?:for|of|with|without|about|from|into|at)\s+$",
         # "`f` changed": a value in code; "hiding closed incidents": a participle before its noun; "the hash changed
         # from ...": a value; "0 added, 2 changed, 0 destroyed": a tally of counts.
-        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$|^\d[\d,]*$",
+        # "the method's functionality remains the same", "the for loop remains unchanged": code narrated, not a screen.
+        reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$|^\d[\d,]*$"
+        r"|\b(?:functionality|behaviou?r|logic|loop|code|implementation|signature|interface|api|semantics|algorithm"
+        r"|method|function|class|decorator|test|tests)$",
         examples=(
             "The dropdown closed before I could select an option.",
             "The PDF opened in a new tab.",
@@ -356,15 +380,17 @@ DETECTORS = (
         family="systemState",
         patterns=(
             r"\b(?P<subject>(?:clicking|tapping|pressing|typing|selecting|hovering\s+over|(?:the\s+)?(?:(?:previous|last"
-            r"|first|second)\s+)?(?:click|tap)(?:\s+on)?)(?:\s+(?:" + QUOTED + r"|\*\*[^*\n]{1,40}\*\*))?)\s+"
-            r"(?P<state>opened|filtered|expanded|collapsed|brought\s+up|revealed|redirected\s+(?:me\s+)?to"
+            r"|first|second)\s+)?(?:click|tap)(?:\s+on)?|(?:this|that|the|my)\s+(?:(?:previous|last)\s+)?action)"
+            r"(?:\s+(?:" + QUOTED + r"|\*\*[^*\n]{1,40}\*\*))?)\s+(?:has\s+)?"
+            r"(?P<state>opened|filtered|expanded|collapsed|brought\s+up|revealed|triggered|redirected\s+(?:me\s+)?to"
             r"|returned\s+(?:me\s+)?to|took\s+me\s+to)\b",
         ),
         assertion="{state}",
         fixed_subject="the screen",
         confidence=0.6,
         examples=('Clicking "File a claim" opened a modal.', "The click opened the context menu.",
-                  'Typing "Tom" filtered the dropdown to a single entry.'),
+                  'Typing "Tom" filtered the dropdown to a single entry.',
+                  "This action has triggered a dropdown list of airports."),
     ),
     DetectorSpec(
         # A thing on screen over another: "a cookie consent dialog covers most of the page", "a popup asking me to
