@@ -333,11 +333,20 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The function now returns None.",
         "If you upgrade, you get 2 free bags.",
         "The issue requires implementing a `__len__` method.",
+        # a list of conditions is no list of facts; "shows" as a noun; a failed attempt named, not reported
+        "You can change your flight online as long as these conditions are met:\n\n- Your ticket was not paid by voucher\n"
+        "- Your booking does not contain waitlisted flights\n",
+        "I will search for comedy shows using the tvmaze tool.",
+        "Given the previous failed attempt, I will try another function.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):
     claims = validator.detect(text)
     assert claims == [], [(c.detector_id, c.matched_text) for c in claims]
+
+def test_items_of_a_list_of_findings_stay_claims(validator):
+    text = "I checked the host. Here is what I found:\n- Redis is not running\n- The cache directory is empty\n"
+    assert [c.category for c in validator.detect(text)] == ["system_state", "system_state"]
 
 
 def test_positive_claims_confirm_facts():

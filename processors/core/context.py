@@ -144,8 +144,39 @@ class Frame:
     hedged: bool
 
 
+# A list's lead that makes its items conditions, not facts: "you can change it online as long as:", "You are eligible
+# if:", "Requirements:", "Make sure that:". Matched on the lead's last line, which ends with a colon.
+_CONDITION_LEAD = re.compile(
+    r"\b(?:as long as|if|unless|provided that|only when|must|need to|needs to|have to|has to|make sure|ensure"
+    r"|eligible|to qualify|qualifies|qualify)\b[^\n]*:\s*$"
+    r"|\b(?:conditions|requirements|criteria)(?:\s+(?:are|is)\s+met|\s+apply)?\s*:\s*$",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]")
+_LEAD_LOOK = 3000  # how far back a list's lead is looked for
+
+
+def _under_condition_lead(text: str, claim_start: int) -> bool:
+    """Whether the claim is an item of a list whose lead makes its items conditions ("as long as:")."""
+    line = text.rfind("\n", 0, claim_start) + 1
+    if not _BULLET.match(text, line):
+        return False
+    floor = max(0, claim_start - _LEAD_LOOK)
+    while line > floor:
+        previous = text.rfind("\n", 0, line - 1) + 1
+        row = text[previous : line - 1]
+        if row.strip() and not _BULLET.match(row):
+            return _CONDITION_LEAD.search(row) is not None
+        line = previous
+        if previous == 0:
+            break
+    return False
+
+
 def frame_claim(text: str, claim_start: int, match_end: int) -> Frame:
     """Decide whether the words before a claim make it a question, condition, instruction or intent."""
+    if _under_condition_lead(text, claim_start):
+        return _CONDITIONAL_FRAME
     start, end, terminator = _bounds(text, claim_start)
     # The next character that is not a space: "Is Docker running?" (str.lstrip runs in C).
     if (terminator == "?" and not _quoted_after(text, match_end, end)) or text[

@@ -170,10 +170,12 @@ def locate_subject(text: str, raw: RawMatch) -> tuple[str, str | None, int] | No
             words = words[:-1]  # "no immediate action needed": the head noun is "action"
         if _unusable(" ".join(words), spec):
             return None
+        head = _head_words(words)
         if (
-            _idiom(_head_words(words), spec)
+            _idiom(head, spec)
             and not (spec.role_before and _said_of_a_thing(text, raw, words))
-            and not (_counted_plural(words) and _COUNTED.search(text, max(0, group.start - 16), group.start))
+            # "5 issues remain", "shows 14 open issues labelled `bug`": things counted, no idiom.
+            and not (_counted_plural(head) and _COUNTED.search(text, max(0, group.start - 16), group.start))
         ):
             return None
     role = None

@@ -229,6 +229,9 @@ DETECTORS = (
         reject_before=_HYPOTHETICAL + r"|\b(?:boarding|accessibility|season|day|bus|ski|guest|press|backstage"
         r"|visitor|parking|weekly|monthly|annual|hall|mountain|travel|data|roaming|transit|rail|metro|festival"
         r"|vip)\s+$"
+        # "the previous failed attempt", "a failed login", "several failed calls": the participle before its noun, an
+        # adjective (not "the one that failed").
+        r"|\b(?:the|a|an|previous|prior|last|earlier|several|multiple|many|any|my|our|its|their)\s+$"
         # The next count of a tally ("59 passed, 2 failed", "17 passed, 0 failed"): one clause, one claim (GUIDE.md),
         # taken with the tally's first count.
         r"|\b\d[\d,/]*\s+(?:tests?\s+)?(?:passed|failed|passing|failing|succeeded|skipped|errors?|errored)\s*,\s*\d[\d,/]*\s+$",

@@ -360,7 +360,7 @@ DETECTORS = (
         # from ...": a value; "0 added, 2 changed, 0 destroyed": a tally of counts.
         # "the method's functionality remains the same", "the for loop remains unchanged": code narrated, not a screen.
         reject_subject=r"^`[^`]+`$|^\w+ing$|\b(?:hash|value|values|id|count|number|size|length|type|output)$|^\d[\d,]*$"
-        r"|\b(?:functionality|behaviou?r|logic|loop|code|implementation|signature|interface|api|semantics|algorithm"
+        r"|\b(?:functionality|behaviou?r|logic|loop|implementation|signature|interface|api|semantics|algorithm"
         r"|method|function|class|decorator|test|tests)$",
         examples=(
             "The dropdown closed before I could select an option.",
@@ -722,7 +722,12 @@ DETECTORS = (
         # "the traceback shows", "the docs list": what a coding agent reads as evidence, not a screen's state.
         # "TV shows", "comedy TV shows from 2010": the noun, not the verb.
         reject_before=r"(?:\b(?:this|that|it|which|what|who|to|also|tv|traceback|output|logs?|stack\s*trace|diff|docs?"
-        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method)|`)",
+        r"|documentation|description|code|test|tests|error|changelog|readme|spec|example|function|method"
+        # "comedy shows", "the shows", "search for shows featuring ...": the noun after a determiner, a preposition or
+        # a kind of show.
+        r"|the|a|for|of|some|any|these|those|other|more|most|many|few|popular|recommended|comedy|drama|reality|talk"
+        r"|game|cooking|funny|similar|favou?rite|upcoming|streaming|animated|television|documentary"
+        r"|such|all|no|with|about)|`)",
         examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.',
                   "The screenshot does not show the preparation time."),
     ),
