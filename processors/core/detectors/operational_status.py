@@ -193,6 +193,8 @@ DETECTORS = (
         # "State Farm's online flow", "the State Department's Online Passport Renewal page": a possessive's "'s"
         # before an adjective, no copula.
         r"|(?<='s online)\s+\w|(?<=’s online)\s+\w",
+        # "the color is green", "the background is red": what a thing looks like, not its health.
+        reject_subject=r"\b(?:colou?rs?|background|shade|hue|font|text|logo|icon|theme|light|paint|dress|shirt|car)$",
         examples=("The gateway is operational.", "Postgres isn't accepting connections."),
     ),
     DetectorSpec(
@@ -465,8 +467,12 @@ DETECTORS = (
         patterns=(
             r"\b(?:(?:is|are|was|were|keeps|kept)\s+)?(?:returned|returns|returning|threw|throws|throwing|gave|gives"
             r"|giving|shows|showed|showing|displays"
-            r"|displayed|raised|raises|hit|hits)\s+(?:an?\s+|the\s+|another\s+)?(?:(?:http\s+)?[45]\d\d\s+|internal\s+"
-            r"|server\s+|validation\s+|permission\s+|network\s+|javascript\s+|js\s+)?(?:error|exception|status\s+[45]\d\d)\b",
+            r"|displayed|raised|raises|hit|hits|resulted\s+in|results\s+in|ended\s+(?:up\s+)?(?:in|with)|failed\s+with)\s+"
+            r"(?:an?\s+|the\s+|another\s+)?(?:(?:http\s+)?[45]\d\d\s+|internal\s+"
+            r"|server\s+|validation\s+|permission\s+|network\s+|javascript\s+|js\s+|bad\s+request\s+|timeout\s+"
+            r"|authentication\s+|authori[sz]ation\s+|rate[\s-]limit\s+)?(?:error|exception|status\s+[45]\d\d)\b",
+            # Several calls at once: "both functions returned errors with status 400" (not "prefers throwing errors").
+            r"\b(?:returned|resulted\s+in|failed\s+with)\s+(?:(?:http\s+)?[45]\d\d\s+)?errors\b",
             r"\b(?:(?:is|are|was|were|keeps|kept)\s+)?(?:returned|returns|returning|responded\s+with|responds\s+with"
             r"|came\s+back\s+with)\s+(?:an?\s+|http\s+)?[\"“]?"
             r"[45]\d\d\b",

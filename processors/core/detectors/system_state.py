@@ -532,8 +532,9 @@ DETECTORS = (
         # "I see that ...", "I see what you mean", "I see why": a clause or a figure of speech. "I see
         # `stringify`", "I see the logic": reading code, which a coding agent narrates at every step.
         # "I can see the following products": a list follows, what it names is claimed there if at all.
+        # "I can see from the accessibility tree that ...": where the evidence is, a conclusion follows.
         reject_subject=r"^(?:that|what|why|how|whether|if|where|when|which|who|you|your|it|this|now|so|no|nothing|any"
-        r"|more|here|there|the\s+mess|the\s+following|following)\b"
+        r"|more|here|there|the\s+mess|the\s+following|following|from|in)\b"
         r"|^(?:the\s+|a\s+|an\s+)?`|\b(?:logic|code|codebase|issue|problem|point|difference|pattern|reason|query"
         r"|implementation|definition|source|function|method|class|module|file|line|lines|traceback)\b",
         examples=("I can see a username field and a Log in button.", "I see two items named Trail Runner."),
