@@ -185,6 +185,8 @@ SHAPES = [
     ("The item has options 'white' and 'stereo sound'.", "existence"),
     ("In the accessibility tree, there is a button labeled Done.", "existence"),
     ("Since there is a Next button available, clicking it moves on.", "existence"),
+    ("The MacBook Air offers up to 18 hours of battery life.", "existence"),
+    ("Calling the function with that reference number resulted in a bad request error.", "operational_status"),
 ]
 
 
@@ -338,6 +340,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "- Your booking does not contain waitlisted flights\n",
         "I will search for comedy shows using the tvmaze tool.",
         "Given the previous failed attempt, I will try another function.",
+        "Here are the latest features and improvements of the release.",
+        "The selected color is green.",
+        "I can see from the accessibility tree that I should scroll.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -190,6 +190,29 @@ DETECTORS = (
                   "The product listing features a removable washable cover."),
     ),
     DetectorSpec(
+        # The same verbs of any thing, "offers" and "features" (not "provides", which code narrates): "the MacBook Air
+        # offers up to 18 hours of battery life", "Hugging Face offers various pricing plans".
+        id="existence.offers_any",
+        category="existence",
+        family="existence",
+        patterns=(r"\b(?:offers|features)[ \t]+(?:up[ \t]+to[ \t]+)?" + AFTER,),
+        assertion="contains",
+        role_before=True,
+        confidence=0.65,
+        # The plural noun: "the latest features and improvements", "key features of Aider include", "the specific offers
+        # they're interested in": after a determiner or an adjective, or before "and", "of", a verb.
+        reject_before=r"\b(?:the|a|an|its|their|his|her|our|your|my|some|these|those|key|main|latest|new|specific|other"
+        r"|special|additional|more|best|great|many|exclusive|current|daily|top|all|any|no|such|similar|advanced|basic"
+        r"|premium|core|unique|notable|important|several|various|different|useful|safety|security|accessibility|and|or"
+        r"|of|with|for|to|about|should|would|will|could|may|might|must|can|if|whether|which|that)"
+        r"(?:\s+(?:also|only|still|now|currently))?\s+$",
+        reject_subject=r"^(?:and|or|of|include|includes|included|are|is|were|was|that|which|for|to|like|such|in|on|it"
+        r"|them|more|how|what)\b|^(?:a\s+way|ways|the\s+ability|an?\s+option\s+to|access\s+to)\b"
+        r"|^(?:free\s+|same-day\s+|next-day\s+)?(?:returns?|rebooking|refunds?|exchanges?|shipping|delivery|pickup"
+        r"|cancell?ation|support|financing|installation|repairs?|upgrades?|trials?|check-?in|parking)\b",
+        examples=("The MacBook Air offers up to 18 hours of battery life.",),
+    ),
+    DetectorSpec(
         # The choices a listing has, named in quotes: "the item has options 'white' and 'stereo sound'", "the shirt has
         # sizes \"M\" and \"L\"". Without quoted values "you have two options" is advice (existence.has rejects it).
         id="existence.has_options",

@@ -490,6 +490,7 @@ DETECTORS = (
             "The checkout step shows an error under the ZIP code field.",
             "The formula in D2 returns #REF!",
             "The request to /api/reviews is returning 500.",
+            "Both functions returned errors with status 400.",
         ),
     ),
     DetectorSpec(
