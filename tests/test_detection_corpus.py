@@ -187,6 +187,7 @@ SHAPES = [
     ("Since there is a Next button available, clicking it moves on.", "existence"),
     ("The MacBook Air offers up to 18 hours of battery life.", "existence"),
     ("Calling the function with that reference number resulted in a bad request error.", "operational_status"),
+    ("I do not have any capabilities related to booking tours.", "capability"),
 ]
 
 
@@ -343,6 +344,11 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "Here are the latest features and improvements of the release.",
         "The selected color is green.",
         "I can see from the accessibility tree that I should scroll.",
+        # a perfect tense negated; a career told; a rating's value; a repository's tallies
+        "Since you have not provided any details, let me know the dates.",
+        "Messi had a remarkable career.",
+        "The recipe has a 5.0 rating.",
+        "The repository has 87 forks.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

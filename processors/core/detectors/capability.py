@@ -265,8 +265,9 @@ DETECTORS = (
             r"|was\s+not\s+able\s+to|weren't\s+able\s+to|were\s+not\s+able\s+to|not\s+authori[sz]ed\s+to"
             r"|was\s+unable\s+to|were\s+unable\s+to)\s+"
             r"(?:(?:directly|currently|actually|really)\s+)?" + AFTER,
-            r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+)?"
-            r"(?P<cop>ability|capability|authority|means|option|tools|way)\s+to\s+" + AFTER,
+            r"\b(?P<who>I|we)\s+(?:do\s+not|don't|don’t)\s+have\s+(?:the\s+|any\s+)?"
+            r"(?P<cop>ability|capability|capabilities|authority|means|option|tools|way)\s+(?:to|for|related\s+to)\s+"
+            + AFTER,
             # "I don't have access to your password manager", "you don't have edit rights on it".
             r"\b(?P<who>I|we|you)\s+(?:do\s+not|don't|don’t|no\s+longer)\s+have\s+(?:the\s+)?(?:[\p{L}-]+\s+)?"
             r"(?P<cop>access|rights|permissions?|privileges)\s+(?:to|on|for)\s+" + AFTER,

@@ -103,6 +103,8 @@ DETECTORS = (
         negative=True,
         role_before=True,
         confidence=0.8,
+        # "I do not have any capabilities related to ...": a limit of the agent (capability), not a thing missing.
+        reject_subject=r"^(?:capabilit(?:y|ies)|abilit(?:y|ies)|tools?|means|authority|permissions?|rights|privileges)\b",
         examples=(
             "The config file does not contain a `timeout` key.",
             "The sidebar doesn't list a Logout entry.",
@@ -278,7 +280,12 @@ DETECTORS = (
         r"|^(?:[\w-]+\s+){0,2}?(?:ratings?|score|price|cost|fee|time|duration|length|size|number|count|capacity|population"
         r"|weight|height|width|rate|percentage|runtime|range|total|average|value)\s+(?:of|listed|around|between|shown)\b"
         # "has 47 upvotes", "has 1,482 commits": a post's or a repository's tallies, read as values.
-        r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?)\b|^`"
+        r"|comments?|upvotes?|downvotes?|votes?|likes?|views?|stars?|followers?|approvals?|commits?|reactions?|forks?"
+        r"|watchers?|downloads?)\b|^`"
+        # "has a 5.0 rating": a value after the article.
+        r"|^\d"
+        # "had a remarkable career", "has a long history": a life or a record told, no thing there.
+        r"|\b(?:career|life|history|reputation|influence|experience|track\s+record)$"
         # "I have some suggestions", "I have a few ideas": what the agent offers, not a thing of the task.
         r"|^(?:(?:some|a\s+few|few|several|any|more|additional|other)\s+)?(?:suggestions?|ideas?|thoughts?|recommendations?"
         r"|concerns?|observations?|tools|options)\b",
@@ -484,6 +491,9 @@ DETECTORS = (
         assertion="not_exists",
         negative=True,
         confidence=0.8,
+        # "I do not have any capabilities related to ...", "I don't have the tools to ...": a limit of the agent
+        # (capability), not a thing missing.
+        reject_subject=r"^(?:capabilit(?:y|ies)|abilit(?:y|ies)|tools?|means|authority|permissions?|rights|privileges)\b",
         examples=(
             "We don't have a staging environment.",
             "You did not purchase travel insurance.",
@@ -503,7 +513,9 @@ DETECTORS = (
         confidence=0.7,
         # "you have saved", "we have successfully created the file", "we have `Sunday` (text)": a tense or code, not
         # possession.
-        reject_subject=r"^(?:\S+ed\b|`|(?:successfully|just|finally|already|now|also|properly|correctly|fully)\s+\S+ed\b)",
+        # "you have not provided any details": a perfect tense, negated.
+        reject_subject=r"^(?:\S+ed\b|`|(?:successfully|just|finally|already|now|also|properly|correctly|fully)\s+\S+ed\b)"
+        r"|^(?:not|never|yet|no\s+longer)\b",
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
     ),
     DetectorSpec(
