@@ -188,6 +188,9 @@ SHAPES = [
     ("The MacBook Air offers up to 18 hours of battery life.", "existence"),
     ("Calling the function with that reference number resulted in a bad request error.", "operational_status"),
     ("I do not have any capabilities related to booking tours.", "capability"),
+    ("The authors of this paper are Diego Alves and Geivison Ribeiro.", "entity_name"),
+    ("There have been no research papers announced in the last day.", "existence"),
+    ("The MacBook Air models also support up to two external displays.", "capability"),
 ]
 
 

@@ -52,13 +52,18 @@ DETECTORS = (
         category="capability",
         family="capability",
         patterns=(
-            r"\b(?P<cop>(?:already\s+|fully\s+|now\s+|also\s+)?)(?:supports|recogni[sz]es|does\s+support)\s+" + AFTER,
+            r"\b(?P<cop>(?:already\s+|fully\s+|now\s+|also\s+)?)(?:supports|recogni[sz]es|does\s+support)\s+"
+            r"(?:up\s+to\s+)?" + AFTER,
+            # The plural after an adverb, which tells the verb from the noun: "the MacBook Air models also support up to
+            # two external displays", "both clients now support HTTP/2".
+            r"\b(?P<cop>(?:already|fully|now|also|only|both|all)\s+)support\s+(?:up\s+to\s+)?" + AFTER,
         ),
         assertion="supported",
         role_before=True,
         confidence=0.8,
         examples=("The gateway supports streaming.", "The CLI now recognizes the `--fast` flag.",
-                  "SQLite does support ORDER BY in compound statements."),
+                  "SQLite does support ORDER BY in compound statements.",
+                  "The MacBook Air models also support up to two external displays."),
     ),
     DetectorSpec(
         id="capability.not_supported",

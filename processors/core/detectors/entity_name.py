@@ -14,6 +14,8 @@ ROLES = (
     r"|advisor|adviser|representative|rep|adjuster|signatory|account\s+holder|payee|vendor|merchant|speaker"
     r"|staff\s+member|new\s+hire|hire|original\s+poster|poster|doctor|physician|dermatologist|dentist|nurse"
     r"|therapist|pharmacist|technician|employee|coworker|co-worker|teammate|student|neighbou?r|roommate"
+    # Who a page of sports, arts or research names: "the player with the highest salary is Jrue Holiday".
+    r"|player|athlete|singer|actor|actress|coach|captain|composer|performer|researcher|scientist"
 )
 _ACTIONS = (
     r"said|says|wrote|created|built|developed|designed|reviewed|approved|merged|asked|mentioned|requested"
@@ -40,8 +42,9 @@ DETECTORS = (
             rf"(?i:is|was|=|is\s+named|is\s+called|named|called)\s+{NAME}",
             # The role with what it is of: "the assignee of ticket JIRA-4821 is Tomás Herrera", "the approver
             # listed on it is Derek Owens", "the instructor for Spring is Tengyu Ma".
-            rf"\b(?P<subject>(?i:{ROLES}))[ \t]+(?i:of|for|on|listed|named|shown|assigned)\b[^.!?\n,;:]{{1,40}}?[ \t]+"
-            rf"(?i:is|was)[ \t]+{NAME}",
+            # Also plural ("the authors of this paper are Diego Alves and Geivison Ribeiro": the first name is checked).
+            rf"\b(?P<subject>(?i:{ROLES}))(?i:s)?[ \t]+(?i:of|for|on|listed|named|shown|assigned|with|in|at)\b"
+            rf"[^.!?\n,;:]{{1,80}}?[ \t]+(?i:is|was|are|were)[ \t]+{NAME}",
             # Apposition: "your project lead, Iulia, approved the change"
             rf"\b(?P<subject>(?i:{ROLES})),[ \t]+{NAME},",
             # The name first: "Karl Kroening is the owner".

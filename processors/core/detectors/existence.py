@@ -424,6 +424,8 @@ DETECTORS = (
             r"|there\s+isn't\s+(?:a|an|any)|there\s+isn’t\s+(?:a|an|any)|there\s+aren't\s+any|there\s+aren’t\s+any"
             r"|there\s+is\s+not\s+(?:a|an|any)|there\s+are\s+not\s+any|there\s+aren't|there\s+aren’t"
             r"|there\s+are\s+not|there\s+is\s+not|no\s+such"
+            # "there have been no research papers announced today", "there has been no reply".
+            r"|there\s+(?:has|have|had)\s+(?:still\s+|yet\s+|now\s+)?been\s+no"
             # "there is currently no walking route", "there's still no reply", "there seems to be no fee".
             r"|there\s+(?:is|are|was|were)\s+(?:currently|still|now|also|definitely|apparently|probably)\s+no"
             r"|there's\s+(?:currently|still|now|also|definitely|apparently|probably)\s+no"
