@@ -191,6 +191,8 @@ SHAPES = [
     ("The authors of this paper are Diego Alves and Geivison Ribeiro.", "entity_name"),
     ("There have been no research papers announced in the last day.", "existence"),
     ("The MacBook Air models also support up to two external displays.", "capability"),
+    ("I'm truly sorry to hear that you're still experiencing no connection, John.", "entity_name"),
+    ("The following reservations remain active.", "system_state"),
 ]
 
 

@@ -104,8 +104,10 @@ DETECTORS = (
             # "Hi Jordan — I searched ...": a dash closes the greeting as a comma does.
             + r"(?:[ \t]*[,!:.\n]|[ \t]*[—–]|[ \t]+-[ \t]|$)",
             # The name closing a courtesy: "Thank you for running the speed test, John.", "I'm glad to hear that, Maria!".
-            r"\b(?i:thank\s+you|thanks|I'm\s+(?:glad|sorry|happy)|I’m\s+(?:glad|sorry|happy)|great|perfect|excellent"
-            r"|of\s+course|got\s+it|understood|no\s+problem|absolutely|certainly)\b[^.!?\n]{1,100}?,[ \t]+"
+            r"\b(?i:thank\s+you|thanks|I(?:'m|’m|\s+am)(?:\s+(?:so|truly|really|very|sincerely))?\s+(?:glad|sorry|happy"
+            r"|thrilled|delighted|pleased)|I\s+apologi[sz]e|great|perfect|excellent|wonderful"
+            r"|of\s+course|got\s+it|understood|no\s+problem|absolutely|certainly|you(?:'re|’re)\s+welcome)\b"
+            r"[^.!?\n]{1,120}?,[ \t]+"
             + NAME
             + r"[ \t]*[.!?](?:\s|$)",
             r"\b(?i:(?:requested|reviewed|approved|written|created|built|reported|suggested|assigned|owned"

@@ -333,7 +333,9 @@ DETECTORS = (
             r"\b(?P<state>changed|switched|flipped)[ \t]+from[ \t]+",
             r"\b(?P<cop>stays?|stayed|remains?|remained|is\s+still|are\s+still|was\s+still|were\s+still)[ \t]+"
             r"(?P<state>the\s+same|unchanged|empty|blank|black|white|grey|gray|greyed\s+out|grayed\s+out|open|closed"
-            r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck)\b",
+            r"|hidden|visible|disabled|enabled|on|off|loading|frozen|stuck"
+            # What a record keeps after a change: "the following reservations remain active", "your seat stays booked".
+            r"|active|inactive|intact|in\s+place|pending|booked|confirmed|scheduled|unpaid|paid)\b",
         ),
         assertion="{state}",
         subject_before=True,
