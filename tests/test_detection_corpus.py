@@ -193,6 +193,7 @@ SHAPES = [
     ("The MacBook Air models also support up to two external displays.", "capability"),
     ("I'm truly sorry to hear that you're still experiencing no connection, John.", "entity_name"),
     ("The following reservations remain active.", "system_state"),
+    ("The changes have been committed. The commit includes:\n1. The new flag\n2. Its tests\n", "existence"),
 ]
 
 

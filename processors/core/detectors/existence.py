@@ -166,6 +166,24 @@ DETECTORS = (
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
+        # What a thing holds, listed after a colon: "The commit includes:\n1. ...", "a README file that includes:",
+        # "the current deals include:". The items follow; the claim is that they are there, as the labellers of the
+        # real sets read it (the items themselves are no claims unless they hold a predicate).
+        id="existence.includes_list",
+        category="existence",
+        family="existence",
+        patterns=(r"\b(?:(?:now|also|currently)[ \t]+)?(?:includes|contains|include|contain)(?:[ \t]+the[ \t]+following)?"
+                  r"[ \t]*:[ \t]*\n",),
+        assertion="contains",
+        subject_before=True,
+        confidence=0.6,
+        reject_before=r"\b(?:to|should|must|will|would|could|can|may|might|shall|please|let's|let’s|does|do|did|not"
+        r"|never|if|whether|it|they|these|this)(?:\s+(?:\w+ly|still|also|now|already|only|just))?\s*$"
+        # "Some museums I'd recommend include:": the agent's suggestions follow, not what a thing holds.
+        r"|\b(?:recommend\w*|suggest\w*|ideas|options|possibilities|tips)\b[^.!?\n]{0,40}$",
+        examples=("The commit includes:\n1. The new flag\n",),
+    ),
+    DetectorSpec(
         # What a page, a site or a product offers, as a browsing agent reports it: "the Learn page offers several
         # courses", "the listing features a removable cover", "the page provides an overview of the season". Only of
         # such nouns: "Django provides a helper" is what a library does (code narration, GUIDE.md).
