@@ -194,6 +194,8 @@ SHAPES = [
     ("I'm truly sorry to hear that you're still experiencing no connection, John.", "entity_name"),
     ("The following reservations remain active.", "system_state"),
     ("The changes have been committed. The commit includes:\n1. The new flag\n2. Its tests\n", "existence"),
+    ("The issue is in the has_key method.", "existence"),
+    ("The admin lives in django/contrib/admin/options.py, which contains the ModelAdmin class.", "existence"),
 ]
 
 
@@ -355,6 +357,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "Messi had a remarkable career.",
         "The recipe has a 5.0 rating.",
         "The repository has 87 forks.",
+        "If the problem is in utils, fix it.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

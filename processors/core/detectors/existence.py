@@ -166,6 +166,45 @@ DETECTORS = (
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
+        # Where a coding agent places a problem: "the issue is in the has_key method", "the root cause seems to be in the
+        # _multi_decorate function", "the problem lies in `Session.request`". Existence in a place (GUIDE.md), hedged
+        # when it seems; the subject is the place, which the agent's own reads can confirm.
+        id="existence.problem_located",
+        category="existence",
+        family="existence",
+        patterns=(
+            r"\b(?:issue|problem|bug|root[ \t]+cause|cause|culprit|fault|error)[ \t]+(?:(?:here|itself)[ \t]+)?"
+            r"(?:is|was|seems[ \t]+to[ \t]+be|appears[ \t]+to[ \t]+be|lies|must[ \t]+be)[ \t]+"
+            r"(?:(?:likely|probably|actually|clearly|specifically)[ \t]+)?(?:in|inside|within)[ \t]+(?:the[ \t]+)?"
+            r"(?P<subject>`[^`\n]{1,80}`|[\p{L}_][\p{L}\p{N}_.]*(?:\(\))?)"
+            r"(?:[ \t]+(?:method|function|class|module|file|handler|view|model|script|component|decorator|property))?",
+        ),
+        assertion="located",
+        confidence=0.6,
+        reject_before=r"\b(?:if|whether|when|unless|once|to|would|will|could|may|might)\b[^.!?;\n]{0,30}$",
+        # "the issue is in how ...", "the problem is in the way ...": a mechanism, no place.
+        reject_subject=r"^(?:how|what|why|where|which|that|this|the|a|an|way|fact|case|logic|code|handling|way)$",
+        examples=("The issue is in the has_key method.", "The root cause seems to be in the `_multi_decorate` function."),
+    ),
+    DetectorSpec(
+        # The same said of a named thing in a relative clause after a comma: "django/utils/decorators.py, which likely
+        # contains the implementation of method_decorator()", "options.py, which contains the ModelAdmin class". The
+        # thing before the comma is the owner (existence.includes leaves "which" alone: "which contains" without a comma
+        # restricts a noun, it does not report).
+        id="existence.which_contains",
+        category="existence",
+        family="existence",
+        patterns=(
+            r",[ \t]+which[ \t]+(?:(?:likely|probably|also|already|now|currently|presumably)[ \t]+)?"
+            r"(?:contains|includes|defines|holds)[ \t]+" + AFTER,
+        ),
+        assertion="contains",
+        role_before=True,
+        confidence=0.6,
+        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b",
+        examples=("The admin lives in django/contrib/admin/options.py, which contains the ModelAdmin class.",),
+    ),
+    DetectorSpec(
         # What a thing holds, listed after a colon: "The commit includes:\n1. ...", "a README file that includes:",
         # "the current deals include:". The items follow; the claim is that they are there, as the labellers of the
         # real sets read it (the items themselves are no claims unless they hold a predicate).
