@@ -196,6 +196,9 @@ SHAPES = [
     ("The changes have been committed. The commit includes:\n1. The new flag\n2. Its tests\n", "existence"),
     ("The issue is in the has_key method.", "existence"),
     ("The admin lives in django/contrib/admin/options.py, which contains the ModelAdmin class.", "existence"),
+    ("The `to_native_string` function is already imported in the `models.py` file.", "existence"),
+    ("The six library is already a dependency of requests.", "existence"),
+    ("Good! test-output is already in .gitignore on line 5.", "existence"),
 ]
 
 
@@ -358,6 +361,7 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The recipe has a 5.0 rating.",
         "The repository has 87 forks.",
         "If the problem is in utils, fix it.",
+        "Let me see if the flag is set.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

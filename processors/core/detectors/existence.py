@@ -18,7 +18,10 @@ _ENTRY = r"(?:\"[^\"\n]{1,40}\"|“[^”\n]{1,40}”|(?-i:\p{Lu})[\p{L}\p{N}!.+-
 _EXT = r"\.(?:py|js|ts|tsx|jsx|rs|go|java|rb|c|h|cc|cpp|cs|php|toml|json|ya?ml|cfg|ini|txt|md|rst|lock|sh|sql)"
 _PLACE = (
     rf"(?:`[^`\n]{{0,80}}(?:/|{_EXT}|install_requires|requirements|dependencies)[^`\n]{{0,80}}`"
-    rf"|~?[\p{{L}}\p{{N}}_.\-]*/[\p{{L}}\p{{N}}_./\-]*|[\p{{L}}\p{{N}}_\-]+{_EXT}\b)"
+    rf"|~?[\p{{L}}\p{{N}}_.\-]*/[\p{{L}}\p{{N}}_./\-]*|[\p{{L}}\p{{N}}_\-]+{_EXT}\b"
+    # A dotfile: ".gitignore", ".env", ".aider.conf.yml".
+    r"|\.(?:gitignore|gitattributes|dockerignore|env|npmrc|nvmrc|bashrc|zshrc|profile|editorconfig|prettierrc|eslintrc"
+    r"|github|vscode|aider[\w.]*|pre-commit-config\.ya?ml)\b)"
 )
 
 # A value named in quotes or bold, not in backticks: "`lut` has size `N + 3`" narrates code.
@@ -418,8 +421,12 @@ DETECTORS = (
         category="existence",
         family="existence",
         patterns=(
-            rf"\b{COPULA}\s+(?:(?:located|defined|declared)\s+)?(?:in|inside|within|under)\s+(?:the\s+)?{_PLACE}",
+            rf"\b{COPULA}\s+(?:(?:located|defined|declared|imported|listed|included)\s+)?(?:in|inside|within|under)\s+"
+            rf"(?:the\s+)?{_PLACE}",
             rf"\b{COPULA}\s+(?:a\s+)?part\s+of\b",
+            # What a project depends on: "the six library is already a dependency of requests".
+            rf"\b{COPULA}\s+(?:a|an)\s+(?:direct\s+|transitive\s+|dev\s+|runtime\s+|required\s+)?(?:dependency|requirement)"
+            r"\s+(?:of|for|in)\b",
             # "the file report_final.docx is not in this folder", "the three shirts are in the cart", "the thread
             # is back in the inbox": present in something (GUIDE.md).
             rf"\b{COPULA}\s+(?:now\s+|back\s+|still\s+)?(?:in|inside|under|on)\s+(?:this|that|the|your|my)\s+"
@@ -464,6 +471,7 @@ DETECTORS = (
             "`TemporaryUploadedFile` is in `django/core/files/uploadedfile.py`.",
             "`appdirs` is not in `install_requires`.",
             "The logo is part of the header.",
+            "The six library is already a dependency of requests.",
             "The file report_final.docx is not in this folder.",
             'The event "Q1 roadmap sync" is on your Work calendar.',
             "`tax_2023_final.pdf` was already in Documents.",
