@@ -29,6 +29,8 @@ Three more sets to tune on, each first measured as never-seen text (their README
 (coding agents: Moatless Tools and tree search, aider, OpenHands, Claude Code), `web_real_dev2` (web agents:
 Reflexion and ReAct on WebShop, Agent-E, WebCanvas) and `tool_real_dev2` (tool-using agents outside
 tau-bench: a LangGraph customer-support agent, ToolBench and StableToolBench answer trees).
+`--corpus mixed_real_blind`: web, coding and tool-using agents of three sources no other set uses (LaVague,
+AutoGen, CAMEL), labelled after the eleventh session's rounds and kept blind.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from claimwatch.core.validator import OutputValidator
 
 CORPORA = (
     "agent_text_dev", "web_ui_written", "web_real", "web_real_blind", "agent_real_blind", "agent_real_dev", "tool_real_dev",
-    "tool_real_blind", "agent_real_dev2", "web_real_dev2", "tool_real_dev2",
+    "tool_real_blind", "agent_real_dev2", "web_real_dev2", "tool_real_dev2", "mixed_real_blind",
 )
 DATA = Path(__file__).resolve().parent / "data" / CORPORA[0]
 # Predicates that may be read as system state or existence alike.

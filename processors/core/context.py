@@ -151,8 +151,8 @@ class Frame:
 # A list's lead that makes its items conditions, not facts: "you can change it online as long as:", "You are eligible
 # if:", "Requirements:", "Make sure that:". Matched on the lead's last line, which ends with a colon.
 _CONDITION_LEAD = re.compile(
-    r"\b(?:as long as|if|unless|provided that|only when|must|need to|needs to|have to|has to|make sure|ensure"
-    r"|eligible|to qualify|qualifies|qualify)\b[^\n]*:\s*$"
+    r"\b(?:as long as|provided that|only if|only when|on condition that|eligible if|qualif(?:y|ies) if|to qualify"
+    r"|(?:must|need to|needs to|have to|has to) (?:be|meet|have|satisfy)|make sure|ensure)\b[^\n]*:\s*$"
     r"|\b(?:conditions|requirements|criteria)(?:\s+(?:are|is)\s+met|\s+apply)?\s*:\s*$",
     re.IGNORECASE,
 )
