@@ -361,6 +361,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The repository has 87 forks.",
         "If the problem is in utils, fix it.",
         "Let me see if the flag is set.",
+        "The Allstars have contributed tens of millions to charity.",
+        "The iPhone 15 Pro Max has a larger screen size compared to the 15 Pro.",
+        "Your plan has a data limit of 5 GB.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -279,6 +279,24 @@ def test_every_builtin_pattern_matches_one_of_its_examples():
             assert any(pattern.search(e) for e in spec.examples), f"{spec.id} pattern {i}"
 
 
+def test_every_builtin_reject_expression_compiles_for_python():
+    # reject_after / reject_before / reject_subject / reject_state / code_narration run on Python's engine, compiled on
+    # first use inside per-span processing: one that does not compile (RE2-only syntax such as \\p{L}) would raise
+    # there. Compile them all here.
+    import re
+
+    from claimwatch.core.detectors import builtin_detectors
+
+    for spec in builtin_detectors():
+        for field in ("reject_after", "reject_before", "reject_subject", "reject_state", "code_narration"):
+            source = getattr(spec, field)
+            if source:
+                try:
+                    re.compile(source, re.IGNORECASE)
+                except re.error as exc:  # pragma: no cover - the assertion below names it
+                    pytest.fail(f"{spec.id}.{field}: {exc}")
+
+
 @pytest.mark.parametrize(("corpus", "chunks"), [("agent_text_dev", 20), ("web_ui_written", 10)])
 def test_no_message_of_the_dev_corpus_bails_out_in_a_fresh_process_warm_or_cold(corpus, chunks):
     import json

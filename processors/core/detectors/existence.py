@@ -324,10 +324,17 @@ DETECTORS = (
         r"|^\d"
         # "had a remarkable career", "has a long history": a life or a record told, no thing there.
         r"|\b(?:career|life|history|reputation|influence|experience|track\s+record)$"
+        # "have contributed tens of ...": a perfect tense; "has a larger screen size compared to ...": a comparison; "has
+        # a clear view of": an idiom; "has a data limit of 5 GB": an attribute and its value.
+        r"|^(?:contributed|received|reached|scored|sold|published|posted|won|gained|earned|raised|collected|produced"
+        r"|released|recorded|attracted|generated|accumulated|amassed)\s|\bcompared\b"
+        r"|^(?:an?\s+)?(?:clear\s+|good\s+|better\s+)?view\s+of\b"
+        r"|^(?:an?\s+)?(?:[\w-]+\s+){0,2}?limit\s+of\b"
         # "I have some suggestions", "I have a few ideas": what the agent offers, not a thing of the task.
         r"|^(?:(?:some|a\s+few|few|several|any|more|additional|other)\s+)?(?:suggestions?|ideas?|thoughts?|recommendations?"
         r"|concerns?|observations?|tools|options)\b",
-        # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there.
+        # "I seem to have a robust fix", "unlikely to have a trailing newline": no report of what is there. "I don't have
+        # the tools": negated, existence.does_not_have's or a limit.
         reject_before=r"\b(?:to|would|will|should|shall|might|may|could|can|must|'ll|’ll|'d|’d)",
         # "have prices raised by 10%", "has Status = In progress": the object's state or value follows, not what is there.
         reject_after=r"[ \t]+(?:=|[^\W\d_]+ed\b)",
