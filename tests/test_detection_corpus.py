@@ -198,6 +198,8 @@ SHAPES = [
     ("The `to_native_string` function is already imported in the `models.py` file.", "existence"),
     ("The six library is already a dependency of requests.", "existence"),
     ("Good! test-output is already in .gitignore on line 5.", "existence"),
+    ("The TVMaze API did not yield any results.", "system_state"),
+    ("The search did not yield the desired results.", "operational_status"),
 ]
 
 

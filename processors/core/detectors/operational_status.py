@@ -383,8 +383,9 @@ DETECTORS = (
         family="operationalStatus",
         patterns=(
             r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:yield|yielded|produce"
-            r"|produced|return|returned|give|given|bring|brought)\s+(?:the\s+|any\s+)?(?:desired|expected|intended|relevant"
-            r"|useful|wanted|right|correct|satisfactory|meaningful)?\s*(?:results?|outcomes?|matches|information|progress)\b",
+            r"|produced|return|returned|give|given|bring|brought)\s+(?:the\s+|any\s+)?(?:(?:desired|expected|intended"
+            r"|relevant|useful|wanted|right|correct|satisfactory|meaningful)\s+(?:results?|matches|information)"
+            r"|(?:(?:desired|expected|intended|wanted|satisfactory|meaningful|any)\s+)?(?:outcomes?|progress))\b",
         ),
         assertion="not_yielding_results",
         negative=True,

@@ -950,6 +950,23 @@ DETECTORS = (
                   "The incident is not yet acknowledged."),
     ),
     DetectorSpec(
+        # A search that found nothing, said of the search: "the TVMaze API did not yield any results", "searching the Disney
+        # service has not returned any matches". Not found (system_state), as the labellers of the tool-using sets read
+        # it; "did not yield the desired results" judges an attempt (operational_status.no_yield).
+        id="system_state.no_results",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:yield|yielded"
+            r"|produce|produced|return|returned|bring|brought)\s+(?:any\s+)?(?:results?|matches|hits)\b",
+        ),
+        assertion="not_found",
+        negative=True,
+        subject_before=True,
+        confidence=0.7,
+        examples=("The TVMaze API did not yield any results.",),
+    ),
+    DetectorSpec(
         id="system_state.not_found",
         category="system_state",
         family="systemState",
