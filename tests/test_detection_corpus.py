@@ -366,6 +366,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The Allstars have contributed tens of millions to charity.",
         "The iPhone 15 Pro Max has a larger screen size compared to the 15 Pro.",
         "Your plan has a data limit of 5 GB.",
+        "It removes the redundant exists() check.",
+        "The average pass rate across runs is 80%.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

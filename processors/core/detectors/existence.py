@@ -397,7 +397,11 @@ DETECTORS = (
         confidence=0.85,
         # "needs to exist", "should exist", "if they exist", "doesn't exist" (existence.does_not_exist's): no report.
         reject_before=r"\b(?:to|should|must|may|might|could|would|will|can|shall|if|whether|unless|not|n't|n’t"
-        r"|doesn't|don't|didn't|does|did)\s*$",
+        r"|doesn't|don't|didn't|does|did"
+        # "the redundant exists() check", "the window between exists and open": the function's name, a noun.
+        r"|the|a|an|redundant|separate|extra|between|of|and|or|with|using|calls?)\s*$",
+        # "exists()": the call, code.
+        reject_after=r"\(",
         examples=("The export endpoint already exists.", 'No categories exist on this site besides "Uncategorized".'),
     ),
     DetectorSpec(

@@ -233,7 +233,8 @@ DETECTORS = (
         r"|vip)\s+$"
         # "the previous failed attempt", "a failed login", "several failed calls": the participle before its noun, an
         # adjective (not "the one that failed").
-        r"|\b(?:the|a|an|previous|prior|last|earlier|several|multiple|many|any|my|our|its|their)\s+$"
+        r"|\b(?:the|a|an|previous|prior|last|earlier|several|multiple|many|any|my|our|its|their|average|first|second"
+        r"|third|final|single|full|another)\s+$"
         # The next count of a tally ("59 passed, 2 failed", "17 passed, 0 failed"): one clause, one claim (GUIDE.md),
         # taken with the tally's first count.
         r"|\b\d[\d,/]*\s+(?:tests?\s+)?(?:passed|failed|passing|failing|succeeded|skipped|errors?|errored)\s*,\s*\d[\d,/]*\s+$",
