@@ -200,6 +200,7 @@ SHAPES = [
     ("Good! test-output is already in .gitignore on line 5.", "existence"),
     ("The TVMaze API did not yield any results.", "system_state"),
     ("The search did not yield the desired results.", "operational_status"),
+    ("I am still on the correct domain.", "system_state"),
 ]
 
 

@@ -743,7 +743,7 @@ DETECTORS = (
             r"\b(?:I'm|I’m|I\s+am|we're|we’re|we\s+are|we\s+were|I\s+was|you're|you’re|you\s+are)\s+(?:now\s+|currently\s+|still\s+|already\s+"
             r"|back\s+|indeed\s+)*(?P<cop>not\s+|no\s+longer\s+)?(?:on|in|at|viewing|looking\s+at)\s+(?:the\s+)?(?P<subject>(?:[^\s.,;:!?]+\s+){0,5}?(?:page|screen|tab|view|channel|dashboard"
             r"|inbox|folder|window|dialog|panel|menu|step|form|site|homepage|app|settings|list|board|portal|account"
-            r"|profile|cart|checkout|section|website|web\s+page|webpage"
+            r"|profile|cart|checkout|section|website|web\s+page|webpage|domain|url|listing|product\s+page|search\s+results"
             # Where a coding agent's shell is: "we are not in a git repository", "we are in an empty workspace".
             r"|repository|repo|directory|empty\s+workspace|worktree|container|virtualenv|venv|sandbox))\b",
             # The page as the subject: "the current page is indeed the Google Flights search page", "the current web
