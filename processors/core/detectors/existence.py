@@ -27,6 +27,9 @@ _PLACE = (
 # A value named in quotes or bold, not in backticks: "`lut` has size `N + 3`" narrates code.
 _LABEL = r"(?:\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”|'[^'\n]{1,80}'|\*\*[^*\n]{1,80}\*\*)"
 
+# What "contains" or "includes" introduces that is no thing there: a list to follow, a topic, code.
+_A_TOPIC = r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b"
+
 DETECTORS = (
     DetectorSpec(
         id="existence.does_not_exist",
@@ -164,8 +167,7 @@ DETECTORS = (
         # backticked object is what a field, menu, folder or file holds ("the departure field already contains
         # \"Boston\"", "the Downloads folder contains `setup.dmg`"): existence to the labellers of the web sets; in code
         # ("`mode` includes 'b'") the subject before is a value and reject_before takes it.
-        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b"
-        r"|^[\"“'`]?(?:https?://|www\.)",
+        reject_subject=_A_TOPIC + r"|^[\"“'`]?(?:https?://|www\.)",
         examples=("Column A contains region names.", "The list still includes properties at $340 and $415."),
     ),
     DetectorSpec(
@@ -204,7 +206,7 @@ DETECTORS = (
         assertion="contains",
         role_before=True,
         confidence=0.6,
-        reject_subject=r"^(?:the\s+following|following|information|details|data|code|logic|references?)\b",
+        reject_subject=_A_TOPIC,
         examples=("The admin lives in django/contrib/admin/options.py, which contains the ModelAdmin class.",),
     ),
     DetectorSpec(
