@@ -19,9 +19,9 @@ _HYPHEN = re.compile(r"[-'’]")
 _SENT_BREAK = re.compile(r"[.!?]\s|\n")
 
 
-def align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str]) -> Hit | None:
+def align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str], known: dict[str, bool]) -> Hit | None:
     """The evidence region most of the claim's words and specifics point to (`words`: the content words
-    of three letters or more, `stems` theirs)."""
+    of three letters or more, `stems` theirs; `known`: whether the evidence has each content word)."""
     anchors: list[str] = []
     for spec in claim.specifics:
         if spec.kind == "name":
@@ -31,7 +31,9 @@ def align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str]) 
     if anchors:
         has = pool.words
         anchors = [a for a in anchors if a in has]
-    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and pool.has_stem(s)]
+    # Whether the evidence has a word's stem is what `known` says of the word: a word of the evidence stems
+    # to a stem of the evidence, and for any other word `has_word` asked `has_stem` itself.
+    found = [s for w, s in zip(words, stems, strict=True) if len(w) > 3 and known[w]]
     if found:
         found.sort(key=len, reverse=True)
         anchors.extend(found)

@@ -72,7 +72,7 @@ def _grade(claim: Claim, pool: EvidencePool) -> Grade:
     words = [w for w in claim.content if len(w) > 2]
     stems = list(map(stem, words))
     known = {w: pool.has_word(w) for w in claim.content if len(w) > 1}
-    region = align(claim, pool, words, stems)
+    region = align(claim, pool, words, stems, known)
     for spec in claim.specifics:
         check_specific(spec, claim, pool, region, support, problems, derived)
     check_words(claim, pool, region, problems, words, known)
