@@ -10,7 +10,7 @@ import re
 import pytest
 
 from claimwatch.grounding import Grounder, Passage
-from claimwatch.grounding.align import _region
+from claimwatch.grounding.align import _breaks, _region, _sentence
 from claimwatch.grounding.digits import date_starts, digit_starts, matches, number_starts
 from claimwatch.grounding.evidence import TRUNCATION_MARK, EvidencePool, Hit, looks_truncated
 from claimwatch.grounding.grade import grade_claim
@@ -162,6 +162,20 @@ def _plain_sentence(text: str, pos: int) -> tuple[int, int]:
     stop = re.compile(r"[.!?]\s|\n").search(text, pos, min(len(text), pos + 300))
     end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
     return start, end
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_sentence_read_from_its_passage_s_breaks_has_the_bounds_the_searches_give(seed):
+    """`_sentence` bisects the passage's break places (found once per passage) instead of `rfind` back and a
+    search on: the same bounds at every place of texts dense in stops, line breaks and other white space."""
+    rng = random.Random(seed)
+    pieces = ["word", " ", "  ", ".", "!", "?", ". ", "! ", "? ", "\n", "\t", "\xa0", "\u2028", ".\n", "x" * 120, "é"]
+    for _ in range(40):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 160)))
+        pool = EvidencePool([Passage(text)])
+        lower = pool.lower(0)
+        for pos in range(len(lower) + 1):
+            assert _sentence(lower, pos, _breaks(pool, 0)) == _plain_sentence(lower, pos), (lower, pos)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -7,7 +7,7 @@ with no region is judged on its specifics alone.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 
 from .claims import Claim
 from .evidence import ANCHOR_LIMIT, EvidencePool, Hit, new_hit
@@ -15,8 +15,6 @@ from .problems import remembered
 
 _HYPHEN = re.compile(r"[-'’]")
 
-
-_SENT_BREAK = re.compile(r"[.!?]\s|\n")
 
 
 def align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str], known: dict[str, bool]) -> Hit | None:
@@ -69,24 +67,65 @@ def _region(anchors: tuple[str, ...], pool: EvidencePool) -> Hit | None:
             best, best_score, most = _slide(positions, len(anchors))
     passage, pos = best
     text = pool.lower(passage)
-    start, end = _sentence(text, pos)
+    breaks = _breaks(pool, passage)
+    start, end = _sentence(text, pos, breaks)
     if best_score > 1:
-        start, end = _fullest_sentence(text, passage, pos, (start, end), positions, best_score)
+        start, end = _fullest_sentence(text, passage, pos, (start, end), positions, best_score, breaks)
     return new_hit(passage, start, end)
 
 
-def _sentence(text: str, pos: int) -> tuple[int, int]:
-    """The bounds of the sentence (or line) around `pos`, at most about 200 characters back, 300 on."""
-    cut = text.rfind("\n", max(0, pos - 200), pos)
-    dot = max(text.rfind(". ", max(0, pos - 200), pos), text.rfind("! ", max(0, pos - 200), pos),
-              text.rfind("? ", max(0, pos - 200), pos))  # fmt: skip
-    start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else max(0, pos - 200)
-    stop = _SENT_BREAK.search(text, pos, min(len(text), pos + 300))
-    end = stop.start() + 1 if stop and stop.start() - pos < 300 else min(len(text), pos + 300)
-    return start, end
+def _breaks(pool: EvidencePool, passage: int) -> tuple[list[int], list[int], list[int]]:
+    """Where one passage's sentences may break, kept with its text (the claims of an output align to a few
+    passages, each many times): its line breaks; the places of ". ", "! " and "? "; and every place a
+    sentence can end at, a line break or a ".", "!" or "?" before white space (where
+    `[.!?]\\s|\\n` can match). Found with `str.find`; `_sentence` bisects them."""
+    memo = pool.memo(passage)
+    found = memo.get("sentence_breaks")
+    if found is None:
+        text = pool.lower(passage)
+        lines = []
+        at = text.find("\n")
+        while at != -1:
+            lines.append(at)
+            at = text.find("\n", at + 1)
+        dots, ends = [], lines[:]
+        for stop in ".!?":
+            at = text.find(stop)
+            while at != -1:
+                after = text[at + 1 : at + 2]
+                if after.isspace():  # str.isspace is what `re` reads as \s
+                    ends.append(at)
+                    if after == " ":
+                        dots.append(at)
+                at = text.find(stop, at + 1)
+        dots.sort()
+        ends.sort()
+        found = memo["sentence_breaks"] = (lines, dots, ends)
+    return found
 
 
-def _fullest_sentence(text, passage, pos, around, positions, score) -> tuple[int, int]:
+def _sentence(text: str, pos: int, breaks: tuple[list[int], list[int], list[int]]) -> tuple[int, int]:
+    """The bounds of the sentence (or line) around `pos`, at most about 200 characters back, 300 on: after
+    the last line break or ". ", "! ", "? " within 200 characters before `pos`, up to the first stop before
+    white space or line break within 300 after it. `breaks` is `_breaks` of the passage: the same bounds as
+    `rfind` back and a search on give, by bisection."""
+    lines, dots, ends = breaks
+    lo = max(0, pos - 200)
+    i = bisect_left(lines, pos) - 1  # the last line break before pos
+    cut = lines[i] if i >= 0 and lines[i] >= lo else -1
+    i = bisect_right(dots, pos - 2) - 1  # the last ". " that ends by pos
+    dot = dots[i] if i >= 0 and dots[i] >= lo else -1
+    start = max(cut + 1, dot + 2) if max(cut, dot) >= 0 else lo
+    stop = min(len(text), pos + 300)
+    i = bisect_left(ends, pos)
+    # The first place a break can match from pos on, if its match ends by `stop` (a line break is one
+    # character, a stop and its white space two): a later place ends later still.
+    if i < len(ends) and ends[i] + (1 if text[ends[i]] == "\n" else 2) <= stop:
+        return start, ends[i] + 1
+    return start, stop
+
+
+def _fullest_sentence(text, passage, pos, around, positions, score, breaks) -> tuple[int, int]:
     """Of the sentences the best window spans, the one holding the most distinct anchors: the window's
     middle may fall in a sentence next to the one the anchors are in ("the northern zone ... below the
     median. In the southern zone, 84.0%, above the median": "southern", "84.0" and "median" point to the
@@ -110,7 +149,7 @@ def _fullest_sentence(text, passage, pos, around, positions, score) -> tuple[int
             break
         if seen[0] <= p < seen[1] or around[0] <= p < around[1]:
             continue
-        seen = _sentence(text, p)
+        seen = _sentence(text, p, breaks)
         if (count := held(seen)) > most:
             best, most = seen, count
     return best
