@@ -201,6 +201,7 @@ SHAPES = [
     ("The TVMaze API did not yield any results.", "system_state"),
     ("The search did not yield the desired results.", "operational_status"),
     ("I am still on the correct domain.", "system_state"),
+    ("I don't have any information about availability of excursions in Basel.", "system_state"),
 ]
 
 

@@ -950,6 +950,23 @@ DETECTORS = (
                   "The incident is not yet acknowledged."),
     ),
     DetectorSpec(
+        # What the agent's tools gave it nothing on: "I don't have any information about availability of excursions", "I
+        # do not have information on any specific charges". Nothing found about a thing (system_state), as the labellers
+        # of the tool-using sets read it; "I don't have access to ..." is a limit (capability.unable).
+        id="system_state.no_information",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?:I|we)\s+(?:do\s+not|don't|don’t|did\s+not|didn't|didn’t)\s+have\s+(?:any\s+)?(?:(?:specific|further"
+            r"|more|additional|current|detailed)\s+)?(?:information|info|details|data|records?)\s+(?:about|on|regarding"
+            r"|for)\s+" + AFTER,
+        ),
+        assertion="no_information",
+        negative=True,
+        confidence=0.6,
+        examples=("I don't have any information about availability of excursions.",),
+    ),
+    DetectorSpec(
         # A search that found nothing, said of the search: "the TVMaze API did not yield any results", "searching the Disney
         # service has not returned any matches". Not found (system_state), as the labellers of the tool-using sets read
         # it; "did not yield the desired results" judges an attempt (operational_status.no_yield).
