@@ -156,18 +156,19 @@ def test_validators_with_the_same_detectors_share_one_engine_and_others_get_thei
     assert OutputValidator(custom)._engine is other._engine
 
 
-def test_the_filter_picks_the_patterns_a_set_over_the_same_sources_picks():
-    # The engine picks with RE2's FilteredRE2 (a set's automaton overflowed on real text): same answers as a set.
+def test_the_picker_picks_the_patterns_a_set_over_the_same_sources_picks():
+    # The engine picks with RE2's FilteredRE2 (a set's automaton overflowed on real text) and one set over
+    # the patterns the filter cannot filter: same answers as a set over all.
     import json
     from pathlib import Path
 
     import re2
 
-    from claimwatch.core.patterns import _SET_OPTIONS, set_matches, widened
+    from claimwatch.core.patterns import _SET_OPTIONS, _SplitPicker, set_matches, widened
 
     engine = OutputValidator()._engine
     (_, picker), = engine._sets
-    assert type(picker) is re2.Filter
+    assert type(picker) is _SplitPicker
     sources = []
     for i in engine._re2_ids:
         c = engine._compiled[i]
@@ -186,3 +187,33 @@ def test_the_filter_picks_the_patterns_a_set_over_the_same_sources_picks():
         assert sorted(set_matches(picker, text.encode("utf-8"))) == want, text[:80]
         picked += len(want)
     assert picked > 100
+
+
+def test_the_patterns_a_filter_cannot_filter_are_picked_by_one_set_and_the_answers_stay_the_same():
+    import re2
+
+    from claimwatch.core.patterns import _SET_OPTIONS, _compile_picker, _SplitPicker, set_matches
+
+    # No literal atom of three characters or more in the first three: the filter would run them on every text.
+    sources = [r"(?i)\b(?:is|'s)\s+up\b", r"\bno\s+\w+", r"(?i)^-\s+ok$", r"(?i)\bdocker\s+is\s+running",
+               r"(?i)\bnot\s+installed\b", r"(?i)\bdeploy(?:ed|ment)\s+failed"]  # fmt: skip
+    picker = _compile_picker(sources)
+    assert type(picker) is _SplitPicker
+    assert sorted(picker._from_set) == [0, 1, 2]
+    rset = re2.Set.SearchSet(_SET_OPTIONS)
+    for source in sources:
+        rset.Add(source)
+    rset.Compile()
+    for text in ["docker is running, nginx is up", "- ok", "no luck: node not installed", "", "the deployment failed",
+                 "nothing here", "Docker's up; deployed failed"]:  # fmt: skip
+        data = text.encode("utf-8")
+        assert sorted(set_matches(picker, data)) == sorted(set_matches(rset, data)), text
+        assert sorted(set_matches(picker, text)) == sorted(set_matches(rset, data)), text
+
+
+def test_a_table_the_filter_filters_whole_is_picked_by_the_filter_alone():
+    import re2
+
+    from claimwatch.core.patterns import _compile_picker
+
+    assert type(_compile_picker([r"(?i)\bdocker\s+is\s+running", r"(?i)\bnot\s+installed\b"])) is re2.Filter
