@@ -10,7 +10,8 @@ so compare ratios measured in the same run, not absolute times across runs.
 `git worktree` of an older commit) and times it in the same run, each output
 validated by both in turn, so a before/after comparison sees the same load:
 it prints both, the ratio, validator construction times, and how many outputs
-get different claims or verdicts.
+get different claims or verdicts (with `--real`, also each one's first read of
+the texts, interleaved in the same way).
 
 `--core` times another checkout's core (instead of this one's) against the naive
 baseline: the before figures of a change, measured the same way as the after ones.
@@ -133,7 +134,7 @@ def _fastest_per_output(samples: list[float], count: int) -> float:
     return statistics.median(min(samples[i::count]) for i in range(count))
 
 
-def compare(other_cls, count: int, rounds: int, make=corpus) -> None:
+def compare(other_cls, count: int, rounds: int, make=corpus, first: bool = False) -> None:
     """Both validators on the same outputs, interleaved: medians, p99, ratio, construction.
 
     Which of the two runs first alternates from output to output and round to round: the
@@ -156,13 +157,24 @@ def compare(other_cls, count: int, rounds: int, make=corpus) -> None:
     print(f"{'size':>6} {'what':<26} {'median us':>10} {'p99 us':>10} {'ratio':>7}")
     for size in (2000, 10000):
         texts = make(size, count)
-        differ = sum(
-            _claims_key(other.validate(t, agent_id="bench", trust=30))
-            != _claims_key(ours.validate(t, agent_id="bench", trust=30))
-            for t in texts
-        )
-        a, b = [], []
+        # The first pass compares claims, timed: with --real it is each checkout's first read of the texts.
+        first_a, first_b = [], []
+        differ = 0
         gc.disable()  # a collection would land in one side's sample only
+        try:
+            for i, text in enumerate(texts):
+                pair = ((other, first_a), (ours, first_b)) if i % 2 == 0 else ((ours, first_b), (other, first_a))
+                keys = {}
+                for validator, samples in pair:
+                    start = time.perf_counter_ns()
+                    result = validator.validate(text, agent_id="bench", trust=30)
+                    samples.append((time.perf_counter_ns() - start) / 1000)
+                    keys[id(validator)] = _claims_key(result)
+                differ += keys[id(other)] != keys[id(ours)]
+        finally:
+            gc.enable()
+        a, b = [], []
+        gc.disable()
         try:
             for round_ in range(rounds):
                 for i, text in enumerate(texts):
@@ -173,6 +185,13 @@ def compare(other_cls, count: int, rounds: int, make=corpus) -> None:
                         samples.append((time.perf_counter_ns() - start) / 1000)
         finally:
             gc.enable()
+        if first:
+            before, after = summary(first_a), summary(first_b)
+            print(f"{size:>6} {'--against first read':<26} {before[0]:>10.1f} {before[1]:>10.1f} {1.0:>7.2f}")
+            print(
+                f"{size:>6} {'this checkout first read':<26} {after[0]:>10.1f} {after[1]:>10.1f}"
+                f" {after[0] / before[0]:>7.3f}"
+            )
         before, after = summary(a), summary(b)
         print(f"{size:>6} {'--against validate()':<26} {before[0]:>10.1f} {before[1]:>10.1f} {1.0:>7.2f}")
         print(
@@ -197,8 +216,8 @@ def main() -> None:
     args = parser.parse_args()
     make = real_corpus if args.real else corpus
     if args.against:
-        # (with --real, the check of differing claims reads every text first: the timed rounds are all repeats)
-        compare(other_validator_class(args.against.resolve()), args.count, args.rounds, make)
+        # With --real, the first pass (it also compares claims) is reported apart: each checkout's first read.
+        compare(other_validator_class(args.against.resolve()), args.count, args.rounds, make, first=args.real)
         return
 
     validator_cls = other_validator_class(args.core.resolve()) if args.core else OutputValidator
