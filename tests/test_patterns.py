@@ -157,8 +157,8 @@ def test_validators_with_the_same_detectors_share_one_engine_and_others_get_thei
 
 
 def test_the_picker_picks_the_patterns_a_set_over_the_same_sources_picks():
-    # The engine picks with RE2's FilteredRE2 (a set's automaton overflowed on real text) and one set over
-    # the patterns the filter cannot filter: same answers as a set over all.
+    # The engine picks with sets over the patterns that combine well and RE2's FilteredRE2 over the rest
+    # (one set's automaton over all kept building states on real text): same answers as a set over all.
     import json
     from pathlib import Path
 
@@ -189,31 +189,40 @@ def test_the_picker_picks_the_patterns_a_set_over_the_same_sources_picks():
     assert picked > 100
 
 
-def test_the_patterns_a_filter_cannot_filter_are_picked_by_one_set_and_the_answers_stay_the_same():
+@pytest.mark.parametrize("set_size, sets", [(48, [[0, 1, 2], [3, 4, 5]]), (2, [[0, 1, 2], [3], [4, 5]])])
+def test_sets_pick_the_patterns_a_filter_cannot_filter_and_those_at_a_word_boundary_with_the_same_answers(
+    monkeypatch, set_size, sets
+):
     import re2
 
+    from claimwatch.core import patterns
     from claimwatch.core.patterns import _SET_OPTIONS, _compile_picker, _SplitPicker, set_matches
 
-    # No literal atom of three characters or more in the first three: the filter would run them on every text.
+    monkeypatch.setattr(patterns, "_SET_SIZE", set_size)
+    # No literal word of three characters in the first three: the filter would run them on every text.
+    # The next three start at a word boundary; the last at a sentence, and stays with the filter.
     sources = [r"(?i)\b(?:is|'s)\s+up\b", r"\bno\s+\w+", r"(?i)^-\s+ok$", r"(?i)\bdocker\s+is\s+running",
-               r"(?i)\bnot\s+installed\b", r"(?i)\bdeploy(?:ed|ment)\s+failed"]  # fmt: skip
+               r"(?i)\bnot\s+installed\b", r"(?i)\bdeploy(?:ed|ment)\s+failed",
+               r"(?i)(?:^|[.!?]\s+)(?P<subject>\w+)\s+crashed"]  # fmt: skip
     picker = _compile_picker(sources)
     assert type(picker) is _SplitPicker
-    assert sorted(picker._from_set) == [0, 1, 2]
+    assert [ids for ids, _ in picker._sets] == sets
+    assert picker._from_filter == [6]
     rset = re2.Set.SearchSet(_SET_OPTIONS)
     for source in sources:
         rset.Add(source)
     rset.Compile()
     for text in ["docker is running, nginx is up", "- ok", "no luck: node not installed", "", "the deployment failed",
-                 "nothing here", "Docker's up; deployed failed"]:  # fmt: skip
+                 "nothing here", "Docker's up; deployed failed. Redis crashed", "It crashed"]:  # fmt: skip
         data = text.encode("utf-8")
         assert sorted(set_matches(picker, data)) == sorted(set_matches(rset, data)), text
         assert sorted(set_matches(picker, text)) == sorted(set_matches(rset, data)), text
 
 
-def test_a_table_the_filter_filters_whole_is_picked_by_the_filter_alone():
+def test_a_table_with_no_pattern_for_a_set_is_picked_by_the_filter_alone():
     import re2
 
     from claimwatch.core.patterns import _compile_picker
 
-    assert type(_compile_picker([r"(?i)\bdocker\s+is\s+running", r"(?i)\bnot\s+installed\b"])) is re2.Filter
+    sources = [r"(?i)(?:^|\n)docker\s+is\s+running", r"(?i)`[^`]+`\s+not\s+installed"]
+    assert type(_compile_picker(sources)) is re2.Filter

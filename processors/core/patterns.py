@@ -5,9 +5,9 @@ to turn a match into a claim. Builtin families and user-defined detectors
 share this one type.
 
 Patterns run on RE2 (linear time, so no catastrophic backtracking) whenever
-RE2 can compile them. A picker tells which patterns match at all (RE2's
-FilteredRE2 over the patterns with literal words of their own, one `re2.Set`
-over the others); only those are run for their groups.
+RE2 can compile them. A picker tells which patterns match at all (`re2.Set`s
+over the patterns that combine well in one, RE2's FilteredRE2 over the rest);
+only those are run for their groups.
 A user pattern RE2 cannot compile (lookaround, backreferences) runs on the
 `regex` module with a per-run timeout, and is rejected at load time if its
 structure can backtrack catastrophically.
@@ -187,58 +187,83 @@ def _compile_filter(sources: list[str]) -> re2.Filter | None:
 
 
 class _SplitPicker:
-    """A set over the patterns a filter cannot filter and the filter over the rest: the same answers.
+    r"""Sets over some patterns and the filter over the rest: the same answers as one set over all.
 
-    A pattern with no literal atom (it can match without any word of its own, like the copula
-    patterns' `'s`) is run by the filter on every text, each with its own automaton. Its answers
-    come from one set pass instead: 22 such builtin patterns make a set whose automaton stays
-    small on new text, while one pass replaces 22 (each filter run is cheap alone, but a text
-    moves through a hundred automata in turn and finds none of them in the CPU's caches).
-    Measured 2026-11-29, bench_validate against the filter alone, two runs: validate() on
-    generated text 0.88 of the time (2,000 and 10,000 characters), real text read first 0.97-0.99,
-    read again 0.92-0.94; same claims. A set over more patterns costs more on new text than it saves.
+    The filter runs each candidate with its own automaton. Each run is cheap alone (4-8 us on
+    2,000 characters), but a text goes through ~80-100 of them in turn and finds none in the
+    CPU's caches: 15-50 us a pattern. One set over all builtin patterns reads a text in one pass,
+    but on new text its automaton, whose states are combinations of patterns, keeps building
+    states. Between the two, sets over the patterns that combine well:
+
+    - those the filter cannot filter (no literal word of three characters: the copula patterns
+      start at "is" or "'s"): it would run them on every text anyway;
+    - those that start at a word boundary (`\b`): their threads begin at a word and most die
+      within a few characters, unless the word is one of their triggers, so few combine. The
+      patterns that start at any sentence, quote or backtick and then read any word keep threads
+      alive word after word; they stay with the filter.
+
+    in sets of at most `_SET_SIZE`, in the engine's order (a detector's patterns side by side).
+    Measured 2026-11-29 (bench_validate --against the filter alone): see `docs/architecture.md`.
     """
 
-    __slots__ = ("_filter", "_from_filter", "_from_set", "_set")
+    __slots__ = ("_filter", "_from_filter", "_sets")
 
-    def __init__(self, rset, from_set: list[int], rfilter, from_filter: list[int]) -> None:
-        self._set, self._from_set = rset._set, from_set
-        self._filter, self._from_filter = rfilter._filter, from_filter
+    def __init__(self, sets: list[tuple[list[int], object]], rfilter, from_filter: list[int]) -> None:
+        self._sets = [(ids, rset._set) for ids, rset in sets]
+        self._filter = rfilter._filter if rfilter is not None else None
+        self._from_filter = from_filter
 
     def match(self, data: bytes) -> list[int]:
-        from_set = self._from_set
-        hits = [from_set[i] for i in self._set.Match(data) or ()]
-        found = self._filter.Match(data, False)
-        if found:
-            from_filter = self._from_filter
-            hits.extend(from_filter[i] for i in found)
+        hits: list[int] = []
+        for ids, rset in self._sets:
+            found = rset.Match(data)
+            if found:
+                hits.extend(ids[i] for i in found)
+        if self._filter is not None:
+            found = self._filter.Match(data, False)
+            if found:
+                from_filter = self._from_filter
+                hits.extend(from_filter[i] for i in found)
         return hits
 
 
-# A filter's set of patterns without atoms is worth a pass of its own only with at least this many.
-_MIN_UNFILTERED = 2
+# Patterns a set of `_SplitPicker` holds at most: fewer sets read faster when their automata are
+# built, smaller ones build fewer states on new text (2,000-character real windows read first:
+# about as fast as the filter alone with sets of ~90, 15 % faster with ~45 or ~30).
+_SET_SIZE = 48
+_LEADING_FLAGS = re.compile(r"(?:\(\?[a-zA-Z]+\))*")
+
+
+def _starts_at_word_boundary(source: str) -> bool:
+    return source.startswith(r"\b", _LEADING_FLAGS.match(source).end())
 
 
 def _compile_picker(sources: list[str]) -> object | None:
-    """What the engine picks with: a `_SplitPicker`, or the filter when it filters every pattern
-    (or nearly), or None when RE2 cannot build a filter."""
+    """What the engine picks with: a `_SplitPicker`, or the filter when no pattern goes to a set,
+    or None when RE2 cannot build a filter."""
     built = _compile_filter(sources)
     if built is None:
         return None
     unfiltered = sorted(built._filter.Match(b"", True) or [])  # candidates whatever the text
-    if len(unfiltered) < _MIN_UNFILTERED or len(unfiltered) == len(sources):
-        return built
     taken = set(unfiltered)
-    rest = [i for i in range(len(sources)) if i not in taken]
-    rset = re2.Set.SearchSet(_SET_OPTIONS)
-    for i in unfiltered:
-        rset.Add(sources[i])
-    try:
-        rset.Compile()
-    except re2.error:
+    bounded = [i for i in range(len(sources)) if i not in taken and _starts_at_word_boundary(sources[i])]
+    parts = -(-len(bounded) // _SET_SIZE)  # as many sets as needed, of about equal size
+    chunks = [bounded[k * len(bounded) // parts : (k + 1) * len(bounded) // parts] for k in range(parts)]
+    groups = [group for group in [unfiltered, *chunks] if group]
+    if not groups:
         return built
-    rfilter = _compile_filter([sources[i] for i in rest])
-    return built if rfilter is None else _SplitPicker(rset, unfiltered, rfilter, rest)
+    sets = []
+    try:
+        for group in groups:
+            sets.extend((group[first:], rset) for first, rset in _compile_sets([sources[i] for i in group], 0))
+    except PatternError:
+        return built
+    taken.update(bounded)
+    rest = [i for i in range(len(sources)) if i not in taken]
+    rfilter = _compile_filter([sources[i] for i in rest]) if rest else None
+    if rest and rfilter is None:
+        return built
+    return _SplitPicker(sets, rfilter, rest)
 
 
 def picker(sources: list[str]) -> object:
