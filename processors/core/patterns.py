@@ -202,8 +202,8 @@ class _SplitPicker:
       patterns that start at any sentence, quote or backtick and then read any word keep threads
       alive word after word; they stay with the filter.
 
-    in sets of at most `_SET_SIZE`, in the engine's order (a detector's patterns side by side).
-    Measured 2026-11-29 (bench_validate --against the filter alone): see `docs/architecture.md`.
+    The second kind go in sets of at most `_SET_SIZE`, in the engine's order (a detector's patterns
+    side by side). Measured 2026-11-29 (bench_validate --against the filter alone): see `docs/architecture.md`.
     """
 
     __slots__ = ("_filter", "_from_filter", "_sets")
@@ -766,7 +766,7 @@ class PatternEngine:
 
     def _build_set(self) -> list[tuple[int, object]]:
         """What picks the RE2 patterns that match, as (first index, picker): one `_compile_picker`
-        (a set and a filter), or when RE2 cannot build a filter, `re2.Set`s.
+        (sets and a filter), or when RE2 cannot build a filter, `re2.Set`s.
 
         A set that outgrows RE2's memory budget fails to compile; it is then
         split in halves until every part compiles, so no number of custom
