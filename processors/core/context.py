@@ -52,8 +52,8 @@ _VERIFY_RIGHT_BEFORE = re2.compile(
     r"\b(?:check|verify|confirm|determine|find out|investigate|ensure|know)\s+(?:that\s+|if\s+|whether\s+)?$"
     # "see" only as a check ("to see if", "let me see whether", "and see that"): "I see test-output is already in
     # .gitignore" reports what the agent sees.
-    r"|\b(?:to|and|me|us|'ll|will|would|then|please|'d)\s+see\s+(?:that\s+|if\s+|whether\s+)?$"
-    r"|\bsee\s+(?:if|whether)\s+$"
+    # ("see if", "see whether" are the embedded question's below).
+    r"|\b(?:to|and|me|us|'ll|will|would|then|please|'d)\s+see\s+(?:that\s+)?$"
     # An embedded question: "locate where the commands are defined", "see how it is configured".
     r"|\b(?:locate|find|see|check|know|determine|identify|understand|figure out|show|look at|explain|investigate"
     r"|learn|find out|verify|confirm|ask|wonder|tell)\s+(?:exactly\s+)?(?:where|how|why|whether|if|what|which|when)\s+"

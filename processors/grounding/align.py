@@ -16,7 +16,6 @@ from .problems import remembered
 _HYPHEN = re.compile(r"[-'’]")
 
 
-
 def align(claim: Claim, pool: EvidencePool, words: list[str], stems: list[str], known: dict[str, bool]) -> Hit | None:
     """The evidence region most of the claim's words and specifics point to (`words`: the content words
     of three letters or more, `stems` theirs; `known`: whether the evidence has each content word)."""
@@ -108,7 +107,7 @@ def _sentence(text: str, pos: int, breaks: tuple[list[int], list[int], list[int]
     """The bounds of the sentence (or line) around `pos`, at most about 200 characters back, 300 on: after
     the last line break or ". ", "! ", "? " within 200 characters before `pos`, up to the first stop before
     white space or line break within 300 after it. `breaks` is `_breaks` of the passage: the same bounds as
-    `rfind` back and a search on give, by bisection."""
+    `rfind` backward and a regex search forward would give, found by bisection."""
     lines, dots, ends = breaks
     lo = max(0, pos - 200)
     i = bisect_left(lines, pos) - 1  # the last line break before pos

@@ -7,7 +7,7 @@ with the upload", "your flight has been delayed".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, COPULA, EMPH
+from ._fragments import AFTER, COPULA, EMPH, NOT_YIELDED
 
 # Not "stuck": a job or a dialog stuck on a step is a process state (system_state.ui), as GUIDE.md files it.
 FAILING = (
@@ -383,8 +383,7 @@ DETECTORS = (
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:yield|yielded|produce"
-            r"|produced|return|returned|give|given|bring|brought)\s+(?:the\s+|any\s+)?(?:(?:desired|expected|intended"
+            NOT_YIELDED + r"(?:yield|yielded|produce|produced|return|returned|give|given|bring|brought)\s+(?:the\s+|any\s+)?(?:(?:desired|expected|intended"
             r"|relevant|useful|wanted|right|correct|satisfactory|meaningful)\s+(?:results?|matches|information)"
             r"|(?:(?:desired|expected|intended|wanted|satisfactory|meaningful|any)\s+)?(?:outcomes?|progress))\b",
         ),

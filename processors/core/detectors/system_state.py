@@ -8,7 +8,7 @@ reservation has been cancelled", "the placeholder was not replaced".
 """
 
 from ..patterns import DetectorSpec
-from ._fragments import AFTER, AFTER_PLAIN, COPULA, EMPH, PERFECT_ADVERB, QUOTED, WORD
+from ._fragments import AFTER, AFTER_PLAIN, COPULA, EMPH, NOT_YIELDED, PERFECT_ADVERB, QUOTED, WORD
 
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
@@ -974,8 +974,8 @@ DETECTORS = (
         category="system_state",
         family="systemState",
         patterns=(
-            r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?:yield|yielded"
-            r"|produce|produced|return|returned|bring|brought)\s+(?:any\s+)?(?:results?|matches|hits)\b",
+            NOT_YIELDED + r"(?:yield|yielded|produce|produced|return|returned|bring|brought)\s+(?:any\s+)?"
+            r"(?:results?|matches|hits)\b",
         ),
         assertion="not_found",
         negative=True,
