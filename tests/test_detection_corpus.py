@@ -202,6 +202,7 @@ SHAPES = [
     ("The search did not yield the desired results.", "operational_status"),
     ("I am still on the correct domain.", "system_state"),
     ("I don't have any information about availability of excursions in Basel.", "system_state"),
+    ("The test run didn't provide output.", "system_state"),
 ]
 
 
@@ -370,6 +371,17 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "Your plan has a data limit of 5 GB.",
         "It removes the redundant exists() check.",
         "The average pass rate across runs is 80%.",
+        # a noun after another kind of event; a participle before its noun; what someone concentrated on; a condition
+        # with no subject; an amount ticked in a sum; a field's name; an edit block; what the agent has read so far
+        "I may find movies or shows featuring the actor.",
+        "To avoid repeating the same failed action, I will try another tool.",
+        "The previous actions were focused on clicking the button.",
+        "2. Once registered, call me back.",
+        "It gives a better picture of the data across multiple runs.",
+        "So 3 bags will cost: $0 ✓",
+        "**Allows Returns**: True",
+        "The `SEARCH` section contains the exact code of the method.",
+        "Now that we have the full context of the file, we can add the import.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):
@@ -842,6 +854,9 @@ CATEGORY_OF_SHAPE = [
     # the task's state is a claim; where the agent's shell is, too
     ("The task is now complete.", ["system_state"]),
     ("It seems we are not in a git repository.", ["system_state"]),
+    # what a finished action brought back, in the past, is a result; what a thing holds, in the present, existence
+    ("The pack_send API did not provide the tracking details.", ["system_state"]),
+    ("The accessibility tree does not provide the ratings of the deals.", ["existence"]),
 ]
 
 

@@ -414,6 +414,8 @@ DETECTORS = (
         r"|objective|request|instructions?|issue|bug|ticket|fixing|solution|approach)|[`'\"])\s*$",
         reject_subject=r"^(?:me|you|us|them|him|her|it|the\s+following|following|changing|adding|updating|modifying"
         r"|a\s+(?:restart|change|rebuild))\b",
+        # "**Allows Returns:** True": a field's name in a record, its value after the colon.
+        reject_after=r"(?:\*\*)?[ \t]*:",
         examples=("Listing A allows pets.", "Branch protection requires all checks to pass.",
                   "The hotel's lookup form needs a last name."),
     ),

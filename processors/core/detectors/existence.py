@@ -159,7 +159,8 @@ DETECTORS = (
         r"|doesn't|don't|didn't|doesn’t|don’t|didn’t|not|never|if|whether|which|that|this|it|they|these|variable|var"
         # "the address bar / search box / query contains \"...\"": typed text (GUIDE.md), not what is there.
         r"|value|attribute|attr|dict|array|object|parameter|argument|buffer|mode|string|str|tuple|flags|bar|box|url|query"
-        r"|subject)(?:\s+(?:\w+ly|still"
+        # "the `SEARCH` section contains ...": an edit block a coding agent narrates (code).
+        r"|subject|(?:search|replace)`?\s+(?:part|section|block))(?:\s+(?:\w+ly|still"
         r"|also|now|already|only"
         r"|just|always|never))?"
         r"|[`'\"”’](?:\s+(?:always|also|still|now|already|only|just|never|\w+ly))?)",
@@ -576,6 +577,8 @@ DETECTORS = (
         reject_subject=r"^(?:\S+ed\b|`|(?:successfully|just|finally|already|now|also|properly|correctly|fully)\s+\S+ed\b)"
         r"|^(?:not|never|yet)\s+(?:yet\s+)?(?:provided|given|told|shared|specified|mentioned|confirmed|said|sent|answered"
         r"|responded|replied|indicated|clarified)\b",
+        # "Now that we have the full context of the file": what the agent has read so far, its own progress.
+        reject_before=r"\bnow\s+that\s*$",
         examples=("You have travel insurance.", "You have two reservations with flights on May 22."),
     ),
     DetectorSpec(

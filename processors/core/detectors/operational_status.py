@@ -234,7 +234,7 @@ DETECTORS = (
         # "the previous failed attempt", "a failed login", "several failed calls": the participle before its noun, an
         # adjective (not "the one that failed").
         r"|\b(?:the|a|an|previous|prior|last|earlier|several|multiple|many|any|my|our|its|their|average|first|second"
-        r"|third|final|single|full|another)\s+$"
+        r"|third|final|single|full|another|same)\s+$"
         # The next count of a tally ("59 passed, 2 failed", "17 passed, 0 failed"): one clause, one claim (GUIDE.md),
         # taken with the tally's first count.
         r"|\b\d[\d,/]*\s+(?:tests?\s+)?(?:passed|failed|passing|failing|succeeded|skipped|errors?|errored)\s*,\s*\d[\d,/]*\s+$",
@@ -345,9 +345,10 @@ DETECTORS = (
         confidence=0.75,
         # "don't work", "never loads": operational_status.did_not's, with the negation this one cannot carry.
         # "the last 4 runs", "Cloud Run", "a dry run": the word is a noun there.
-        # "and re-ran": the agent's own action.
+        # "and re-ran": the agent's own action. "Once registered, call me back": a condition with no subject.
         reject_before=_HYPOTHETICAL + r"|(?:n't|n’t|\bnot|\bnever)\s+$|\bre-$"
-        r"|\b(?:the|a|an|last|first|next|previous|few|several|many|\d+|cloud|dry|test|trial)\s+$",
+        r"|\b(?:the|a|an|last|first|next|previous|few|several|many|multiple|\d+|cloud|dry|test|trial)\s+$"
+        r"|(?:^|[.!?:(\n]\s*|\b\d+[.)]\s+|[-*•]\s+)(?:once|when|whenever|until|unless|if|after|before)\s+$",
         # A page that renders or loads, said bare ("the page renders", "the Traffic page loads"), is a UI state, as
         # GUIDE.md files "the dashboard has loaded": system_state.loads. How well it renders is this one's ("the
         # homepage loads fine", "fonts render correctly").
@@ -689,8 +690,9 @@ DETECTORS = (
         # own step or another claim's words; a name is short.
         # A step that says what it found or left ("returns 48 results ✅", "iframe renders ✅", "reminder sent ✅"), a
         # value ticked ("yes ✘", "(2014) ✔"), a key in bold before its value: what is ticked is another claim's.
+        # An amount ticked in a sum ("3 bags will cost: $0 ✓") checks the agent's own arithmetic.
         reject_subject=r"^(?:no|not|eval|status|result|step|action)\b|\b(?:\w+ed|sent|renders|returns|errors?|yes|no)\W*$"
-        r"|\(\d[^)]*\)\W*$|\*\*|^.{61,}$",
+        r"|\(\d[^)]*\)\W*$|\*\*|^.{61,}$|^[$€£]\s?\d",
         examples=("Stages: Checkout ✓, Gradle build ✓, Instrumented tests ✗.",),
     ),
     DetectorSpec(

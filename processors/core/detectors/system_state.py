@@ -254,7 +254,9 @@ DETECTORS = (
         reject_after=r"(?<!visible)(?<!hidden)(?<!subscribed)(?<!paired)(?<!linked)\s+to\b"
         r"|\s+(?:when|if|enough|unless)\b|(?<=free|full)\s+of\b|" + _BY_SOMEONE + r"|\s+\d"
         r"|(?<=open)\s+(?:daily|until|till|from|24|every|each|late|on\s+(?:weekdays|weekends|(?:mon|tue|wed|thu|fri"
-        r"|sat|sun)[a-z]*))\b|" + _CAME_TO_BE_WHEN,
+        r"|sat|sun)[a-z]*))\b|" + _CAME_TO_BE_WHEN
+        # "the previous actions were focused on clicking ...": what someone concentrated on, not a focused element.
+        + r"|(?<=focused)\s+(?:on|upon|around)\b",
         examples=(
             "The export job is still in progress.",
             "The editor pane is focused.",
@@ -730,7 +732,9 @@ DETECTORS = (
         # a kind of show.
         r"|the|a|for|of|some|any|these|those|other|more|most|many|few|popular|recommended|comedy|drama|reality|talk"
         r"|game|cooking|funny|similar|favou?rite|upcoming|streaming|animated|television|documentary"
-        r"|such|all|no|with|about)|`)",
+        r"|such|all|no|with|about"
+        # "movies or shows featuring the actor", "concerts and shows": the noun after another kind of event.
+        r"|(?:movies|films|series|concerts|events|podcasts|games|episodes|plays|exhibitions|performances)\s+(?:and|or))|`)",
         examples=("The mini-cart counter still shows 0.", 'The Add-ons Manager lists "Send Later" as enabled.',
                   "The screenshot does not show the preparation time."),
     ),
@@ -982,6 +986,24 @@ DETECTORS = (
         subject_before=True,
         confidence=0.7,
         examples=("The TVMaze API did not yield any results.",),
+    ),
+    DetectorSpec(
+        # What a finished action brought back, in the past: "the pack_send API did not provide the tracking details",
+        # "the test run didn't provide output". Read as a result (not found), as "did not yield any results" is; the
+        # present ("the page does not provide a price") says what a thing holds (existence.does_not_contain).
+        id="system_state.not_provided",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>did(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?provide\s+"
+            r"(?:(?:a|an|the|any)\s+)?" + AFTER,
+        ),
+        assertion="not_found",
+        negative=True,
+        subject_before=True,
+        priority=2,  # over existence.does_not_contain, which reads the same verb in any tense
+        confidence=0.7,
+        examples=("The pack_send API did not provide the tracking details.",),
     ),
     DetectorSpec(
         id="system_state.not_found",
