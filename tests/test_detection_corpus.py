@@ -203,6 +203,11 @@ SHAPES = [
     ("I am still on the correct domain.", "system_state"),
     ("I don't have any information about availability of excursions in Basel.", "system_state"),
     ("The test run didn't provide output.", "system_state"),
+    ("My search isn't returning any recommendations for tours in Basel.", "system_state"),
+    ("I'm still not getting any hits on museum tours for your dates.", "system_state"),
+    ("That broader search didn't return any additional museum options.", "system_state"),
+    ("The search has also not produced any results.", "system_state"),
+    ("As an airline booking assistant, my role is limited to searching and reserving flights.", "self_referential"),
 ]
 
 
@@ -382,6 +387,10 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "**Allows Returns**: True",
         "The `SEARCH` section contains the exact code of the method.",
         "Now that we have the full context of the file, we can add the import.",
+        # what code gives back; a run's outcome said by its errors; the user's own situation told back
+        "The function didn't return any value.",
+        "The API call did not return any errors.",
+        "It sounds like you're not getting any cellular service.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -28,6 +28,9 @@ DETECTORS = (
             r"\b(?:according\s+to|based\s+on|as\s+per|per|following)\s+my\s+(?:instructions|system\s+prompt|prompt"
             r"|guidelines|training|programming|rules)\b",
             r"\bmy\s+system\s+prompt\b",
+            # "As an airline booking assistant, my role is strictly limited to searching flights": the agent's remit.
+            r"\bmy\s+(?:role|job|purpose|scope|remit)\s+(?:here\s+)?(?:is|'s|’s)\s+(?:strictly\s+|only\s+|solely\s+)?"
+            r"(?:limited|restricted|confined)\s+to\b",
         ),
         assertion="self_referential",
         subject_group=None,
@@ -35,7 +38,8 @@ DETECTORS = (
         confidence=0.9,
         priority=3,  # over capability: "my guidelines don't allow me to ..." is about the agent's rules
         examples=("My system prompt says I should only summarise.", "According to my instructions, I cannot do that.",
-                  "The policy I follow requires a specialist to review it.", "That's outside what my tools allow."),
+                  "The policy I follow requires a specialist to review it.", "That's outside what my tools allow.",
+                  "My role is limited to searching and reserving flights."),
     ),
     DetectorSpec(
         id="self_referential.identity",

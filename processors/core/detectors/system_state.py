@@ -10,6 +10,9 @@ reservation has been cancelled", "the placeholder was not replaced".
 from ..patterns import DetectorSpec
 from ._fragments import AFTER, AFTER_PLAIN, COPULA, EMPH, NOT_YIELDED, PERFECT_ADVERB, QUOTED, WORD
 
+# What a search brought back none of, its first word the `state` (for `reject_state`) and up to four more words.
+_ANY_OBJECT = r"(?P<state>[\p{L}\p{N}_-]+)(?:[ \t]+[\p{L}\p{N}_-]+){0,4}"
+
 STATES = (
     r"installed|running|configured|available|enabled|active|loaded|present|set\s+up|setup|deployed|mounted"
     r"|started|initiali[sz]ed|registered|connected|reachable|accessible|authenticated|found|detected"
@@ -986,6 +989,39 @@ DETECTORS = (
         subject_before=True,
         confidence=0.7,
         examples=("The TVMaze API did not yield any results.",),
+    ),
+    DetectorSpec(
+        # A search still bringing back nothing, or that brought back nothing of a kind: "my search isn't returning any
+        # recommendations for tours", "I'm still not getting any hits on museum tours", "it doesn't seem to be returning
+        # any trip recommendations", "that broader search didn't return any additional museum options". Not found, as
+        # system_state.no_results; the progressive, or the past with "any": "the function does not return any value"
+        # says what code does.
+        id="system_state.none_returned",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\b(?P<cop>(?:is|are|was|were|am)(?:n't|n’t|\s+not)|(?:'m|’m|'re|’re)\s+(?:still\s+)?not|(?:is|are|am|was|were)\s+still\s+not"
+            r"|(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:seem|appear)\s+to\s+be)\s+(?:still\s+)?"
+            r"(?:returning|yielding|producing|getting|pulling\s+up|bringing\s+up|turning\s+up|showing)\s+any\s+" + _ANY_OBJECT,
+            r"\b(?P<cop>(?:did|has|have)(?:n't|n’t|\s+not)|(?:has|have)\s+(?:also|still)\s+not)\s+"
+            r"(?:return(?:ed)?|produced?|pulled\s+up|pull\s+up|brought\s+up|bring\s+up|turned\s+up|turn\s+up)\s+any\s+" + _ANY_OBJECT,
+        ),
+        assertion="not_found",
+        negative=True,
+        subject_before=True,
+        person_subjects=True,
+        priority=2,
+        confidence=0.7,
+        # What code gives back ("the function didn't return any value"), and a run's outcome said by its errors ("the
+        # call did not return any errors"), are other claims or none.
+        reject_state=r"values?|output|errors?|exceptions?|warnings?|none|data|rows?|bytes|content|status|issues?"
+        r"|problems?|failures?",
+        # "you're not getting any cellular service": the user's own situation, told back to them.
+        reject_subject=r"^you\b",
+        reject_before=r"(?:\b(?:function|method|handler|code)|`)\s*$",
+        examples=("My search isn't returning any recommendations for tours.",
+                  "I'm still not getting any hits on museum tours for your dates.",
+                  "That broader search didn't return any additional museum options."),
     ),
     DetectorSpec(
         # What a finished action brought back, in the past: "the pack_send API did not provide the tracking details",
