@@ -208,6 +208,8 @@ SHAPES = [
     ("That broader search didn't return any additional museum options.", "system_state"),
     ("The search has also not produced any results.", "system_state"),
     ("As an airline booking assistant, my role is limited to searching and reserving flights.", "self_referential"),
+    ("The changes we've made so far have addressed the issue of handling Unicode method names.", "operational_status"),
+    ("I have fixed the issue.", "operational_status"),
 ]
 
 
@@ -391,6 +393,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The function didn't return any value.",
         "The API call did not return any errors.",
         "It sounds like you're not getting any cellular service.",
+        # a fix hoped for or to come
+        "The changes should have fixed the issue.",
+        "Once we have fixed the issue, we can deploy.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

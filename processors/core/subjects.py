@@ -83,8 +83,10 @@ _SEE_IDIOMS = frozenset("why how what whether if much".split())
 
 
 _SEE_ALONE = frozenset("that it this any".split())  # "I can't see that.", but "I can't see that option"
-# Idiom nouns a discovery can find: "I found the issue", "we've identified the problem" (but "there is no issue").
+# Idiom nouns a discovery can find: "I found the issue", "we've identified the problem" (but "there is no issue"),
+# and a fix can remove ("the patch has fixed the issue").
 _FOUND_THINGS = frozenset("issue issues problem problems".split())
+_FINDS_OR_FIXES = frozenset(("found", "fixed"))
 _HELP_IDIOMS = frozenset("but feeling thinking noticing wondering it myself ourselves laughing".split())
 
 
@@ -96,7 +98,7 @@ def _idiom(words: list[str], spec) -> bool:
         if words[0] == "help":  # "I can't help but notice", "I can't help it"; "I'm unable to help with that request"
             return len(words) > 1 and words[1] in _HELP_IDIOMS
         return words[0] in _IDIOM_ACTIONS
-    if spec.assertion == "found" and words[-1] in _FOUND_THINGS and words[0] not in ("no", "any"):  # "I found the issue": a discovery, no idiom
+    if spec.assertion in _FINDS_OR_FIXES and words[-1] in _FOUND_THINGS and words[0] not in ("no", "any"):  # "I found the issue": a discovery, no idiom
         return False
     return words[0] in _IDIOM_SUBJECTS or words[-1] in _IDIOM_SUBJECTS
 

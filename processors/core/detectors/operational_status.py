@@ -607,6 +607,24 @@ DETECTORS = (
         examples=("The issue is fixed.", "The crash loop has been resolved."),
     ),
     DetectorSpec(
+        # The same outcome said of what fixed it: "the changes we've made have addressed the issue", "the patch has
+        # resolved both bugs". The problem is the subject; a hypothetical ("should have fixed the issue") is not.
+        id="operational_status.has_fixed",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>has|have|had|'ve|’ve)\s+(?:now\s+|successfully\s+|already\s+|finally\s+|fully\s+)?"
+            r"(?P<state>fixed|resolved|addressed|solved)\s+(?:the|this|that|these|those|both|all\s+(?:the\s+)?)\s*"
+            r"(?P<subject>(?:[\p{L}-]+\s+)?(?:issues?|problems?|bugs?|errors?|crash(?:es)?|regressions?|failures?))\b",
+        ),
+        assertion="fixed",
+        confidence=0.75,
+        priority=2,
+        person_subjects=True,
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:must|might|may|could|should|would)(?:\s+not)?\s*$|\bonce\b[^.!?\n]{0,40}$",
+        examples=("The changes we've made so far have addressed the issue.", "The patch has resolved both bugs."),
+    ),
+    DetectorSpec(
         # "There was a problem with the upload", "there is still an issue with the flight".
         id="operational_status.problem_with",
         category="operational_status",
