@@ -210,6 +210,11 @@ SHAPES = [
     ("As an airline booking assistant, my role is limited to searching and reserving flights.", "self_referential"),
     ("The changes we've made so far have addressed the issue of handling Unicode method names.", "operational_status"),
     ("I have fixed the issue.", "operational_status"),
+    ("The tracking service is currently not functioning properly.", "operational_status"),
+    ("It did not yield the required information about parking.", "operational_status"),
+    ("There has been an issue with navigating to the United Airlines website.", "operational_status"),
+    ("The previous edit introduced a lint error.", "operational_status"),
+    ("We haven't been able to resolve your connection issue.", "operational_status"),
 ]
 
 
@@ -396,6 +401,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # a fix hoped for or to come
         "The changes should have fixed the issue.",
         "Once we have fixed the issue, we can deploy.",
+        "This could introduce an error.",
+        "If we can't fix the issue, call support.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

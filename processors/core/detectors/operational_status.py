@@ -17,7 +17,7 @@ FAILING = (
 )
 HEALTHY = (
     r"up|operational|working|healthy|green|passing|online|stable|up\s+and\s+running|working\s+fine"
-    r"|responding|accepting\s+connections"
+    r"|responding|accepting\s+connections|functioning"
 )
 INFRA = (
     r"pipelines?|builds?|tests?|test\s+suite|deploy(?:ment)?s?|services?|servers?|databases?|db|queues?|clusters?"
@@ -385,7 +385,8 @@ DETECTORS = (
         family="operationalStatus",
         patterns=(
             NOT_YIELDED + r"(?:yield|yielded|produce|produced|return|returned|give|given|bring|brought)\s+(?:the\s+|any\s+)?(?:(?:desired|expected|intended"
-            r"|relevant|useful|wanted|right|correct|satisfactory|meaningful)\s+(?:results?|matches|information)"
+            r"|relevant|useful|wanted|right|correct|satisfactory|meaningful|required|requested|needed|necessary)\s+"
+            r"(?:results?|matches|information)"
             r"|(?:(?:desired|expected|intended|wanted|satisfactory|meaningful|any)\s+)?(?:outcomes?|progress))\b",
         ),
         assertion="not_yielding_results",
@@ -473,6 +474,10 @@ DETECTORS = (
             r"(?:an?\s+|the\s+|another\s+)?(?:(?:http\s+)?[45]\d\d\s+|internal\s+"
             r"|server\s+|validation\s+|permission\s+|network\s+|javascript\s+|js\s+|bad\s+request\s+|timeout\s+"
             r"|authentication\s+|authori[sz]ation\s+|rate[\s-]limit\s+)?(?:error|exception|status\s+[45]\d\d)\b",
+            # What a change brought in: "it introduced a lint error", "the patch caused a regression".
+            r"\b(?:introduced|caused|triggered)\s+(?:an?\s+|the\s+|another\s+|some\s+|new\s+|\d+\s+)?(?:new\s+)?"
+            r"(?:(?:lint|syntax|type|import|runtime|build|test|compile|compilation|attribute|name|key|value)\s+)?"
+            r"(?:errors?|regressions?|failures?|exceptions?)\b",
             # Several calls at once: "both functions returned errors with status 400" (not "prefers throwing errors").
             r"\b(?:returned|resulted\s+in|failed\s+with)\s+(?:(?:http\s+)?[45]\d\d\s+)?errors\b",
             r"\b(?:(?:is|are|was|were|keeps|kept)\s+)?(?:returned|returns|returning|responded\s+with|responds\s+with"
@@ -490,6 +495,7 @@ DETECTORS = (
         examples=(
             "The page returned a 404 error.",
             "The checkout step shows an error under the ZIP code field.",
+            "The last edit introduced a lint error.",
             "The formula in D2 returns #REF!",
             "The request to /api/reviews is returning 500.",
             "Both functions returned errors with status 400.",
@@ -625,13 +631,34 @@ DETECTORS = (
         examples=("The changes we've made so far have addressed the issue.", "The patch has resolved both bugs."),
     ),
     DetectorSpec(
+        # The same outcome, not reached: "we haven't been able to resolve your connection issue", "I couldn't fix the
+        # problem". The problem is the subject.
+        id="operational_status.not_fixed",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?P<cop>(?:haven't|haven’t|hasn't|hasn’t|have\s+not|has\s+not|had\s+not|hadn't|hadn’t)\s+been\s+able\s+to"
+            r"|(?:couldn't|couldn’t|could\s+not|was\s+unable\s+to|were\s+unable\s+to|wasn't\s+able\s+to"
+            r"|wasn’t\s+able\s+to|weren't\s+able\s+to|weren’t\s+able\s+to))\s+(?:fully\s+)?"
+            r"(?P<state>fix|resolve|solve)\s+(?:the|this|that|these|those|your|its|their|our|my)\s+"
+            r"(?P<subject>(?:[\p{L}-]+\s+){0,2}?(?:issues?|problems?|bugs?|errors?|crash(?:es)?|failures?))\b",
+        ),
+        assertion="fixed",
+        negative=True,
+        confidence=0.75,
+        priority=4,  # over capability.unable (3): what was not fixed is the outcome, not what the agent cannot do
+        person_subjects=True,
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\bif\b[^.!?\n]{0,40}$",
+        examples=("We haven't been able to resolve your connection issue.", "I couldn't fix the problem."),
+    ),
+    DetectorSpec(
         # "There was a problem with the upload", "there is still an issue with the flight".
         id="operational_status.problem_with",
         category="operational_status",
         family="operationalStatus",
         patterns=(
-            r"\b(?:there\s+(?:is|was|are|were)|there's|there’s|there\s+(?:seems|appears)\s+to\s+(?:be|have\s+been))\s+"
-            r"(?:(?:still|also|now|again)\s+)?(?:an?\s+|some\s+)?"
+            r"\b(?:there\s+(?:is|was|are|were|has\s+been|have\s+been)|there's|there’s|there\s+(?:seems|appears)\s+to\s+"
+            r"(?:be|have\s+been))\s+(?:(?:still|also|now|again)\s+)?(?:an?\s+|some\s+)?"
             # "there was an error processing your request", "there seems to be an internal error while saving".
             r"(?:\p{L}+\s+)?(?:issue|problem|error|failure|bug)s?\s+(?:with|in|processing|while|when|during)\s+" + AFTER,
             # An error with nothing after it: "there seems to be an internal error.", "there was a server error". Not an
