@@ -215,6 +215,9 @@ SHAPES = [
     ("There has been an issue with navigating to the United Airlines website.", "operational_status"),
     ("The previous edit introduced a lint error.", "operational_status"),
     ("We haven't been able to resolve your connection issue.", "operational_status"),
+    ("The SEARCH block didn't match exactly.", "operational_status"),
+    ("Running the tests, I got a `TypeError` in utils.py.", "operational_status"),
+    ("The previous actions seem to have not yielded the desired information.", "operational_status"),
 ]
 
 
@@ -403,6 +406,10 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "Once we have fixed the issue, we can deploy.",
         "This could introduce an error.",
         "If we can't fix the issue, call support.",
+        "This avoids a KeyError.",
+        "It raises a ValueError if the list is empty.",
+        "You might get a TimeoutError.",
+        "I compared both lists, which doesn't match.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

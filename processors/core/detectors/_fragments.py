@@ -73,4 +73,7 @@ NEGATION = r"\b(?:not|never|no longer|cannot)\b|n't|n’t"
 # A negated auxiliary before what a search or an attempt brought: "did not yield", "has not returned", "doesn't seem to
 # produce". The objects decide which detector it is (no results found: system_state.no_results; not the desired
 # results: operational_status.no_yield).
-NOT_YIELDED = r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?"
+NOT_YIELDED = (
+    r"\b(?P<cop>(?:did|does|do|has|have|had)(?:n't|n’t|\s+not)|(?:seems?|appears?)\s+to\s+have\s+not)\s+"
+    r"(?:(?:seem|appear)\s+to\s+)?"
+)

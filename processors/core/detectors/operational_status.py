@@ -378,6 +378,21 @@ DETECTORS = (
                   "The blocked card no longer works for Apple Pay."),
     ),
     DetectorSpec(
+        # An edit or a lookup that did not apply: "the SEARCH block didn't match exactly", "the passwords do not match".
+        # Not "which doesn't match": a mismatch the sentence before describes, said of no thing.
+        id="operational_status.no_match",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(r"\b(?P<cop>(?:did|does|do)(?:n't|n’t|\s+not))\s+(?:(?:seem|appear)\s+to\s+)?(?P<state>match)\b",),
+        assertion="not_matching",
+        negative=True,
+        subject_before=True,
+        confidence=0.7,
+        reject_after=r"\s+(?:to|the|a|an|it|its|this|that|any|with)\b|\s+[`'\"“‘]",
+        reject_before=r"\b(?:which|that|this|it|what)\s*$",
+        examples=("The SEARCH block didn't match exactly.", "The passwords do not match."),
+    ),
+    DetectorSpec(
         # A search or a strategy that found nothing useful: "the search did not yield the desired results", "direct
         # searching has not yielded any results", "the previous strategy did not yield the desired outcome".
         id="operational_status.no_yield",
@@ -500,6 +515,26 @@ DETECTORS = (
             "The request to /api/reviews is returning 500.",
             "Both functions returned errors with status 400.",
         ),
+    ),
+    DetectorSpec(
+        # An exception a run met, by its class name: "we get a ZeroDivisionError", "running it I got a `TypeError`",
+        # "the import raised ModuleNotFoundError". Who ran it may be the subject ("we", "I").
+        id="operational_status.exception",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            r"\b(?:get|gets|got|getting|see|saw|seeing|hit|hits|raised|threw|produced|encountered|encounter)\s+"
+            r"(?:an?\s+|the\s+|another\s+|this\s+|same\s+|the\s+same\s+)?`?"
+            r"(?P<state>(?-i:[A-Z][A-Za-z0-9]*(?:Error|Exception)))\b",
+        ),
+        assertion="error",
+        subject_before=True,
+        person_subjects=True,
+        confidence=0.75,
+        priority=2,
+        reject_after=r"[^.;:!?\n]{0,40}?\b(?:when|whenever|if|unless|for\s+(?:any|every|each|all))\b",
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:might|may|could|would|to|avoid|prevent|expect|expected)\s*$",
+        examples=("When we run it, we get a ZeroDivisionError.", "Running the tests, I got a `TypeError` in utils.py."),
     ),
     DetectorSpec(
         # A run's outcome as a telegraphic note, as system_state.note reads a state: "PR checks passing.", "Link broken.",
