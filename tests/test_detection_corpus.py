@@ -218,6 +218,8 @@ SHAPES = [
     ("The SEARCH block didn't match exactly.", "operational_status"),
     ("Running the tests, I got a `TypeError` in utils.py.", "operational_status"),
     ("The previous actions seem to have not yielded the desired information.", "operational_status"),
+    ("I can see there are a few typos that need to be fixed.", "existence"),
+    ("I see that there are existing tests for has_key in BaseCacheTests.", "existence"),
 ]
 
 
@@ -410,6 +412,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "It raises a ValueError if the list is empty.",
         "You might get a TimeoutError.",
         "I compared both lists, which doesn't match.",
+        "Let me see if there are any tests.",
+        "Make sure that there is a backup.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

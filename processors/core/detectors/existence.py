@@ -504,8 +504,11 @@ DETECTORS = (
         patterns=(
             # Also after an opening phrase and its comma: "In the screenshot, there is a search button" (a
             # condition before the comma is the frame's to catch).
-            # And after a reason, which states it as much: "Since there is a Next button available, ...".
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now|since|because|although|though)\s+|,[ \t]+)"
+            # And after a reason, which states it as much: "Since there is a Next button available, ...". And after what
+            # the agent sees or a tool shows ("I can see there are a few typos", "I see that there are existing tests",
+            # "the tree shows that there is a Save button"): its own finding, stated.
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now|since|because|although|though)\s+|,[ \t]+"
+            rf"|\b(?:see|saw|notice|noticed|shows|showed|confirms|confirmed|reveals|revealed)\s+(?:that\s+)?)"
             rf"(?:there\s+is|there's|there’s"
             rf"|there\s+are|there\s+was"
             # Hedged, the same claim: "there may be a \"Load more\" link", "there seems to be a footnote".
@@ -516,7 +519,8 @@ DETECTORS = (
             # "available" begins a modifier ("X is installed and available").
             rf"(?:available\s+)?{AFTER}",
             # "There are nonstop flights on Dec 23": a plural with no number is there too.
-            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+|,[ \t]+)(?:there\s+are|there\s+were)\s+"
+            rf"(?:^|[.!?:;]\s+|\n[ \t]*(?:[-*•][ \t]+)?|\b(?:and|but|so|now)\s+|,[ \t]+"
+            rf"|\b(?:see|saw|notice|noticed|shows|showed|confirms|confirmed|reveals|revealed)\s+(?:that\s+)?)(?:there\s+are|there\s+were)\s+"
             rf"(?:(?:also|still|now|already|indeed)\s+)?{AFTER}",
         ),
         assertion="exists",
