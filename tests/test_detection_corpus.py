@@ -220,6 +220,7 @@ SHAPES = [
     ("The previous actions seem to have not yielded the desired information.", "operational_status"),
     ("I can see there are a few typos that need to be fixed.", "existence"),
     ("I see that there are existing tests for has_key in BaseCacheTests.", "existence"),
+    ("I will first need to search Google, since there is no direct link to Rotten Tomatoes in the tree.", "existence"),
 ]
 
 

@@ -343,8 +343,9 @@ def _hedged(claim_text: str) -> bool:
     return _HEDGE_HINT.search(claim_text) is not None and _HEDGE_SHORT.search(claim_text) is not None
 
 
-# Where a new clause starts: the last of these in the words before a claim.
-_CLAUSE_BREAKS = (";", "—", "–", " - ", " but ", " but,", " however", " whereas ", " except ", ": ")
+# Where a new clause starts: the last of these in the words before a claim. A reason after a comma is stated, whatever
+# the clause before it plans: "I will first need to search Google, since there is no direct link in the tree".
+_CLAUSE_BREAKS = (";", "—", "–", " - ", " but ", " but,", " however", " whereas ", " except ", ": ", ", since ", ", because ")
 
 
 # Everything up to the last break: matched greedily, it backtracks from the end to the break
