@@ -225,6 +225,8 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     group = raw.groups.get(spec.subject_group or "subject") if spec.builtin else None
     if group is not None and spec.subject_before:
         # The words a pattern took after its state ("is flagged urgent. Do you want me"): up to the sentence's end.
+        if not _has_sentence_mark(text, group.start, raw.end):
+            return raw.end  # `_SENTENCE_END` needs one; it tries its look-behinds at every offset before finding none
         stop = _SENTENCE_END.search(text, group.start, raw.end)
         return stop.start() + 1 if stop else raw.end
     if group is None or spec.name_group or spec.fixed_subject:
@@ -244,6 +246,11 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
 # abbreviation or "v1.2".
 _SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bvs)[.!?][\"”')\]]*[ \t\n]+(?=[A-Z])")
 _before: dict[str, tuple[re.Pattern, object | None]] = {}
+
+
+def _has_sentence_mark(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a "." "!" or "?" (three searches in C)."""
+    return text.find(".", start, end) >= 0 or text.find("!", start, end) >= 0 or text.find("?", start, end) >= 0
 
 
 def _rejected_before(source: str, window: str) -> bool:
