@@ -271,7 +271,10 @@ def normalize_subject(subject: str) -> str:
     Folding (see `normalise`) drops accents, invisible characters and look-alike
     letters, so "Ńode.js" with a combining mark finds the fact about "node.js".
     """
-    words = _SPACES.sub(" ", fold_key(subject).strip(_EDGE_PUNCT + " .")).split(" ")
+    key = fold_key(subject).strip(_EDGE_PUNCT + " .")
+    if not key.isprintable() or "  " in key:  # a printable string's only space is " ": then nothing to collapse
+        key = _SPACES.sub(" ", key)
+    words = key.split(" ")
     words = [w.strip(_EDGE_PUNCT) for w in words]
     while len(words) > 1 and words[0] in _LEADING_DETERMINERS:
         words = words[1:]
