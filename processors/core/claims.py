@@ -149,9 +149,10 @@ def build_claim(text: str, raw: RawMatch, screened: bool = False) -> Claim | Non
     if not frame.asserted:
         return None
     negative = spec.negative or _negated(raw)
-    if spec.subject_before and _no_before(text, start):
+    no_before = (spec.subject_before or raw.start >= start) and _no_before(text, start)  # asked once: pure
+    if spec.subject_before and no_before:
         negative = not negative  # "no results are found": the determiner carries the negation
-    elif raw.start >= start and _no_before(text, start) and _NONE_OF_BEFORE.search(text, max(0, start - 12), start):
+    elif raw.start >= start and no_before and _NONE_OF_BEFORE.search(text, max(0, start - 12), start):
         negative = not negative  # "None of the builds passed": outside the pattern's match, the quantifier negates
     elif unresolved and normalize_subject(subject) in NEGATIVE_REFERENTS:
         negative = not negative  # "Nothing is booked yet": no thing is
@@ -224,14 +225,19 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
     group = raw.groups.get(spec.subject_group or "subject") if spec.builtin else None
     if group is not None and spec.subject_before:
         # The words a pattern took after its state ("is flagged urgent. Do you want me"): up to the sentence's end.
+        if not _has_sentence_mark(text, group.start, raw.end):
+            return raw.end  # `_SENTENCE_END` needs one; it tries its look-behinds at every offset before finding none
         stop = _SENTENCE_END.search(text, group.start, raw.end)
         return stop.start() + 1 if stop else raw.end
-    if group is None or spec.name_group or spec.fixed_subject or not subject.split():
+    if group is None or spec.name_group or spec.fixed_subject:
+        return raw.end
+    words = subject.split()
+    if not words:
         return raw.end
     state = raw.groups.get("state")
     if state is not None and state.end > group.end:
         return state.end  # the subject leads ("Email sent.", "- Redis: not running"): end with the state
-    last = subject.split()[-1]
+    last = words[-1]
     at = text.find(last, group.start, raw.end)
     return at + len(last) if at >= 0 else raw.end
 
@@ -240,6 +246,11 @@ def _claim_end(text: str, raw: RawMatch, subject: str) -> int:
 # abbreviation or "v1.2".
 _SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bvs)[.!?][\"”')\]]*[ \t\n]+(?=[A-Z])")
 _before: dict[str, tuple[re.Pattern, object | None]] = {}
+
+
+def _has_sentence_mark(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a "." "!" or "?" (three searches in C)."""
+    return text.find(".", start, end) >= 0 or text.find("!", start, end) >= 0 or text.find("?", start, end) >= 0
 
 
 def _rejected_before(source: str, window: str) -> bool:

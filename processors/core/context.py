@@ -228,7 +228,9 @@ def _prefix_frame(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
 def _prefix_frame_uncached(prefix: str) -> tuple[Frame | None, tuple[int, ...]]:
     if _QUESTION_LEAD.match(prefix):
         return _QUESTION, ()
-    clause = _NOT_A_FRAME.sub(_unframed, _last_clause(prefix))
+    clause = _last_clause(prefix)
+    if _may_look_like_a_frame(clause):
+        clause = _NOT_A_FRAME.sub(_unframed, clause)
     if _INSTRUCTION_LEAD.match(clause):
         return _SUGGESTION, ()
     hits = tuple(_frame_hits(clause)) if clause else ()
@@ -256,6 +258,20 @@ _NOT_A_FRAME = re.compile(
     r"|\b(?:i|we) (?:need|have|must|regret|want|'d like|would like) to (?:inform|tell|let) you(?: know)?\b"
 )
 _UNFRAMED = {"once again": "again", "once more": "more", "wait,": "", "n't let me": " forbid me", "not let me": "forbid me"}
+# Words each alternative of `_NOT_A_FRAME` holds: a clause with none of them is left as it is without the search
+# (Python's engine tries the alternation at every offset; a prefix is read once per text, so first reads pay it).
+_NOT_A_FRAME_WORDS = (
+    "once ", "wait,", "let me", "i should ", "see that", "notice that", "noticed that", "saw that", "to inform you",
+    "to tell you", "to let you",
+)  # fmt: skip
+
+
+def _may_look_like_a_frame(clause: str) -> bool:
+    """False when `_NOT_A_FRAME` cannot match `clause` (it holds none of `_NOT_A_FRAME_WORDS`)."""
+    for words in _NOT_A_FRAME_WORDS:
+        if words in clause:
+            return True
+    return False
 
 
 def _unframed(m: re.Match) -> str:
@@ -291,9 +307,22 @@ _HEARD = re.compile(r"\b(?:sorry|sad|glad|happy|relieved|pleased)\s+to\s+(?:hear
 def _reported(clause: str) -> bool:
     """Whether the clause ends with someone's verb of saying (`_REPORTED`), a screen not being the sayer, or
     takes up what the user said (`_HEARD`)."""
+    # Both expressions end with a word and spaces only: a clause that ends with none of their last words is read no
+    # further (Python's engine would try `_REPORTED`'s look-behinds at every offset).
+    tail = clause.rstrip()
+    if not tail.endswith(_SAYING_ENDS):
+        return False
     if _HEARD.search(clause) is not None:
         return True
     return _REPORTED.search(clause) is not None and _SCREEN_SAYS.search(clause) is None
+
+
+# The words `_REPORTED` and `_HEARD` can end with (before their trailing spaces).
+_SAYING_ENDS = (
+    "says", "said", "saying", "reports", "reported", "states", "stated", "claims", "claimed", "claiming", "mentions",
+    "mentioned", "writes", "wrote", "replied", "replies", "answered", "explains", "explained", "me", "us", "you",
+    "that", "again", "here", "there", "earlier", "before", "hear", "learn", "read",
+)  # fmt: skip
 
 
 _PREFIX_FRAMES: dict[str, tuple[Frame | None, tuple[int, ...]]] = {}

@@ -73,9 +73,7 @@ _TYPE_NOUNS = frozenset(
     column image integration api
     """.split()
 )
-_TOKEN = re.compile(r"\S+")
 _EDGE_PUNCT = "\"'`“”‘’«»*_()[]{}<>,;:!?"
-_TRAILING_STOP = re.compile(r"[.,;:!?)\]]$")
 _STOP_CHARS = frozenset(".,;:!?)]")
 _BULLET = re.compile(r"^(?:[-*•+>#]+|\d+[.)]|[a-z][.)])$")
 _BULLET_LAST = frozenset("-*•+>#.)")  # a bullet ends with one of these: most words need no regex
@@ -115,7 +113,11 @@ def phrase_before(text: str, pos: int) -> tuple[str, int] | None:
     start = -1
     kept = 0
     skipped = 0
-    for word, at in _last_words(text, window_start, end):
+    cursor = end
+    for word in _last_words(text, window_start, end):
+        # Each word's offset, walking back (a word ends with a character that is no space, so its last occurrence
+        # before the cursor is the word itself); most phrases stop after two words.
+        at = cursor = text.rfind(word, window_start, cursor)
         if kept and word[-1] in _STOP_CHARS:
             break
         bare = word.strip(_EDGE_PUNCT).lower()
@@ -185,21 +187,17 @@ _SENTENCE_ADVERBS = frozenset(
 _QUOTED_WORD = re.compile(r'"[^"\n]{1,80}"|“[^”\n]{1,80}”|\S+')
 
 
-def _last_words(text: str, window_start: int, end: int) -> list[tuple[str, int]]:
-    """The last words of text[window_start:end] with their offsets, nearest first (at most six).
+def _last_words(text: str, window_start: int, end: int) -> list[str]:
+    """The last words of text[window_start:end], nearest first (at most six).
 
-    Most windows hold no double quote: split off the last six words (str.rsplit runs in C) and find
-    their offsets walking back. A window with one tokenises forward, so a quoted label is one word."""
+    Most windows hold no double quote: str.rsplit (in C) splits off the last six words. A window with one
+    tokenises forward, so a quoted label is one word (`findall`: the words, not a match object each)."""
     segment = text[window_start:end]
     if '"' in segment or "“" in segment:
-        tokens = [(m.group(), window_start + m.start()) for m in _QUOTED_WORD.finditer(segment)]
-        return tokens[-(_MAX_WORDS + 1) :][::-1]
-    found = []
-    cursor = end
-    for word in reversed(segment.rsplit(None, _MAX_WORDS + 1)[-(_MAX_WORDS + 1) :]):
-        cursor = text.rfind(word, window_start, cursor)
-        found.append((word, cursor))
-    return found
+        words = _QUOTED_WORD.findall(segment)
+    else:
+        words = segment.rsplit(None, _MAX_WORDS + 1)
+    return words[: -(_MAX_WORDS + 2) : -1]
 
 
 def _not_asserted_before(lead: str) -> bool:
@@ -241,8 +239,7 @@ def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
         if close > 0:
             return raw[: close + 1], start
     words: list[str] = []
-    for tok in _TOKEN.finditer(raw):
-        word = tok.group(0)
+    for word in raw.split():  # the `\S+` tokens, in C
         bare = word.strip(_EDGE_PUNCT + ".").lower()
         if not bare or ((bare in _BOUNDARY_WORDS or bare in _MODIFIER_STOP) and words) or bare in _AFTER_STOP:
             break
@@ -250,7 +247,7 @@ def phrase_after(text: str, start: int, end: int) -> tuple[str, int] | None:
             words.append(word)
             continue
         words.append(word.rstrip(".,;:!?"))
-        if _TRAILING_STOP.search(word):
+        if word[-1] in _STOP_CHARS:  # it ends with a stop: the phrase does too
             break
     phrase = " ".join(words).strip(_EDGE_PUNCT.replace(")", "")) if words else ""
     return (phrase, start) if phrase else None
@@ -274,7 +271,10 @@ def normalize_subject(subject: str) -> str:
     Folding (see `normalise`) drops accents, invisible characters and look-alike
     letters, so "Ńode.js" with a combining mark finds the fact about "node.js".
     """
-    words = _SPACES.sub(" ", fold_key(subject).strip(_EDGE_PUNCT + " .")).split(" ")
+    key = fold_key(subject).strip(_EDGE_PUNCT + " .")
+    if not key.isprintable() or "  " in key:  # a printable string's only space is " ": then nothing to collapse
+        key = _SPACES.sub(" ", key)
+    words = key.split(" ")
     words = [w.strip(_EDGE_PUNCT) for w in words]
     while len(words) > 1 and words[0] in _LEADING_DETERMINERS:
         words = words[1:]
