@@ -131,6 +131,37 @@ def test_widened_set_sources_pick_every_pattern_that_matches_and_only_those_on_a
                 assert picked == found, (c.spec.id, text)
 
 
+def test_runs_that_search_with_the_widened_twin_find_what_the_pattern_alone_finds():
+    """Builtin patterns search with a widened twin first and again with themselves where the twin's
+    match reads non-ASCII text: matches and groups must be those of the pattern alone, on ASCII text
+    and on text where the twin matches more (a non-ASCII capital, letter or digit next to a trigger)."""
+    import dataclasses
+    import random
+
+    from claimwatch.core.patterns import _CharOffsets
+
+    engine = OutputValidator()._engine
+    twins = [c for c in engine._compiled if c.wide is not None]
+    assert twins, "no pattern has a widened twin: the test has nothing to compare"
+    examples = [x for c in twins for x in c.spec.examples]
+    rng = random.Random(13)
+    odd = ["Ünïcode", "ÆØx", "данные", "名前", "①", "naïve", "e\u0301", "“q”", "’s", "Ωmega", "٣"]
+    texts = list(examples)
+    for _ in range(3):
+        for example in examples:
+            words = example.split(" ")
+            for _ in range(rng.randint(1, 3)):
+                words.insert(rng.randint(0, len(words)), rng.choice(odd))
+            texts.append(" ".join(words) + " " + example)
+    for c in twins:
+        alone = dataclasses.replace(c, wide=None)
+        for text in texts:
+            data = text.encode("utf-8")
+            to_char = None if len(data) == len(text) else _CharOffsets(text, data)
+            expected = engine._run_re2(alone, text, data, to_char)
+            assert engine._run_re2(c, text, data, to_char) == expected, (c.spec.id, text)
+
+
 def test_widened_leaves_alone_what_it_cannot_widen_safely():
     from claimwatch.core.patterns import widened
 

@@ -159,6 +159,9 @@ class _Compiled:
     # The binding's RE2 objects of `pattern` and `extend`, called directly (see `_run_re2`).
     regexp: object | None = None
     step: object | None = None
+    # A builtin pattern with its Unicode classes widened (`widened`), groups and all: a smaller
+    # program, read first; a match of it that is all ASCII is the pattern's own (see `_run_re2`).
+    wide: object | None = None
 
 
 _SET_OPTIONS = re2.Options()
@@ -706,6 +709,7 @@ class PatternEngine:
                 compiled = _Compiled(spec, source, "re2", head, names, tuple(names.items()), set_source=split[0])
                 compiled.extend, compiled.extend_group = step, names["subject"]
                 compiled.regexp, compiled.step = head._regexp, step._regexp
+                compiled.wide = cls._wide_regexp(spec, split[0])
                 return compiled
         engine, pattern = compile_pattern(
             source, where=where, case_insensitive=spec.case_insensitive, trusted=spec.builtin
@@ -718,7 +722,20 @@ class PatternEngine:
         compiled = _Compiled(spec, source, engine, pattern, names, tuple(slots.items()), set_source=source)
         if engine == "re2" and _UNANCHORED is not None:
             compiled.regexp = getattr(pattern, "_regexp", None)
+            if compiled.regexp is not None and spec.builtin:
+                compiled.wide = cls._wide_regexp(spec, source)
         return compiled
+
+    @staticmethod
+    def _wide_regexp(spec: DetectorSpec, source: str) -> object | None:
+        """The RE2 object of `source` widened (see `widened`), or None when widening changes nothing."""
+        wide = widened(source)
+        if wide is None or wide == source:
+            return None
+        try:
+            return re2.compile(f"(?i){wide}" if spec.case_insensitive else wide, _RE2_TRUSTED_OPTIONS)._regexp
+        except (re2.error, AttributeError):
+            return None
 
     def _warm_up(self) -> None:
         """Run every pattern at load on text it matches.
@@ -842,16 +859,34 @@ class PatternEngine:
     @staticmethod
     def _run_re2(c: _Compiled, text: str, data: bytes, to_char: _CharOffsets | None) -> list[RawMatch]:
         """Every match of one pattern, with its groups, in text order (see `_iter_spans`;
-        this is the same loop with the RE2 objects looked up once, at compile time)."""
+        this is the same loop with the RE2 objects looked up once, at compile time).
+
+        A builtin pattern searches with its widened twin first (`_Compiled.wide`): the same
+        groups, a program a fraction of the size, so less automaton to build and to bring into
+        the CPU's caches. The twin's classes take every non-ASCII character and agree with the
+        pattern's on ASCII, so wherever the pattern matches the twin matches too, and a twin
+        match that reads only ASCII bytes is a match of the pattern: the leftmost one (none
+        starts before it), and the same path through it, hence the same groups. A twin match
+        that reads a non-ASCII byte is searched again with the pattern itself, from the same place.
+        """
         regexp = c.regexp
         if regexp is None:
             return [_raw_match(c, text, spans, to_char) for spans in _iter_spans(c.pattern, data)]
         out = []
         match = regexp.Match
+        wide = c.wide
         step = c.step
         pos, end = 0, len(data)
         while True:
-            spans = match(_UNANCHORED, data, pos, end)
+            if wide is None:
+                spans = match(_UNANCHORED, data, pos, end)
+            else:
+                spans = wide.Match(_UNANCHORED, data, pos, end)
+                start, stop = spans[0]
+                if start < 0:
+                    return out
+                if to_char is not None and not data[start:stop].isascii():
+                    spans = match(_UNANCHORED, data, pos, end)
             start, stop = spans[0]
             if start < 0:
                 return out
