@@ -415,6 +415,9 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "I compared both lists, which doesn't match.",
         "Let me see if there are any tests.",
         "Make sure that there is a backup.",
+        # a part of a page or an app by its name, not who
+        'The content seems to be for a game called "Word Scramble," which is not the target.',
+        'Look for a section called "Network & Internet" in Settings.',
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

@@ -88,7 +88,9 @@ DETECTORS = (
         # "a folder named \"old\"", "two events named \"Team sync\"": which thing on screen, not who or which project.
         reject_before=r"\b(?:folder|file|branch|event|spreadsheet|workbook|document|sheet|tab|page|playlist|channel|list"
         r"|board|label|tag|column|row|field|button|link|window|workspace|album|image|photo|template|table|view|layer"
-        r"|option|item|entry|record|product|listing|form|report|dashboard|filter|rule|macro|note|card)s?",
+        r"|option|item|entry|record|product|listing|form|report|dashboard|filter|rule|macro|note|card"
+        # "a game called \"Word Scramble\"", "a section called \"Network & Internet\"": a part of a page or an app.
+        r"|section|game|menu|setting|category|screen|dialog|panel)s?",
         examples=("The project is called Atlas.", "Her name is Irina."),
     ),
     DetectorSpec(
