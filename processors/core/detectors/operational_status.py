@@ -60,6 +60,8 @@ _LISTED_OUTCOMES = (
 # What comes just before a predicate that makes it a prediction or a purpose, not a report: "would
 # previously fail", "will pass", "to load"; and also a condition: "if it returns an error".
 _HYPOTHETICAL = r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
+# What a fix removes, as the subject of operational_status.has_fixed and .not_fixed: "the issue", "both bugs".
+_PROBLEMS = r"(?:issues?|problems?|bugs?|errors?|crash(?:es)?|regressions?|failures?)"
 _HYPOTHETICAL_OR_CONDITION = (
     r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)"
     r"(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
@@ -656,7 +658,7 @@ DETECTORS = (
         patterns=(
             r"\b(?P<cop>has|have|had|'ve|’ve)\s+(?:now\s+|successfully\s+|already\s+|finally\s+|fully\s+)?"
             r"(?P<state>fixed|resolved|addressed|solved)\s+(?:the|this|that|these|those|both|all\s+(?:the\s+)?)\s*"
-            r"(?P<subject>(?:[\p{L}-]+\s+)?(?:issues?|problems?|bugs?|errors?|crash(?:es)?|regressions?|failures?))\b",
+            r"(?P<subject>(?:[\p{L}-]+\s+){0,2}?" + _PROBLEMS + r")\b",
         ),
         assertion="fixed",
         confidence=0.75,
@@ -676,7 +678,7 @@ DETECTORS = (
             r"|(?:couldn't|couldn’t|could\s+not|was\s+unable\s+to|were\s+unable\s+to|wasn't\s+able\s+to"
             r"|wasn’t\s+able\s+to|weren't\s+able\s+to|weren’t\s+able\s+to))\s+(?:fully\s+)?"
             r"(?P<state>fix|resolve|solve)\s+(?:the|this|that|these|those|your|its|their|our|my)\s+"
-            r"(?P<subject>(?:[\p{L}-]+\s+){0,2}?(?:issues?|problems?|bugs?|errors?|crash(?:es)?|failures?))\b",
+            r"(?P<subject>(?:[\p{L}-]+\s+){0,2}?" + _PROBLEMS + r")\b",
         ),
         assertion="fixed",
         negative=True,
