@@ -221,6 +221,9 @@ SHAPES = [
     ("I can see there are a few typos that need to be fixed.", "existence"),
     ("I see that there are existing tests for has_key in BaseCacheTests.", "existence"),
     ("I will first need to search Google, since there is no direct link to Rotten Tomatoes in the tree.", "existence"),
+    ("It seems the error is occurring because we concatenate a Style object with a string.", "operational_status"),
+    ("The crash still happens after the patch.", "operational_status"),
+    ("The warning no longer occurs.", "operational_status"),
 ]
 
 
@@ -418,6 +421,10 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         # a part of a page or an app by its name, not who
         'The content seems to be for a game called "Word Scramble," which is not the target.',
         'Look for a section called "Network & Internet" in Settings.',
+        # where a problem sits in the code (bug analysis), how code behaves, a condition
+        "The error occurs in the generate_renamed_models method.",
+        "The error occurs when the list is empty.",
+        "If the error occurs again, restart.",
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

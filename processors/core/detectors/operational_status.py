@@ -62,6 +62,11 @@ _LISTED_OUTCOMES = (
 _HYPOTHETICAL = r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
 # What a fix removes, as the subject of operational_status.has_fixed and .not_fixed: "the issue", "both bugs".
 _PROBLEMS = r"(?:issues?|problems?|bugs?|errors?|crash(?:es)?|regressions?|failures?)"
+# A problem named as the subject of its own recurrence: "the error", "the same warning", "this race condition".
+_PROBLEM_SUBJECT = (
+    r"\b(?P<subject>(?:the|this|that|same|an?)\s+(?:[\p{L}-]+\s+){0,2}?(?:error|issue|problem|bug|crash|exception|warning"
+    r"|failure|leak|timeout|regression)s?)\s+"
+)
 _HYPOTHETICAL_OR_CONDITION = (
     r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)"
     r"(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
@@ -666,6 +671,34 @@ DETECTORS = (
         person_subjects=True,
         reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:must|might|may|could|should|would)(?:\s+not)?\s*$|\bonce\b[^.!?\n]{0,40}$",
         examples=("The changes we've made so far have addressed the issue.", "The patch has resolved both bugs."),
+    ),
+    DetectorSpec(
+        # A problem still there or gone, said of the problem: "the error is still occurring", "the crash happens again",
+        # "the warning no longer occurs", "the bug doesn't reappear". How code behaves in general ("the error occurs
+        # when the list is empty") is not an outcome.
+        id="operational_status.recurs",
+        category="operational_status",
+        family="operationalStatus",
+        patterns=(
+            # "the error is still occurring"
+            _PROBLEM_SUBJECT + r"(?P<cop>(?:is|are|was|were)\s+(?:still\s+|now\s+|also\s+)?)(?P<state>occurring|happening"
+            r"|recurring)\b",
+            # "the crash still happens", "the warning no longer occurs": not a bare "the error occurs in `f`", which places
+            # the problem in the code (bug analysis), no outcome
+            _PROBLEM_SUBJECT + r"(?P<cop>still|again|no\s+longer)\s+(?P<state>occurs|occurred|happens|happened|recurs"
+            r"|recurred|reappears|reappeared)\b",
+            # "the error doesn't occur anymore"
+            _PROBLEM_SUBJECT + r"(?P<cop>(?:does|do|did)(?:n't|n’t|\s+not)\s+(?:(?:seem|appear)\s+to\s+)?)"
+            r"(?P<state>occur|happen|recur|reappear)\b",
+        ),
+        assertion="{not_}recurring",
+        negation_group="cop",
+        confidence=0.75,
+        priority=2,
+        reject_after=r"[^.;:!?\n]{0,40}?\b(?:when|whenever|if|unless)\b|\s+(?:to|in\s+(?:the\s+)?(?:case|event))\b",
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:avoid|prevent|ensure|make\s+sure|so\s+that)\b[^.!?\n]{0,30}$",
+        examples=("The error is still occurring.", "The crash still happens after the patch.",
+                  "The warning no longer occurs.", "The error doesn't occur anymore."),
     ),
     DetectorSpec(
         # The same outcome, not reached: "we haven't been able to resolve your connection issue", "I couldn't fix the
