@@ -224,6 +224,9 @@ SHAPES = [
     ("It seems the error is occurring because we concatenate a Style object with a string.", "operational_status"),
     ("The crash still happens after the patch.", "operational_status"),
     ("The warning no longer occurs.", "operational_status"),
+    ('- "Where from?" set to "CCJ"', "system_state"),
+    ("Ticket set to **Solved**.", "system_state"),
+    ('"Duplex printing" is set to "Off".', "system_state"),
 ]
 
 
@@ -425,6 +428,8 @@ def test_claim_shape_is_detected_with_its_category(validator, text, category):
         "The error occurs in the generate_renamed_models method.",
         "The error occurs when the list is empty.",
         "If the error occurs again, restart.",
+        'You can set to "Off" later.',
+        '"t" is marked as used.',
     ],
 )
 def test_no_claim_when_the_shape_is_not_asserted(validator, text):

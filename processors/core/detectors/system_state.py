@@ -833,8 +833,9 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.7,
-        # "`x` is set to 5", "\"t\" is marked as used": a value or a name in code.
-        reject_subject=r"^(?:`[^`]+`|\"[^\"]+\"|'[^']+')$",
+        # "`x` is set to 5", "\"t\" is marked as used": a value or a name in code. A quoted label of a page ("\"Duplex
+        # printing\" is set to \"Off\"", "\"Schedule\" is set to ...") has a capital or a space.
+        reject_subject=r"^(?:`[^`]+`|\"[a-z_][\w.]*\"|'[^']+')$",
         code_narration=r".*",
         examples=(
             "The order from 11 Jan is marked Complete.",
@@ -844,6 +845,27 @@ DETECTORS = (
             "The EC2 instance is in the stopped state.",
             "The pods are in `CrashLoopBackOff`.",
         ),
+    ),
+    DetectorSpec(
+        # A field or a record set to a value, said in a note without its copula: "\"Where from?\" set to \"CCJ\"", "Forum
+        # set to \"books\"", "ticket set to **Solved**", "both set to Draft". The value quoted, in bold or a capitalised
+        # word, as a page shows it; "you set to", "can set to" are someone's action.
+        id="system_state.set_to",
+        category="system_state",
+        family="systemState",
+        patterns=(
+            r"\bset\s+to\s+(?P<state>[\"“][^\"”\n]{1,60}[\"”]|\*\*[^*\n]{1,60}\*\*"
+            r"|(?-i:[A-Z])[\p{L}\p{N}_./-]*(?:[ \t]+(?-i:[A-Z0-9])[\p{L}\p{N}_./-]*){0,3})",
+        ),
+        assertion="set",
+        subject_before=True,
+        confidence=0.65,
+        priority=0,  # below system_state.marked, which reads the full "is set to"
+        reject_before=r"(?:\b(?:I|we|you|they|he|she|it|to|can|could|will|would|should|must|may|might|and|then|please|just"
+        r"|is|are|was|were|be|been|being|has|have|had|not|also|already|now|still)|`)\s*$",
+        reject_subject=r"^(?:`[^`]+`|\"[a-z_][\w.]*\"|'[^']+')$",
+        code_narration=r".*",
+        examples=('- "Where from?" set to "CCJ"', 'Forum set to "books".', "Ticket set to **Solved**."),
     ),
     DetectorSpec(
         # What a search found, as GUIDE.md files discovery: "the search gave three matches for `init_db`".
