@@ -62,10 +62,11 @@ _LISTED_OUTCOMES = (
 _HYPOTHETICAL = r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to)(?:\s+\w+ly|\s+still|\s+also|\s+now)?"
 # What a fix removes, as the subject of operational_status.has_fixed and .not_fixed: "the issue", "both bugs".
 _PROBLEMS = r"(?:issues?|problems?|bugs?|errors?|crash(?:es)?|regressions?|failures?)"
-# A problem named as the subject of its own recurrence: "the error", "the same warning", "this race condition".
+# A problem named as the subject of its own recurrence: "the error", "the same warning", "this race condition". The
+# same nouns and a few a fix does not remove but a run can still meet.
 _PROBLEM_SUBJECT = (
-    r"\b(?P<subject>(?:the|this|that|same|an?)\s+(?:[\p{L}-]+\s+){0,2}?(?:error|issue|problem|bug|crash|exception|warning"
-    r"|failure|leak|timeout|regression)s?)\s+"
+    r"\b(?P<subject>(?:the|this|that|same|an?)\s+(?:[\p{L}-]+\s+){0,2}?(?:" + _PROBLEMS
+    + r"|exceptions?|warnings?|leaks?|timeouts?))\s+"
 )
 _HYPOTHETICAL_OR_CONDITION = (
     r"\b(?:would|will|should|shall|'ll|’ll|'d|’d|to|if|when|whenever|whether|might|may|could)"
@@ -669,7 +670,9 @@ DETECTORS = (
         confidence=0.75,
         priority=2,
         person_subjects=True,
-        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:must|might|may|could|should|would)(?:\s+not)?\s*$|\bonce\b[^.!?\n]{0,40}$",
+        # Beyond the shared hypotheticals: "must have fixed", "should not have fixed", "once we have fixed".
+        reject_before=_HYPOTHETICAL_OR_CONDITION + r"|\b(?:must(?:\s+not)?|(?:might|may|could|should|would)\s+not)\s*$"
+        r"|\bonce\b[^.!?\n]{0,40}$",
         examples=("The changes we've made so far have addressed the issue.", "The patch has resolved both bugs."),
     ),
     DetectorSpec(

@@ -10,6 +10,9 @@ reservation has been cancelled", "the placeholder was not replaced".
 from ..patterns import DetectorSpec
 from ._fragments import AFTER, AFTER_PLAIN, COPULA, EMPH, NOT_YIELDED, PERFECT_ADVERB, QUOTED, WORD
 
+# A subject that is a name in code, in backticks or quoted ("`x` is set to 5", "\"t\" is marked as used"); a quoted label
+# of a page has a capital or a space ("\"Duplex printing\" is set to \"Off\"").
+_CODE_NAME_SUBJECT = r"^(?:`[^`]+`|\"[a-z_][\w.]*\"|'[^']+')$"
 # What a search brought back none of, its first word the `state` (for `reject_state`) and up to four more words.
 _ANY_OBJECT = r"(?P<state>[\p{L}\p{N}_-]+)(?:[ \t]+[\p{L}\p{N}_-]+){0,4}"
 
@@ -833,9 +836,7 @@ DETECTORS = (
         subject_before=True,
         negation_group="cop",
         confidence=0.7,
-        # "`x` is set to 5", "\"t\" is marked as used": a value or a name in code. A quoted label of a page ("\"Duplex
-        # printing\" is set to \"Off\"", "\"Schedule\" is set to ...") has a capital or a space.
-        reject_subject=r"^(?:`[^`]+`|\"[a-z_][\w.]*\"|'[^']+')$",
+        reject_subject=_CODE_NAME_SUBJECT,
         code_narration=r".*",
         examples=(
             "The order from 11 Jan is marked Complete.",
@@ -863,7 +864,7 @@ DETECTORS = (
         priority=0,  # below system_state.marked, which reads the full "is set to"
         reject_before=r"(?:\b(?:I|we|you|they|he|she|it|to|can|could|will|would|should|must|may|might|and|then|please|just"
         r"|is|are|was|were|be|been|being|has|have|had|not|also|already|now|still)|`)\s*$",
-        reject_subject=r"^(?:`[^`]+`|\"[a-z_][\w.]*\"|'[^']+')$",
+        reject_subject=_CODE_NAME_SUBJECT,
         code_narration=r".*",
         examples=('- "Where from?" set to "CCJ"', 'Forum set to "books".', "Ticket set to **Solved**."),
     ),
